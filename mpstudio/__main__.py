@@ -1,0 +1,3 @@
+from mpstudio.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,34 @@
+"""DataBundle: what a dataset source hands the trainer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tensorflow as tf
+
+
+@dataclass
+class DataBundle:
+    name: str
+    train: tf.data.Dataset  # batched (x, y) with y int32 class indices
+    val: tf.data.Dataset | None
+    input_shape: tuple[int, ...]
+    num_classes: int
+    class_names: tuple[str, ...]
+    train_examples: int
+    val_examples: int
+    batch_size: int
+    steps_per_epoch: int  # full batches: the last partial batch is dropped
+    value_range: tuple[float, float]
+
+    def summary(self) -> str:
+        shape = "x".join(str(n) for n in self.input_shape)
+        val = f"{self.val_examples:,} val" if self.val is not None else "no validation"
+        lo, hi = self.value_range
+        return (
+            f"{self.name}: {self.train_examples:,} train / {val}, input {shape}, "
+            f"{self.num_classes} classes, values {lo:g}..{hi:g}, "
+            f"{self.steps_per_epoch} steps of {self.batch_size} per epoch"
+        )

@@ -1,0 +1,46 @@
+"""Options of the synthetic dataset, checked without TensorFlow."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SyntheticOptions:
+    shape: tuple[int, ...] = (32, 32, 3)
+    classes: int = 10
+    samples: int = 8192  # examples per epoch
+
+    @classmethod
+    def from_dict(cls, options: dict[str, Any]) -> SyntheticOptions:
+        d = dict(options)
+        if "shape" in d:
+            d["shape"] = tuple(d["shape"])
+        return cls(**d)
+
+
+def validate_synthetic_options(options: dict[str, Any]) -> list[str]:
+    valid = ("shape", "classes", "samples")
+    problems = [
+        f"unknown synthetic dataset option {key!r}; valid options: {', '.join(valid)}"
+        for key in options
+        if key not in valid
+    ]
+    shape = options.get("shape", SyntheticOptions.shape)
+    if (
+        not isinstance(shape, (list, tuple))
+        or not 1 <= len(shape) <= 3
+        or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in shape)
+    ):
+        problems.append(
+            "synthetic shape must be 1 to 3 positive integers such as [32, 32, 3] "
+            f"(height, width, channels), got {shape!r}"
+        )
+    classes = options.get("classes", SyntheticOptions.classes)
+    if not isinstance(classes, int) or isinstance(classes, bool) or classes < 2:
+        problems.append(f"synthetic classes must be an integer >= 2, got {classes!r}")
+    samples = options.get("samples", SyntheticOptions.samples)
+    if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
+        problems.append(f"synthetic samples must be a positive integer, got {samples!r}")
+    return problems

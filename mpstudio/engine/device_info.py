@@ -1,0 +1,77 @@
+"""The compute device a run uses, XLA resolution and peak device memory.
+
+A small summary for run reports; the full hardware check (GPUs, TPUs, CPU flags,
+advisor) is its own module.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+
+import keras
+import tensorflow as tf
+
+
+def gpus() -> list:
+    return tf.config.list_physical_devices("GPU")
+
+
+def _gpu_details(index: int = 0) -> tuple[str, tuple[int, int] | None]:
+    details = tf.config.experimental.get_device_details(gpus()[index])
+    return details.get("device_name", f"GPU:{index}"), details.get("compute_capability")
+
+
+def device_label() -> str:
+    if gpus():
+        name, cc = _gpu_details()
+        extra = f" (compute capability {cc[0]}.{cc[1]})" if cc else ""
+        return f"GPU:0 {name}{extra}"
+    return f"CPU ({platform.machine()}, {os.cpu_count()} cores)"
+
+
+def resolve_xla(mode: str) -> bool:
+    """``auto`` follows Keras: XLA on GPUs, off on a CPU-only machine."""
+    if mode == "on":
+        return True
+    if mode == "off":
+        return False
+    return bool(gpus())
+
+
+def float32_label() -> str:
+    """What a float32 run really computes in: TF32 on Ampere and newer when enabled."""
+    if gpus() and tf.config.experimental.tensor_float_32_execution_enabled():
+        _, cc = _gpu_details()
+        if cc and cc >= (8, 0):
+            return "TF32"
+    return "float32"
+
+
+def hardware_summary() -> dict[str, str]:
+    info = {
+        "device": device_label(),
+        "tensorflow": tf.__version__,
+        "keras": keras.__version__,
+        "python": platform.python_version(),
+    }
+    build = tf.sysconfig.get_build_info()
+    if gpus() and build.get("is_cuda_build"):
+        info["cuda"] = str(build.get("cuda_version", "?"))
+        info["cudnn"] = str(build.get("cudnn_version", "?"))
+    return info
+
+
+def reset_peak_memory() -> None:
+    if gpus():
+        tf.config.experimental.reset_memory_stats("GPU:0")
+
+
+def peak_memory() -> tuple[int | None, str]:
+    """Peak device memory since the last reset, or None with the reason."""
+    if not gpus():
+        return None, "not reported: the CPU allocator keeps no per-run peak"
+    try:
+        return int(tf.config.experimental.get_memory_info("GPU:0")["peak"]), "GPU:0 peak"
+    except (ValueError, RuntimeError) as exc:
+        return None, f"not reported: {exc}"

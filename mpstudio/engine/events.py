@@ -1,0 +1,153 @@
+"""Run events and the reporter protocol.
+
+Events are frozen dataclasses of plain Python values (never tensors), so any
+front end (Qt signal, CLI, JSON lines, a test's list) can consume them from the
+training thread. A reporter is anything with ``emit(event)`` and ``should_stop()``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass
+from typing import Any, Protocol, Union
+
+from mpstudio.engine.model_summary import ModelSummary
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a run measured. Speeds exclude the warm-up steps (tracing, XLA compile)."""
+
+    label: str  # e.g. "mixed_float16" or "float32 (baseline)"
+    precision: str
+    status: str  # finished | stopped | diverged | failed
+    loop: str
+    xla: bool
+    batch_size: int
+    epochs_done: int
+    steps_done: int
+    warmup_steps: int
+    time_to_first_step: float | None  # seconds from the start of training to step 1 done
+    steady_examples_per_sec: float | None  # None: too few steps after the warm-up
+    steady_step_time: float | None  # seconds per step, steady state
+    mean_epoch_time: float | None
+    total_time: float
+    final_loss: float | None  # training loss of the last epoch (unscaled)
+    final_accuracy: float | None
+    final_val_loss: float | None
+    final_val_accuracy: float | None
+    best_val_accuracy: float | None
+    overflow_steps: int  # steps skipped by dynamic loss scaling
+    loss_scale_mode: str  # dynamic | fixed | off
+    loss_scale_min: float | None
+    loss_scale_max: float | None
+    loss_scale_final: float | None
+    peak_memory_bytes: int | None  # None where the device does not report it
+    memory_note: str
+    device: str
+    params: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class RunStarted:
+    label: str
+    spec: dict[str, Any]  # RunSpec.to_dict()
+    hardware: dict[str, str]
+    model: ModelSummary
+    dataset: str  # DataBundle.summary()
+    steps_per_epoch: int
+    total_steps: int
+    log_every_steps: int
+    xla: bool
+    loss_scaling: str  # one sentence: what scaling this run uses
+
+
+@dataclass(frozen=True)
+class StepMetrics:
+    """Sampled every ``log_every_steps`` steps. ``loss``/``accuracy`` are the means over
+    the steps since the previous sample (unscaled loss); times wait for the device."""
+
+    step: int  # global step, 1-based
+    epoch: int  # 1-based
+    loss: float
+    accuracy: float
+    loss_scale: float | None
+    overflow_steps: int  # skipped by dynamic loss scaling so far
+    examples_per_sec: float | None  # over this window; None during warm-up
+    step_time: float  # mean seconds per step over this window
+    warmup: bool  # the window holds warm-up steps (tracing/compilation)
+
+
+@dataclass(frozen=True)
+class EpochMetrics:
+    epoch: int  # 1-based
+    steps: int  # global step at the end of the epoch
+    loss: float
+    accuracy: float
+    val_loss: float | None
+    val_accuracy: float | None
+    epoch_time: float  # seconds, training and validation
+    train_time: float  # seconds, training only
+
+
+@dataclass(frozen=True)
+class LossScaleChanged:
+    step: int  # first sample at which the new scale was seen
+    old: float
+    new: float
+    overflow_steps: int  # steps skipped since the previous sample
+
+
+@dataclass(frozen=True)
+class RunWarning:
+    message: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    summary: RunSummary
+
+
+@dataclass(frozen=True)
+class RunFailed:
+    """A run that could not finish. ``reason`` is for people: what happened and what to try."""
+
+    reason: str
+    kind: str  # diverged | error
+    step: int | None
+    summary: RunSummary | None  # what was measured before the failure
+
+
+Event = Union[
+    RunStarted, StepMetrics, EpochMetrics, LossScaleChanged, RunWarning, RunFinished, RunFailed
+]
+
+
+class Reporter(Protocol):
+    def emit(self, event: Event) -> None: ...
+
+    def should_stop(self) -> bool: ...
+
+
+class CollectingReporter:
+    """Keeps every event in a list; ``stop()`` may be called from any thread."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self._stop = threading.Event()
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+
+    def should_stop(self) -> bool:
+        return self._stop.is_set()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def of_type(self, kind: type) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]

@@ -1,0 +1,62 @@
+"""What a built model is: parameter count and each layer's compute/variable dtype."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import keras
+
+
+@dataclass(frozen=True)
+class LayerInfo:
+    name: str
+    kind: str  # the layer class, e.g. "Dense"
+    compute_dtype: str
+    variable_dtype: str
+    params: int
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    name: str
+    policy: str
+    params: int
+    trainable_params: int
+    layers: tuple[LayerInfo, ...]
+
+    @property
+    def output_dtype(self) -> str:
+        return self.layers[-1].compute_dtype if self.layers else "float32"
+
+    def as_table(self) -> str:
+        rows = [("layer", "type", "compute", "variables", "params")]
+        rows += [
+            (li.name, li.kind, li.compute_dtype, li.variable_dtype, f"{li.params:,}")
+            for li in self.layers
+        ]
+        widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows)
+
+
+def describe_model(model: keras.Model, policy: str) -> ModelSummary:
+    layers = tuple(
+        LayerInfo(
+            name=layer.name,
+            kind=type(layer).__name__,
+            compute_dtype=str(layer.compute_dtype),
+            variable_dtype=str(layer.variable_dtype),
+            params=int(layer.count_params()) if layer.built else 0,
+        )
+        for layer in model.layers
+    )
+    trainable = sum(math.prod(v.shape) for v in model.trainable_weights)
+    return ModelSummary(
+        name=model.name,
+        policy=policy,
+        params=int(model.count_params()),
+        trainable_params=trainable,
+        layers=layers,
+    )

@@ -1,0 +1,269 @@
+"""RunSpec: everything one training run needs, validated, with a TOML round trip.
+
+Kept free of TensorFlow imports so the CLI can reject bad arguments instantly and
+the GUI can fill its forms before TensorFlow has loaded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16")
+LOSS_SCALING_MODES = ("auto", "dynamic", "fixed", "off")
+OPTIMIZERS = ("adam", "sgd")
+XLA_MODES = ("auto", "on", "off")
+LOOPS = ("fit", "custom")
+
+
+class SpecError(ValueError):
+    """A run spec that cannot run. ``problems`` lists each problem in one sentence."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+@dataclass
+class LossScaling:
+    """How the loss is scaled under mixed_float16.
+
+    ``auto`` is Keras' own behaviour: dynamic scaling under mixed_float16, none otherwise.
+    """
+
+    mode: str = "auto"
+    initial_scale: float = 2.0**15
+    growth_steps: int = 2000
+    factor: float = 1024.0  # the fixed scale, used when mode == "fixed"
+
+    def resolved_mode(self, precision: str) -> str:
+        """The mode that actually applies to a run of ``precision``."""
+        if self.mode == "auto":
+            return "dynamic" if precision == "mixed_float16" else "off"
+        return self.mode
+
+
+@dataclass
+class DataOptions:
+    """The tf.data options applied to every dataset source."""
+
+    cache: bool = True
+    shuffle_buffer: int = 10_000  # 0 turns shuffling off
+    prefetch: bool = True
+
+
+@dataclass
+class RunSpec:
+    dataset: str = "digits"
+    template: str = "mlp"
+    precision: str = "mixed_float16"
+    loss_scaling: LossScaling = field(default_factory=LossScaling)
+    optimizer: str = "adam"
+    learning_rate: float = 1e-3
+    batch_size: int = 128  # per replica, as in Keras
+    epochs: int = 5
+    steps: int | None = None  # a step budget; when set it ends the run early
+    validation_split: float = 0.2
+    seed: int = 0
+    xla: str = "auto"
+    loop: str = "fit"
+    log_every_steps: int = 0  # 0: about 25 step reports per epoch
+    data: DataOptions = field(default_factory=DataOptions)
+    dataset_options: dict[str, Any] = field(default_factory=dict)
+
+    # ----------------------------------------------------------------- checks
+    def problems(self) -> list[str]:
+        """Every reason this spec cannot run, each a sentence naming the field."""
+        from mpstudio.engine.datasets.registry import dataset_names, validate_dataset_options
+        from mpstudio.engine.templates.registry import template_names
+
+        out: list[str] = []
+        out += _choice("dataset", self.dataset, dataset_names())
+        out += _choice("template", self.template, template_names())
+        out += _choice("precision", self.precision, PRECISIONS)
+        out += _choice("loss scaling", self.loss_scaling.mode, LOSS_SCALING_MODES)
+        out += _choice("optimizer", self.optimizer, OPTIMIZERS)
+        out += _choice("xla", self.xla, XLA_MODES)
+        out += _choice("loop", self.loop, LOOPS)
+        out += _positive_int("batch size", self.batch_size)
+        out += _positive_int("epochs", self.epochs)
+        if self.steps is not None:
+            out += _positive_int("steps", self.steps)
+        out += _positive_float("learning rate", self.learning_rate)
+        if not _is_int(self.seed) or self.seed < 0:
+            out.append(f"seed must be a non-negative integer, got {self.seed!r}")
+        if not _is_number(self.validation_split) or not 0 <= self.validation_split < 1:
+            out.append(
+                "validation split must be a fraction in [0, 1), "
+                f"got {self.validation_split!r}"
+            )
+        if not _is_int(self.log_every_steps) or self.log_every_steps < 0:
+            out.append(
+                "log every steps must be 0 (automatic) or a positive integer, "
+                f"got {self.log_every_steps!r}"
+            )
+        ls = self.loss_scaling
+        if ls.mode == "fixed":
+            out += _positive_float("fixed loss scale factor", ls.factor)
+        if ls.mode == "dynamic":
+            out += _positive_float("initial loss scale", ls.initial_scale)
+            out += _positive_int("loss scale growth steps", ls.growth_steps)
+        if not _is_int(self.data.shuffle_buffer) or self.data.shuffle_buffer < 0:
+            out.append(
+                "shuffle buffer must be 0 (no shuffling) or a positive integer, "
+                f"got {self.data.shuffle_buffer!r}"
+            )
+        if self.dataset in dataset_names():
+            out += validate_dataset_options(self.dataset, self.dataset_options)
+        return out
+
+    def warnings(self) -> list[str]:
+        """Combinations that run but are probably not what the user meant."""
+        out = []
+        mode = self.loss_scaling.mode
+        if mode in ("dynamic", "fixed") and self.precision == "mixed_bfloat16":
+            out.append(
+                "loss scaling has no benefit under mixed_bfloat16: bfloat16 has float32's "
+                "exponent range, so small gradients do not underflow; use loss scaling 'off'"
+            )
+        if mode in ("dynamic", "fixed") and self.precision == "float32":
+            out.append(
+                "loss scaling has no benefit under float32 (gradients do not underflow); "
+                "use loss scaling 'off'"
+            )
+        if mode == "off" and self.precision == "mixed_float16":
+            out.append(
+                "loss scaling is off under mixed_float16: small gradients can underflow to "
+                "zero in float16 and training may stall; 'dynamic' is the safe choice"
+            )
+        return out
+
+    def validate(self) -> list[str]:
+        """Raise SpecError listing every problem; return the warnings otherwise."""
+        problems = self.problems()
+        if problems:
+            raise SpecError(problems)
+        return self.warnings()
+
+    # ----------------------------------------------------------- conversions
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        if d["steps"] is None:
+            del d["steps"]  # TOML has no null
+        return d
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunSpec:
+        """Build a spec from a plain dict (a parsed TOML/JSON file), naming unknown keys."""
+        data = dict(data)
+        problems: list[str] = []
+        nested = {"loss_scaling": LossScaling, "data": DataOptions}
+        kwargs: dict[str, Any] = {}
+        for name, sub_cls in nested.items():
+            if name in data:
+                sub = data.pop(name)
+                if not isinstance(sub, dict):
+                    problems.append(f"[{name}] must be a table, got {sub!r}")
+                    continue
+                problems += _unknown_keys(f"[{name}]", sub, sub_cls)
+                known = {f.name for f in dataclasses.fields(sub_cls)}
+                kwargs[name] = sub_cls(**{k: v for k, v in sub.items() if k in known})
+        problems += _unknown_keys("run spec", data, cls)
+        if "dataset_options" in data and not isinstance(data["dataset_options"], dict):
+            problems.append("[dataset_options] must be a table")
+        if problems:
+            raise SpecError(problems)
+        known = {f.name for f in dataclasses.fields(cls)}
+        kwargs.update({k: v for k, v in data.items() if k in known})
+        return cls(**kwargs)
+
+    def to_toml(self) -> str:
+        header = (
+            "# mpstudio run spec: `mpstudio train --config THIS_FILE` runs it again.\n"
+            "# precision: float32 | mixed_float16 | mixed_bfloat16; "
+            "loss_scaling.mode: auto | dynamic | fixed | off\n"
+        )
+        return header + tomli_w.dumps(self.to_dict())
+
+    @classmethod
+    def from_toml(cls, text: str) -> RunSpec:
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise SpecError([f"not a valid TOML file: {exc}"]) from None
+        return cls.from_dict(data)
+
+    def save(self, path: str | Path) -> None:
+        """Write the spec as TOML, atomically (a crash never leaves half a file)."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(self.to_toml(), encoding="utf-8")
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> RunSpec:
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise SpecError([f"run config {path} does not exist"]) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SpecError([f"cannot read run config {path}: {exc}"]) from None
+        try:
+            return cls.from_toml(text)
+        except SpecError as exc:
+            raise SpecError([f"{path}: {p}" for p in exc.problems]) from None
+
+    def replace(self, **changes: Any) -> RunSpec:
+        return dataclasses.replace(self, **changes)
+
+    # ------------------------------------------------------------- derived
+    @property
+    def loss_scaling_mode(self) -> str:
+        return self.loss_scaling.resolved_mode(self.precision)
+
+
+def _choice(what: str, value: Any, choices: tuple[str, ...] | list[str]) -> list[str]:
+    if value in choices:
+        return []
+    return [f"unknown {what} {value!r}; choose from: {', '.join(choices)}"]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+
+
+def _positive_int(what: str, value: Any) -> list[str]:
+    if _is_int(value) and value > 0:
+        return []
+    return [f"{what} must be a positive integer, got {value!r}"]
+
+
+def _positive_float(what: str, value: Any) -> list[str]:
+    if _is_number(value) and value > 0:
+        return []
+    return [f"{what} must be a positive number, got {value!r}"]
+
+
+def _unknown_keys(where: str, data: dict[str, Any], cls: type) -> list[str]:
+    known = [f.name for f in dataclasses.fields(cls)]
+    return [
+        f"unknown key {key!r} in {where}; valid keys: {', '.join(known)}"
+        for key in data
+        if key not in known
+    ]

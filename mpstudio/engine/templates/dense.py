@@ -1,0 +1,32 @@
+"""Fully connected templates. Widths are multiples of 8 so float16 matmuls map to Tensor Cores."""
+
+from __future__ import annotations
+
+import keras
+from keras import layers
+
+
+def float32_head(x, num_classes: int):
+    """Logits in the policy's dtype, then a float32 softmax."""
+    # The logits layer runs in the policy's dtype; the softmax (and so the loss) in float32.
+    x = layers.Dense(num_classes, name="logits")(x)
+    return layers.Activation("softmax", dtype="float32", name="probabilities")(x)
+
+
+def build_mlp(input_shape: tuple[int, ...], num_classes: int) -> keras.Model:
+    inputs = keras.Input(input_shape, name="inputs")
+    x = layers.Flatten(name="flatten")(inputs)
+    x = layers.Dense(1024, activation="relu", name="dense_1024")(x)
+    return keras.Model(inputs, float32_head(x, num_classes), name="mlp")
+
+
+def build_mlp_bn(input_shape: tuple[int, ...], num_classes: int) -> keras.Model:
+    inputs = keras.Input(input_shape, name="inputs")
+    x = layers.Flatten(name="flatten")(inputs)
+    for width in (512, 256):
+        x = layers.Dense(width, use_bias=False, name=f"dense_{width}")(x)
+        x = layers.BatchNormalization(name=f"bn_{width}")(x)
+        x = layers.Activation("relu", name=f"relu_{width}")(x)
+        x = layers.Dropout(0.2, name=f"dropout_{width}")(x)
+    return keras.Model(inputs, float32_head(x, num_classes), name="mlp_bn")
+

@@ -1,0 +1,102 @@
+"""The model-template registry: listed without Keras, built under an explicit policy.
+
+A builder is ``(input_shape, num_classes) -> keras.Model`` and is always called
+inside ``policy_scope(policy)``, so every layer takes the run's policy; each
+builder ends in a float32 softmax so the outputs and the loss stay in float32.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mpstudio.engine.lazy_import import resolve
+
+if TYPE_CHECKING:
+    import keras
+
+IMAGE, SEQUENCE, FLAT = "image", "sequence", "flat"
+_RANK_KIND = {3: IMAGE, 2: SEQUENCE, 1: FLAT}
+
+
+@dataclass(frozen=True)
+class TemplateEntry:
+    name: str
+    description: str
+    builder: str  # "module:function"; imported only when a model is built
+    accepts: frozenset[str]  # input kinds: image (HxWxC), sequence (TxF), flat (F)
+
+
+_REGISTRY: dict[str, TemplateEntry] = {}
+
+
+def register_template(entry: TemplateEntry) -> None:
+    _REGISTRY[entry.name] = entry
+
+
+def template_names() -> list[str]:
+    return list(_REGISTRY)
+
+
+def template_entry(name: str) -> TemplateEntry:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise KeyError(
+            f"unknown template {name!r}; choose from: {', '.join(_REGISTRY)}"
+        ) from None
+
+
+def input_problem(name: str, input_shape: tuple[int, ...]) -> str | None:
+    """Why ``name`` cannot take inputs of ``input_shape``, or None when it can."""
+    entry = template_entry(name)
+    kind = _RANK_KIND.get(len(input_shape))
+    if kind in entry.accepts:
+        return None
+    fits = [t.name for t in _REGISTRY.values() if kind in t.accepts]
+    shape = "x".join(map(str, input_shape))
+    return (
+        f"template {name!r} takes {' or '.join(sorted(entry.accepts))} inputs, but the data "
+        f"is {kind or 'rank-' + str(len(input_shape))} ({shape}); "
+        f"templates that fit: {', '.join(fits) or 'none'}"
+    )
+
+
+def build_model(
+    name: str, input_shape: tuple[int, ...], num_classes: int, policy: str
+) -> keras.Model:
+    """Build template ``name`` with every layer under ``policy`` (global policy restored)."""
+    from mpstudio.engine.precision import policy_scope
+
+    problem = input_problem(name, tuple(input_shape))
+    if problem:
+        raise ValueError(problem)
+    builder = resolve(template_entry(name).builder)
+    with policy_scope(policy):
+        return builder(tuple(input_shape), num_classes)
+
+
+def _register_builtins() -> None:
+    any_input = frozenset({IMAGE, SEQUENCE, FLAT})
+    grid = frozenset({IMAGE, SEQUENCE})
+    pkg = "mpstudio.engine.templates"
+    for name, builder, accepts, description in [
+        ("mlp", "dense:build_mlp", any_input,
+         "Dense(1024, relu) -> Dense(classes): the classic mixed-precision demo"),
+        ("mlp_bn", "dense:build_mlp_bn", any_input,
+         "Dense 512/256 with BatchNormalization and Dropout"),
+        ("cnn", "conv:build_cnn", grid,
+         "two conv blocks (BatchNorm, pooling, dropout), then Dense 512"),
+        ("resnet", "conv:build_resnet", grid,
+         "small ResNet: 3 stages of 2 residual blocks, 16/32/64 channels"),
+        ("transformer", "sequence:build_transformer", grid,
+         "2-block encoder (4-head attention, LayerNorm, MLP) over image patches or rows"),
+        ("lstm", "sequence:build_lstm", grid,
+         "LSTM(128) classifier over the rows of an image or a sequence"),
+    ]:
+        register_template(
+            TemplateEntry(name, description, f"{pkg}.{builder}", accepts)
+        )
+
+
+_register_builtins()

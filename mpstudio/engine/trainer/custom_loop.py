@@ -1,0 +1,77 @@
+"""A custom training loop: ``tf.function`` step with GradientTape, ``scale_loss`` and
+``apply``, the Keras 3 pattern for users who write their own loop.
+
+``optimizer.scale_loss`` multiplies by the current scale (dynamic or fixed, or
+does nothing); ``optimizer.apply`` unscales, and a LossScaleOptimizer skips the
+step and halves the scale when a gradient is not finite.
+"""
+
+from __future__ import annotations
+
+import keras
+import tensorflow as tf
+
+from mpstudio.engine.datasets.bundle import DataBundle
+from mpstudio.engine.trainer.monitor import RunMonitor
+
+
+class CustomLoop:
+    def __init__(self, model: keras.Model, optimizer: keras.Optimizer, jit_compile: bool):
+        self.model = model
+        self.optimizer = optimizer
+        self.loss_fn = keras.losses.SparseCategoricalCrossentropy()
+        self.loss = keras.metrics.Mean(name="loss")
+        self.accuracy = keras.metrics.SparseCategoricalAccuracy(name="accuracy")
+        self.val_loss = keras.metrics.Mean(name="val_loss")
+        self.val_accuracy = keras.metrics.SparseCategoricalAccuracy(name="val_accuracy")
+        self.train_step = tf.function(self._train_step, jit_compile=jit_compile)
+        self.eval_step = tf.function(self._eval_step, jit_compile=jit_compile)
+
+    def _train_step(self, x, y):
+        variables = self.model.trainable_variables
+        with tf.GradientTape() as tape:
+            probabilities = self.model(x, training=True)
+            loss = self.loss_fn(y, probabilities)
+            if self.model.losses:
+                loss = loss + tf.add_n(self.model.losses)
+            scaled = self.optimizer.scale_loss(loss)
+        self.optimizer.apply(tape.gradient(scaled, variables), variables)
+        self.loss.update_state(loss)
+        self.accuracy.update_state(y, probabilities)
+
+    def _eval_step(self, x, y):
+        probabilities = self.model(x, training=False)
+        self.val_loss.update_state(self.loss_fn(y, probabilities))
+        self.val_accuracy.update_state(y, probabilities)
+
+    def running_means(self) -> tuple[float, float]:
+        return float(self.loss.result()), float(self.accuracy.result())
+
+    def run(self, bundle: DataBundle, monitor: RunMonitor, epochs: int) -> None:
+        monitor.train_begin()
+        for epoch in range(1, epochs + 1):
+            if monitor.stop_before_next_step():
+                break
+            self.loss.reset_state()
+            self.accuracy.reset_state()
+            monitor.epoch_begin(epoch)
+            for x, y in bundle.train:
+                if monitor.stop_before_next_step():
+                    break
+                self.train_step(x, y)
+                monitor.step_done()
+            monitor.train_epoch_end()
+            val_loss = val_accuracy = None
+            if bundle.val is not None and not monitor.stop_requested:
+                self.val_loss.reset_state()
+                self.val_accuracy.reset_state()
+                for x, y in bundle.val:
+                    monitor.poll_stop()
+                    if monitor.stop_requested:  # a user stop skips the rest of validation
+                        break
+                    self.eval_step(x, y)
+                if not monitor.stop_requested:
+                    val_loss = float(self.val_loss.result())
+                    val_accuracy = float(self.val_accuracy.result())
+            loss, accuracy = self.running_means()
+            monitor.epoch_end(loss, accuracy, val_loss, val_accuracy)

@@ -1,0 +1,79 @@
+"""Training with Keras ``fit``, reported through the shared RunMonitor.
+
+The callback hooks ``on_train_batch_begin`` and not ``on_train_batch_end``: a
+callback with a batch-end hook makes Keras convert the logs to Python floats
+after every step, which waits for the device each step. Without it, fit stays
+asynchronous and the monitor reads the metrics only when it samples.
+"""
+
+from __future__ import annotations
+
+import keras
+
+from mpstudio.engine.datasets.bundle import DataBundle
+from mpstudio.engine.trainer.monitor import RunMonitor
+
+
+class MonitorCallback(keras.callbacks.Callback):
+    def __init__(self, monitor: RunMonitor):
+        super().__init__()
+        self.monitor = monitor
+        self._step_pending = False  # a batch was dispatched and not yet counted
+
+    def on_train_begin(self, logs=None):
+        self.monitor.train_begin()
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.monitor.epoch_begin(epoch + 1)
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._count_pending_step()
+        self._step_pending = True
+        if self.monitor.next_step_is_last():
+            self.model.stop_training = True  # fit breaks right after this batch
+
+    def on_test_begin(self, logs=None):
+        self._close_training_part()
+
+    def on_test_batch_begin(self, batch, logs=None):
+        if self.monitor.stop_requested:
+            self.model.stop_evaluating = True  # a user stop skips the rest of validation
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._close_training_part()
+        logs = logs or {}
+        stopped = self.monitor.stop_requested
+        self.monitor.epoch_end(
+            loss=logs.get("loss", float("nan")),
+            accuracy=logs.get("accuracy", float("nan")),
+            val_loss=None if stopped else logs.get("val_loss"),
+            val_accuracy=None if stopped else logs.get("val_accuracy"),
+        )
+
+    def _count_pending_step(self) -> None:
+        if self._step_pending:
+            self._step_pending = False
+            self.monitor.step_done()
+
+    def _close_training_part(self) -> None:
+        self._count_pending_step()
+        self.monitor.train_epoch_end()
+
+
+def fit_running_means(model: keras.Model):
+    def read() -> tuple[float, float]:
+        result = model.get_metrics_result()
+        return result["loss"], result["accuracy"]
+
+    return read
+
+
+def run_fit(model: keras.Model, bundle: DataBundle, monitor: RunMonitor, epochs: int) -> None:
+    model.fit(
+        bundle.train,
+        validation_data=bundle.val,
+        epochs=epochs,
+        shuffle=False,  # the tf.data pipeline shuffles, from the run's seed
+        verbose=0,
+        callbacks=[MonitorCallback(monitor)],
+    )

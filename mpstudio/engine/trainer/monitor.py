@@ -1,0 +1,288 @@
+"""RunMonitor: the bookkeeping both training loops share, and the events it emits.
+
+Sampling: every ``log_every`` steps (and at step 1 and at the end of the warm-up)
+the monitor reads the running epoch means of loss and accuracy, the loss scale
+and the optimizer's applied-step count. Reading them waits for the device, so
+the time between two samples is honest device time; between samples nothing is
+read and the device runs ahead asynchronously. A window's loss is recovered
+exactly from two running means: (n*m_n - p*m_p) / (n - p), since every training
+batch has the same size.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mpstudio.engine.events import (
+    EpochMetrics,
+    LossScaleChanged,
+    Reporter,
+    RunSummary,
+    StepMetrics,
+)
+from mpstudio.engine.precision import LossScaleProbe
+from mpstudio.engine.spec import RunSpec
+
+WARMUP_STEPS = 2  # tracing, XLA compilation and tf.data autotuning happen here
+TARGET_SAMPLES_PER_EPOCH = 25
+
+RunningMeans = Callable[[], tuple[float, float]]  # (loss, accuracy) means of the epoch so far
+
+
+def auto_log_every(steps_per_epoch: int) -> int:
+    return max(1, steps_per_epoch // TARGET_SAMPLES_PER_EPOCH)
+
+
+@dataclass
+class Divergence:
+    step: int
+    epoch: int
+    loss: float
+    loss_scale: float | None
+    reason: str
+
+
+@dataclass
+class _EpochState:
+    epoch: int = 0
+    started: float = 0.0
+    steps: int = 0  # steps done in this epoch
+    sampled_steps: int = 0  # steps covered by the last sample
+    sampled_loss: float = 0.0  # running means at the last sample
+    sampled_accuracy: float = 0.0
+    train_time: float | None = None
+
+
+@dataclass
+class RunMonitor:
+    spec: RunSpec
+    reporter: Reporter
+    probe: LossScaleProbe
+    read_running_means: RunningMeans
+    steps_per_epoch: int
+    total_steps: int
+    log_every: int
+    label: str
+    warmup_steps: int = WARMUP_STEPS
+    clock: Callable[[], float] = time.perf_counter
+
+    steps: int = 0
+    divergence: Divergence | None = None
+    stop_requested: bool = False
+    _started: float = 0.0
+    _window_start: float = 0.0
+    _window_steps: int = 0
+    _applied_at_start: int = 0
+    _time_to_first_step: float | None = None
+    _steady_time: float = 0.0
+    _steady_steps: int = 0
+    _scale: float | None = None
+    _scale_min: float | None = None
+    _scale_max: float | None = None
+    _overflow_steps: int = 0
+    _epoch: _EpochState = field(default_factory=_EpochState)
+    _epochs: list[EpochMetrics] = field(default_factory=list)
+
+    # ------------------------------------------------------------ lifecycle
+    def train_begin(self) -> None:
+        self._applied_at_start = self.probe.applied_steps()
+        self._note_scale(self.probe.scale())
+        self._started = self.clock()
+
+    def epoch_begin(self, epoch: int) -> None:
+        """``epoch`` is 1-based."""
+        now = self.clock()
+        self._epoch = _EpochState(epoch=epoch, started=now)
+        self._window_start = now
+        self._window_steps = 0
+
+    def step_done(self) -> None:
+        self.steps += 1
+        self._epoch.steps += 1
+        self._window_steps += 1
+        if (
+            self.steps == 1
+            or self.steps == self.warmup_steps
+            or self._epoch.steps % self.log_every == 0
+        ):
+            self._sample()
+
+    def train_epoch_end(self) -> None:
+        """The last training step of the epoch is done (validation not yet started)."""
+        if self._epoch.train_time is not None:
+            return
+        if self._window_steps:
+            self._sample()
+        self._epoch.train_time = self.clock() - self._epoch.started
+
+    def epoch_end(
+        self, loss: float, accuracy: float, val_loss: float | None, val_accuracy: float | None
+    ) -> None:
+        self.train_epoch_end()
+        if self.divergence is None and not math.isfinite(loss):
+            self._diverge(loss, self._scale)
+        state = self._epoch
+        event = EpochMetrics(
+            epoch=state.epoch,
+            steps=self.steps,
+            loss=float(loss),
+            accuracy=float(accuracy),
+            val_loss=None if val_loss is None else float(val_loss),
+            val_accuracy=None if val_accuracy is None else float(val_accuracy),
+            epoch_time=self.clock() - state.started,
+            train_time=state.train_time or 0.0,
+        )
+        self._epochs.append(event)
+        self.reporter.emit(event)
+
+    # --------------------------------------------------------------- stops
+    def poll_stop(self) -> None:
+        if not self.stop_requested and self.reporter.should_stop():
+            self.stop_requested = True
+
+    def stop_before_next_step(self) -> bool:
+        """For loops that can stop between steps (the custom loop)."""
+        self.poll_stop()
+        return self.stop_requested or self.divergence is not None or self.steps >= self.total_steps
+
+    def next_step_is_last(self) -> bool:
+        """For loops that stop after the step they are about to run (Keras fit)."""
+        self.poll_stop()
+        return (
+            self.stop_requested
+            or self.divergence is not None
+            or self.steps + 1 >= self.total_steps
+        )
+
+    # ------------------------------------------------------------- sampling
+    def _sample(self) -> None:
+        loss_mean, acc_mean = self.read_running_means()  # waits for the device
+        scale = self.probe.scale()
+        applied = self.probe.applied_steps() - self._applied_at_start
+        now = self.clock()
+        state = self._epoch
+        n, p = state.steps, state.sampled_steps
+        loss = (n * loss_mean - p * state.sampled_loss) / (n - p) if p else loss_mean
+        accuracy = (n * acc_mean - p * state.sampled_accuracy) / (n - p) if p else acc_mean
+        state.sampled_steps, state.sampled_loss, state.sampled_accuracy = n, loss_mean, acc_mean
+
+        elapsed = now - self._window_start
+        if self.steps == 1:
+            self._time_to_first_step = now - self._started
+        warmup = self.steps - self._window_steps < self.warmup_steps
+        if not warmup:
+            self._steady_time += elapsed
+            self._steady_steps += self._window_steps
+        new_overflows = max(0, self.steps - applied - self._overflow_steps)
+        self._overflow_steps = self.steps - applied
+        if scale != self._scale and scale is not None and self._scale is not None:
+            self.reporter.emit(LossScaleChanged(self.steps, self._scale, scale, new_overflows))
+        self._note_scale(scale)
+
+        self.reporter.emit(
+            StepMetrics(
+                step=self.steps,
+                epoch=state.epoch,
+                loss=float(loss),
+                accuracy=float(accuracy),
+                loss_scale=scale,
+                overflow_steps=self._overflow_steps,
+                examples_per_sec=None
+                if warmup
+                else self._window_steps * self.spec.batch_size / elapsed,
+                step_time=elapsed / self._window_steps,
+                warmup=warmup,
+            )
+        )
+        if not math.isfinite(loss_mean) and self.divergence is None:
+            self._diverge(loss_mean, scale, window_start=self.steps - self._window_steps + 1)
+        # The next window starts at this sample, so the cost of emitting counts as step time.
+        self._window_start = now
+        self._window_steps = 0
+
+    def _note_scale(self, scale: float | None) -> None:
+        self._scale = scale
+        if scale is not None:
+            self._scale_min = scale if self._scale_min is None else min(self._scale_min, scale)
+            self._scale_max = scale if self._scale_max is None else max(self._scale_max, scale)
+
+    # ------------------------------------------------------------ divergence
+    def _diverge(self, loss: float, scale: float | None, window_start: int | None = None) -> None:
+        where = (
+            f"at step {self.steps}"
+            if window_start is None or window_start == self.steps
+            else f"between steps {window_start} and {self.steps}"
+        )
+        scale_text = f"{scale:g}" if scale is not None else "none"
+        self.divergence = Divergence(
+            step=self.steps,
+            epoch=self._epoch.epoch,
+            loss=loss,
+            loss_scale=scale,
+            reason=(
+                f"training diverged: the loss became {loss} {where} (epoch {self._epoch.epoch}, "
+                f"loss scale {scale_text}). Try: {divergence_advice(self.spec)}"
+            ),
+        )
+
+    # -------------------------------------------------------------- summary
+    def summary(
+        self, status: str, *, xla: bool, device: str, params: int,
+        peak_memory: int | None, memory_note: str,
+    ) -> RunSummary:
+        last = self._epochs[-1] if self._epochs else None
+        val_accs = [e.val_accuracy for e in self._epochs if e.val_accuracy is not None]
+        steady = self._steady_steps and self._steady_time > 0
+        full_epochs = [e.epoch_time for e in self._epochs[1:]] or [
+            e.epoch_time for e in self._epochs
+        ]
+        return RunSummary(
+            label=self.label,
+            precision=self.spec.precision,
+            status=status,
+            loop=self.spec.loop,
+            xla=xla,
+            batch_size=self.spec.batch_size,
+            epochs_done=len(self._epochs),
+            steps_done=self.steps,
+            warmup_steps=min(self.warmup_steps, self.steps),
+            time_to_first_step=self._time_to_first_step,
+            steady_examples_per_sec=(
+                self._steady_steps * self.spec.batch_size / self._steady_time if steady else None
+            ),
+            steady_step_time=self._steady_time / self._steady_steps if steady else None,
+            mean_epoch_time=sum(full_epochs) / len(full_epochs) if full_epochs else None,
+            total_time=self.clock() - self._started if self._started else 0.0,
+            final_loss=last.loss if last else None,
+            final_accuracy=last.accuracy if last else None,
+            final_val_loss=last.val_loss if last else None,
+            final_val_accuracy=last.val_accuracy if last else None,
+            best_val_accuracy=max(val_accs) if val_accs else None,
+            overflow_steps=self._overflow_steps,
+            loss_scale_mode=self.spec.loss_scaling_mode,
+            loss_scale_min=self._scale_min,
+            loss_scale_max=self._scale_max,
+            loss_scale_final=self._scale,
+            peak_memory_bytes=peak_memory,
+            memory_note=memory_note,
+            device=device,
+            params=params,
+        )
+
+
+def divergence_advice(spec: RunSpec) -> str:
+    tips = [f"a lower learning rate (now {spec.learning_rate:g})"]
+    mode = spec.loss_scaling_mode
+    if spec.precision == "mixed_float16" and mode == "fixed":
+        tips.insert(0, "dynamic loss scaling, or a smaller fixed factor (a fixed scale never "
+                       "skips an overflowing step)")
+    elif spec.precision == "mixed_float16" and mode == "off":
+        tips.insert(0, "dynamic loss scaling")
+    if spec.precision == "mixed_float16":
+        tips.append("mixed_bfloat16 where the device supports it (float16 overflows above "
+                    "65,504)")
+    tips.append("float32, to tell a precision problem from an unstable model")
+    return "; ".join(tips) + "."

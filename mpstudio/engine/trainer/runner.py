@@ -1,0 +1,175 @@
+"""One training run: RunSpec in, events out, RunResult back.
+
+Problems with the spec itself (bad values, a dataset that does not fit the
+template) raise SpecError before anything trains. Anything that goes wrong
+while training (out of memory, a diverged loss, an unexpected error) ends the
+run with a RunFailed event carrying a readable reason and what was measured.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from mpstudio.engine import device_info
+from mpstudio.engine.datasets import load_dataset
+from mpstudio.engine.datasets.bundle import DataBundle
+from mpstudio.engine.events import (
+    Reporter,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    RunSummary,
+    RunWarning,
+)
+from mpstudio.engine.model_summary import describe_model
+from mpstudio.engine.precision import LossScaleProbe, loss_scaling_note, make_optimizer
+from mpstudio.engine.spec import RunSpec, SpecError
+from mpstudio.engine.templates.registry import build_model, input_problem
+from mpstudio.engine.trainer.custom_loop import CustomLoop
+from mpstudio.engine.trainer.fit_loop import fit_running_means, run_fit
+from mpstudio.engine.trainer.monitor import RunMonitor, auto_log_every
+
+
+@dataclass
+class RunResult:
+    spec: RunSpec
+    summary: RunSummary
+    model: keras.Model
+    initial_weights: list[np.ndarray]  # the weights before training (for comparisons)
+    failure: RunFailed | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+def prepare_data(spec: RunSpec) -> DataBundle:
+    """Load the dataset and check it fits the template, raising SpecError if not."""
+    try:
+        bundle = load_dataset(spec)
+    except ValueError as exc:
+        raise SpecError([str(exc)]) from None
+    problem = input_problem(spec.template, bundle.input_shape)
+    if problem:
+        raise SpecError([problem])
+    return bundle
+
+
+def device_warnings(spec: RunSpec) -> list[str]:
+    """Warnings about the precision on this device (the advisor gives the full picture)."""
+    if spec.precision != "float32" and not device_info.gpus():
+        return [
+            f"{spec.precision} on a CPU: this processor has no fast half-precision math, so "
+            "expect it to be slower than float32 here; mixed precision pays off on GPUs with "
+            "Tensor Cores and on TPUs"
+        ]
+    return []
+
+
+def run(
+    spec: RunSpec,
+    reporter: Reporter,
+    *,
+    label: str | None = None,
+    initial_weights: list[np.ndarray] | None = None,
+) -> RunResult:
+    """Train ``spec`` and report through ``reporter``. Raises SpecError on a bad spec."""
+    warnings = spec.validate()
+    keras.utils.set_random_seed(spec.seed)  # weights, dropout and shuffle order
+    bundle = prepare_data(spec)
+    model = build_model(spec.template, bundle.input_shape, bundle.num_classes, spec.precision)
+    if initial_weights is not None:
+        model.set_weights(initial_weights)
+    start_weights = [w.copy() for w in model.get_weights()]
+    optimizer = make_optimizer(spec)
+    optimizer.build(model.trainable_variables)  # the loss-scale state exists from step 0
+    jit = device_info.resolve_xla(spec.xla)
+    model.compile(
+        optimizer=optimizer,
+        loss=keras.losses.SparseCategoricalCrossentropy(),
+        metrics=["accuracy"],
+        jit_compile=jit,
+        auto_scale_loss=False,  # the scaling is exactly what make_optimizer built
+    )
+    label = label or spec.precision
+    steps_per_epoch = bundle.steps_per_epoch
+    total_steps = spec.steps or spec.epochs * steps_per_epoch
+    epochs = math.ceil(total_steps / steps_per_epoch)
+    log_every = spec.log_every_steps or auto_log_every(steps_per_epoch)
+    model_summary = describe_model(model, spec.precision)
+    device = device_info.device_label()
+
+    for message in warnings + device_warnings(spec):
+        reporter.emit(RunWarning(message))
+    reporter.emit(
+        RunStarted(
+            label=label,
+            spec=spec.to_dict(),
+            hardware=device_info.hardware_summary(),
+            model=model_summary,
+            dataset=bundle.summary(),
+            steps_per_epoch=steps_per_epoch,
+            total_steps=total_steps,
+            log_every_steps=log_every,
+            xla=jit,
+            loss_scaling=loss_scaling_note(spec),
+        )
+    )
+
+    loop = CustomLoop(model, optimizer, jit) if spec.loop == "custom" else None
+    monitor = RunMonitor(
+        spec=spec,
+        reporter=reporter,
+        probe=LossScaleProbe(optimizer),
+        read_running_means=loop.running_means if loop else fit_running_means(model),
+        steps_per_epoch=steps_per_epoch,
+        total_steps=total_steps,
+        log_every=log_every,
+        label=label,
+    )
+
+    def summarize(status: str) -> RunSummary:
+        peak, note = device_info.peak_memory()
+        return monitor.summary(
+            status, xla=jit, device=device, params=model_summary.params,
+            peak_memory=peak, memory_note=note,
+        )
+
+    device_info.reset_peak_memory()
+    problem: tuple[str, str, int] | None = None  # (reason, kind, step)
+    try:
+        if loop:
+            loop.run(bundle, monitor, epochs)
+        else:
+            run_fit(model, bundle, monitor, epochs)
+    except tf.errors.ResourceExhaustedError:
+        problem = (
+            f"out of memory at batch size {spec.batch_size} ({model_summary.params:,} "
+            f"parameters, {spec.precision}): lower the batch size, or use mixed precision "
+            "to halve activation memory",
+            "out_of_memory",
+            monitor.steps,
+        )
+    except Exception as exc:  # a run must end with a reason, never a crash
+        problem = (
+            f"training failed at step {monitor.steps}: {type(exc).__name__}: {exc}",
+            "error",
+            monitor.steps,
+        )
+    if problem is None and monitor.divergence is not None:
+        problem = (monitor.divergence.reason, "diverged", monitor.divergence.step)
+
+    failure: RunFailed | None = None
+    if problem is not None:
+        summary = summarize("diverged" if problem[1] == "diverged" else "failed")
+        failure = RunFailed(*problem, summary=summary)
+        reporter.emit(failure)
+    else:
+        summary = summarize("stopped" if monitor.stop_requested else "finished")
+        reporter.emit(RunFinished(summary))
+    return RunResult(spec, summary, model, start_weights, failure)

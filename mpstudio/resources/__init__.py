@@ -1,0 +1,1 @@
+"""Bundled resources (datasets, later icons and stylesheets), found via importlib.resources."""
