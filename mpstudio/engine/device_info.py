@@ -70,7 +70,7 @@ def reset_peak_memory() -> None:
 def peak_memory() -> tuple[int | None, str]:
     """Peak device memory since the last reset, or None with the reason."""
     if not gpus():
-        return None, "not reported: the CPU allocator keeps no per-run peak"
+        return None, "not reported by the CPU"
     try:
         return int(tf.config.experimental.get_memory_info("GPU:0")["peak"]), "GPU:0 peak"
     except (ValueError, RuntimeError) as exc:

@@ -122,7 +122,7 @@ class RunFailed:
     summary: RunSummary | None  # what was measured before the failure
 
 
-Event = Union[
+Event = Union[  # noqa: UP007 - a runtime alias: `X | Y` of classes needs Python 3.10+ anyway
     RunStarted, StepMetrics, EpochMetrics, LossScaleChanged, RunWarning, RunFinished, RunFailed
 ]
 

@@ -38,7 +38,8 @@ class ModelSummary:
             for li in self.layers
         ]
         widths = [max(len(r[i]) for r in rows) for i in range(5)]
-        return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows)
+        lines = ("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
+        return "\n".join(lines)
 
 
 def describe_model(model: keras.Model, policy: str) -> ModelSummary:

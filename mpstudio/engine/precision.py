@@ -68,7 +68,10 @@ def loss_scaling_note(spec: RunSpec) -> str:
             f"{ls.growth_steps} finite steps, halved and step skipped on overflow"
         )
     if mode == "fixed":
-        return f"fixed loss scale {ls.factor:g} (no overflow detection: a step that overflows diverges)"
+        return (
+            f"fixed loss scale {ls.factor:g} "
+            "(no overflow detection: a step that overflows diverges)"
+        )
     return "no loss scaling: small float16 gradients may underflow to zero"
 
 

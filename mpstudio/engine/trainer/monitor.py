@@ -138,6 +138,10 @@ class RunMonitor:
         self._epochs.append(event)
         self.reporter.emit(event)
 
+    @property
+    def epochs(self) -> list[EpochMetrics]:
+        return self._epochs
+
     # --------------------------------------------------------------- stops
     def poll_stop(self) -> None:
         if not self.stop_requested and self.reporter.should_stop():

@@ -1,0 +1,230 @@
+"""Terminal output for the CLI: a progress bar per epoch and summary tables (rich)."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from mpstudio.engine.events import (
+    EpochMetrics,
+    Event,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    RunSummary,
+    RunWarning,
+    StepMetrics,
+)
+
+if TYPE_CHECKING:
+    from mpstudio.engine.trainer.compare import ComparisonResult
+
+
+def fmt(value: float | None, spec: str = ".4g", unit: str = "") -> str:
+    return "n/a" if value is None else f"{value:{spec}}{unit}"
+
+
+def fmt_pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}%"
+
+
+def fmt_bytes(value: int | None) -> str:
+    return "n/a" if value is None else f"{value / 2**20:,.1f} MiB"
+
+
+def scale_range(s: RunSummary) -> str:
+    if s.loss_scale_mode == "off" or s.loss_scale_min is None:
+        return "off"
+    if s.loss_scale_min == s.loss_scale_max:
+        return f"{s.loss_scale_mode} {s.loss_scale_final:g}"
+    return f"{s.loss_scale_mode} {s.loss_scale_min:g}..{s.loss_scale_max:g}"
+
+
+class ConsoleReporter:
+    """Prints a run's progress; ``quiet`` (for --json) prints nothing and only collects."""
+
+    def __init__(self, console: Console, quiet: bool = False, summaries: bool = True):
+        self.console = console
+        self.quiet = quiet
+        self.summaries = summaries  # print each run's summary table (compare prints its own)
+        self.bars = console.is_terminal  # a live bar makes no sense in a log file
+        self._stop = threading.Event()
+        self._progress: Progress | None = None
+        self._task: Any = None
+        self._started: RunStarted | None = None
+
+    # Reporter protocol
+    def should_stop(self) -> bool:
+        return self._stop.is_set()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def emit(self, event: Event) -> None:
+        if self.quiet:
+            return
+        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        if handler:
+            handler(event)
+
+    # Event handlers
+    def _on_RunWarning(self, event: RunWarning) -> None:
+        self.console.print(f"[yellow]warning:[/] {event.message}")
+
+    def _on_RunStarted(self, event: RunStarted) -> None:
+        self._started = event
+        spec = event.spec
+        self.console.rule(f"[bold]{event.label}[/] · {spec['template']} on {spec['dataset']}")
+        self.console.print(f"data     {event.dataset}")
+        self.console.print(
+            f"model    {event.model.name}: {event.model.params:,} parameters, "
+            f"output {event.model.output_dtype}"
+        )
+        self.console.print(
+            f"device   {event.hardware['device']}, XLA {'on' if event.xla else 'off'}, "
+            f"{spec['loop']} loop"
+        )
+        self.console.print(f"scaling  {event.loss_scaling}")
+
+    def _on_StepMetrics(self, event: StepMetrics) -> None:
+        if not self.bars:
+            return
+        if self._progress is None:
+            self._start_bar(event.epoch)
+        assert self._started is not None and self._progress is not None
+        in_epoch = event.step - (event.epoch - 1) * self._started.steps_per_epoch
+        speed = "warm-up" if event.warmup else f"{event.examples_per_sec:,.0f} ex/s"
+        scale = "" if event.loss_scale is None else f" scale {event.loss_scale:g}"
+        self._progress.update(
+            self._task, completed=in_epoch, status=f"loss {event.loss:.4f}{scale} {speed}"
+        )
+
+    def _on_EpochMetrics(self, event: EpochMetrics) -> None:
+        self._close_bar()
+        val = ""
+        if event.val_loss is not None:
+            val = f"  val_loss {event.val_loss:.4f}  val_acc {fmt_pct(event.val_accuracy)}"
+        self.console.print(
+            f"epoch {event.epoch}/{self._epochs_total()}  loss {event.loss:.4f}  "
+            f"acc {fmt_pct(event.accuracy)}{val}  {event.epoch_time:.2f} s"
+        )
+
+    def _on_RunFinished(self, event: RunFinished) -> None:
+        self._close_bar()
+        if event.summary.status == "stopped":
+            self.console.print("[yellow]stopped[/]: the summary covers the steps that ran")
+        if self.summaries:
+            self.console.print(summary_table(event.summary))
+
+    def _on_RunFailed(self, event: RunFailed) -> None:
+        self._close_bar()
+        self.console.print(f"[red bold]run failed:[/] {event.reason}")
+        if self.summaries and event.summary is not None and event.summary.steps_done:
+            self.console.print(summary_table(event.summary))
+
+    # Progress bar
+    def _epochs_total(self) -> int:
+        assert self._started is not None
+        per_epoch = self._started.steps_per_epoch
+        return -(-self._started.total_steps // per_epoch)
+
+    def _start_bar(self, epoch: int) -> None:
+        assert self._started is not None
+        self._progress = Progress(
+            TextColumn(f"epoch {epoch}/{self._epochs_total()}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=True,
+        )
+        total = min(self._started.steps_per_epoch,
+                    self._started.total_steps - (epoch - 1) * self._started.steps_per_epoch)
+        self._task = self._progress.add_task("train", total=total, status="")
+        self._progress.start()
+
+    def _close_bar(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+def summary_table(s: RunSummary) -> Table:
+    table = Table(title=f"{s.label}: {s.status}", show_header=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column()
+    for name, value in summary_rows(s):
+        table.add_row(name, value)
+    return table
+
+
+def summary_rows(s: RunSummary) -> list[tuple[str, str]]:
+    return [
+        ("steps / epochs", f"{s.steps_done} / {s.epochs_done}"),
+        ("time to first step", fmt(s.time_to_first_step, ".2f", " s")),
+        ("steady examples/s", fmt(s.steady_examples_per_sec, ",.0f")),
+        ("steady step time", fmt(None if s.steady_step_time is None
+                                 else 1000 * s.steady_step_time, ".2f", " ms")),
+        ("mean epoch time", fmt(s.mean_epoch_time, ".2f", " s")),
+        ("final loss / accuracy", f"{fmt(s.final_loss)} / {fmt_pct(s.final_accuracy)}"),
+        ("val loss / accuracy", f"{fmt(s.final_val_loss)} / {fmt_pct(s.final_val_accuracy)}"),
+        ("best val accuracy", fmt_pct(s.best_val_accuracy)),
+        ("loss scale", scale_range(s)),
+        ("overflow (skipped) steps", str(s.overflow_steps)),
+        ("peak device memory", fmt_bytes(s.peak_memory_bytes)
+         if s.peak_memory_bytes is not None else s.memory_note),
+        ("device", f"{s.device}, XLA {'on' if s.xla else 'off'}, {s.loop} loop"),
+    ]
+
+
+def comparison_table(result: ComparisonResult) -> Table:
+    base = result.baseline.summary
+    mixed = result.mixed.summary if result.mixed else None
+    title = f"{base.label} vs {mixed.label if mixed else 'mixed (not run)'}"
+    table = Table(title=title, title_justify="left")
+    table.add_column("")
+    table.add_column(base.label, justify="right")
+    table.add_column(mixed.label if mixed else "mixed", justify="right")
+    table.add_column("change", justify="right")
+
+    def row(name: str, get, spec: str = ".4g", unit: str = "", change: str = "") -> None:
+        table.add_row(name, fmt(get(base), spec, unit), fmt(get(mixed), spec, unit)
+                      if mixed else "n/a", change)
+
+    speedup = result.speedup
+    delta = result.accuracy_delta_pp
+    saving = result.memory_saving
+    row("steady examples/s", lambda s: s.steady_examples_per_sec, ",.0f",
+        change=f"{speedup:.2f}x speed" if speedup else "")
+    row("time to first step", lambda s: s.time_to_first_step, ".2f", " s")
+    row("mean epoch time", lambda s: s.mean_epoch_time, ".2f", " s")
+    row("final train loss", lambda s: s.final_loss)
+    row("final val loss", lambda s: s.final_val_loss)
+    table.add_row(
+        "final val accuracy", fmt_pct(base.final_val_accuracy),
+        fmt_pct(mixed.final_val_accuracy) if mixed else "n/a",
+        f"{delta:+.2f} pp" if delta is not None else "",
+    )
+    table.add_row("overflow (skipped) steps", str(base.overflow_steps),
+                  str(mixed.overflow_steps) if mixed else "n/a", "")
+    table.add_row("loss scale", scale_range(base), scale_range(mixed) if mixed else "n/a", "")
+    table.add_row(
+        "peak device memory", fmt_bytes(base.peak_memory_bytes),
+        fmt_bytes(mixed.peak_memory_bytes) if mixed else "n/a",
+        f"{100 * saving:.1f}% saved" if saving is not None else base.memory_note,
+    )
+    table.add_row("status", base.status, mixed.status if mixed else "not run", "")
+    return table

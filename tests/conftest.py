@@ -1,0 +1,26 @@
+"""Shared test setup: offscreen Qt, quiet TensorFlow, tiny CPU-sized runs."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import pytest  # noqa: E402
+
+from mpstudio.engine.spec import RunSpec  # noqa: E402
+
+
+@pytest.fixture
+def tiny_spec() -> RunSpec:
+    """Digits, small batches, one step report per step: a run takes about a second."""
+    return RunSpec(
+        dataset="digits",
+        template="mlp",
+        precision="float32",
+        batch_size=64,
+        epochs=1,
+        log_every_steps=1,
+        validation_split=0.2,
+    )

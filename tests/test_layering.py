@@ -1,0 +1,43 @@
+"""The engine never imports Qt; the registries and the spec never import TensorFlow."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+IMPORT_ALL_ENGINE = """
+import importlib, json, pkgutil, sys
+import mpstudio.engine as engine
+names = [m.name for m in pkgutil.walk_packages(engine.__path__, "mpstudio.engine.")]
+for name in names:
+    importlib.import_module(name)
+print(json.dumps({"modules": names, "loaded": sorted(sys.modules)}))
+"""
+
+
+def _run(code: str) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_engine_loads_no_qt():
+    result = _run(IMPORT_ALL_ENGINE)
+    assert "mpstudio.engine.trainer.runner" in result["modules"]
+    assert "tensorflow" in result["loaded"]  # the import really happened
+    qt = [m for m in result["loaded"] if m.split(".")[0] in ("PySide6", "pyqtgraph", "PyQt5", "PyQt6")]
+    assert qt == []
+
+
+def test_spec_and_registries_load_without_tensorflow():
+    result = _run(
+        "import json, sys\n"
+        "import mpstudio.cli, mpstudio.engine.spec\n"
+        "from mpstudio.engine.datasets import dataset_names\n"
+        "from mpstudio.engine.templates import template_names\n"
+        "mpstudio.engine.spec.RunSpec().validate()\n"
+        "print(json.dumps({'modules': [], 'loaded': sorted(sys.modules)}))"
+    )
+    assert not [m for m in result["loaded"] if m.split(".")[0] in ("tensorflow", "keras")]

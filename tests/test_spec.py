@@ -1,0 +1,114 @@
+"""RunSpec: readable validation, warnings for pointless combinations, TOML round trip."""
+
+from __future__ import annotations
+
+import pytest
+
+from mpstudio.engine.spec import DataOptions, LossScaling, RunSpec, SpecError
+
+
+def problems(**changes) -> list[str]:
+    return RunSpec().replace(**changes).problems()
+
+
+def test_default_spec_is_valid():
+    assert RunSpec().validate() == []
+
+
+def test_messages_name_the_field_and_the_value():
+    assert problems(batch_size=0) == ["batch size must be a positive integer, got 0"]
+    assert problems(epochs=-1) == ["epochs must be a positive integer, got -1"]
+    assert problems(learning_rate=0.0) == ["learning rate must be a positive number, got 0.0"]
+    assert problems(validation_split=1.0) == [
+        "validation split must be a fraction in [0, 1), got 1.0"
+    ]
+    assert problems(batch_size=True) == ["batch size must be a positive integer, got True"]
+
+
+def test_unknown_choices_list_the_valid_ones():
+    assert problems(dataset="imagenet") == [
+        "unknown dataset 'imagenet'; choose from: digits, synthetic"
+    ]
+    (msg,) = problems(precision="float16")
+    assert "mixed_float16" in msg and "mixed_bfloat16" in msg and "'float16'" in msg
+    (msg,) = problems(template="vgg")
+    assert all(t in msg for t in ("mlp", "cnn", "resnet", "transformer", "lstm"))
+
+
+def test_every_problem_is_reported_at_once():
+    with pytest.raises(SpecError) as err:
+        RunSpec(batch_size=0, epochs=0, optimizer="rmsprop").validate()
+    assert len(err.value.problems) == 3
+
+
+def test_fixed_scale_must_be_positive():
+    assert problems(loss_scaling=LossScaling(mode="fixed", factor=0.0)) == [
+        "fixed loss scale factor must be a positive number, got 0.0"
+    ]
+    assert problems(loss_scaling=LossScaling(mode="fixed", factor=-8.0))
+    assert problems(loss_scaling=LossScaling(mode="dynamic", growth_steps=0))
+
+
+def test_scaling_under_bfloat16_is_allowed_with_a_warning():
+    spec = RunSpec(precision="mixed_bfloat16", loss_scaling=LossScaling(mode="dynamic"))
+    warnings = spec.validate()
+    assert len(warnings) == 1 and "bfloat16" in warnings[0] and "'off'" in warnings[0]
+    assert RunSpec(precision="mixed_bfloat16").validate() == []  # auto: no scaling, no warning
+
+
+def test_auto_scaling_resolves_like_keras():
+    assert RunSpec(precision="mixed_float16").loss_scaling_mode == "dynamic"
+    assert RunSpec(precision="mixed_bfloat16").loss_scaling_mode == "off"
+    assert RunSpec(precision="float32").loss_scaling_mode == "off"
+
+
+def test_synthetic_options_are_checked():
+    assert problems(dataset="synthetic", dataset_options={"shape": [32, 0, 3]})
+    assert problems(dataset="synthetic", dataset_options={"classes": 1})
+    assert problems(dataset="synthetic", dataset_options={"colour": 1})
+    assert problems(dataset="synthetic", dataset_options={"shape": [16, 16], "classes": 4}) == []
+    assert problems(dataset="digits", dataset_options={"shape": [8]})
+
+
+def test_toml_round_trip(tmp_path):
+    spec = RunSpec(
+        dataset="synthetic",
+        template="resnet",
+        precision="mixed_bfloat16",
+        loss_scaling=LossScaling(mode="fixed", factor=512.0),
+        optimizer="sgd",
+        learning_rate=0.05,
+        batch_size=32,
+        steps=300,
+        xla="on",
+        loop="custom",
+        data=DataOptions(cache=False, shuffle_buffer=0, prefetch=False),
+        dataset_options={"shape": [16, 16, 3], "classes": 5, "samples": 640},
+    )
+    path = tmp_path / "run.toml"
+    spec.save(path)
+    text = path.read_text()
+    assert 'precision = "mixed_bfloat16"' in text and "[loss_scaling]" in text
+    assert RunSpec.load(path) == spec
+    assert not list(tmp_path.glob("*.tmp"))  # atomic write leaves no temp file
+
+
+def test_round_trip_without_step_budget():
+    spec = RunSpec()
+    assert "\nsteps =" not in spec.to_toml()
+    assert RunSpec.from_toml(spec.to_toml()) == spec
+
+
+def test_bad_config_files_name_the_problem(tmp_path):
+    with pytest.raises(SpecError, match="does not exist"):
+        RunSpec.load(tmp_path / "missing.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("precision = \n")
+    with pytest.raises(SpecError, match="not a valid TOML"):
+        RunSpec.load(bad)
+    typo = tmp_path / "typo.toml"
+    typo.write_text('precison = "float32"\n[loss_scaling]\nmod = "off"\n')
+    with pytest.raises(SpecError) as err:
+        RunSpec.load(typo)
+    assert any("'precison'" in p for p in err.value.problems)
+    assert any("'mod'" in p and "[loss_scaling]" in p for p in err.value.problems)

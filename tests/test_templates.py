@@ -1,0 +1,69 @@
+"""Templates: built under the asked policy, float32 output, sizes that suit Tensor Cores."""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+
+from mpstudio.engine.model_summary import describe_model
+from mpstudio.engine.templates import build_model, template_names
+from mpstudio.engine.templates.registry import input_problem
+from mpstudio.engine.templates.sequence import patch_size
+
+COMPUTE = {"float32": "float32", "mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
+STRUCTURAL = ("InputLayer",)  # layers with no computation of their own
+
+
+def test_all_six_templates_are_registered():
+    assert template_names() == ["mlp", "mlp_bn", "cnn", "resnet", "transformer", "lstm"]
+
+
+@pytest.mark.parametrize("template", ["mlp", "mlp_bn", "cnn", "resnet", "transformer", "lstm"])
+@pytest.mark.parametrize("policy", ["float32", "mixed_float16", "mixed_bfloat16"])
+def test_template_builds_under_policy_with_float32_output(template, policy):
+    model = build_model(template, (8, 8, 1), 10, policy)
+    summary = describe_model(model, policy)
+    assert summary.params > 0 and summary.trainable_params <= summary.params
+    *body, head = [li for li in summary.layers if li.kind not in STRUCTURAL]
+    assert (head.kind, head.compute_dtype) == ("Activation", "float32")
+    for layer in body:
+        assert layer.compute_dtype == COMPUTE[policy], layer
+        assert layer.variable_dtype == "float32", layer
+    out = model(np.zeros((2, 8, 8, 1), np.float32))
+    assert out.dtype == "float32" and tuple(out.shape) == (2, 10)
+    assert np.allclose(np.sum(np.asarray(out), axis=1), 1.0, atol=1e-3)
+    assert keras.mixed_precision.global_policy().name == "float32"  # restored
+
+
+@pytest.mark.parametrize("template", ["mlp", "mlp_bn", "cnn", "resnet", "transformer", "lstm"])
+def test_hidden_widths_are_multiples_of_8(template):
+    model = build_model(template, (8, 8, 1), 10, "float32")
+    for layer in model.layers:
+        width = getattr(layer, "units", None) or getattr(layer, "filters", None)
+        if width and layer.name != "logits":
+            assert width % 8 == 0, (layer.name, width)
+
+
+def test_templates_take_other_shapes():
+    assert build_model("cnn", (32, 32, 3), 4, "float32").output_shape == (None, 4)
+    assert build_model("transformer", (28, 28, 1), 10, "float32").output_shape == (None, 10)
+    assert build_model("lstm", (20, 6), 3, "float32").output_shape == (None, 3)
+    assert build_model("mlp", (13,), 2, "float32").output_shape == (None, 2)
+    assert patch_size(8, 8) == 2 and patch_size(32, 32) == 4 and patch_size(28, 28) == 4
+
+
+def test_a_combination_that_cannot_work_is_refused_with_a_reason():
+    reason = input_problem("cnn", (13,))
+    assert reason and "'cnn'" in reason and "flat" in reason and "mlp" in reason
+    with pytest.raises(ValueError, match="templates that fit: mlp, mlp_bn"):
+        build_model("lstm", (13,), 2, "float32")
+    assert input_problem("mlp", (13,)) is None
+
+
+def test_summary_table_lists_dtypes():
+    summary = describe_model(build_model("mlp", (8, 8, 1), 10, "mixed_float16"), "mixed_float16")
+    table = summary.as_table()
+    assert "dense_1024" in table and "float16" in table
+    assert summary.output_dtype == "float32"
+    assert summary.params == 64 * 1024 + 1024 + 1024 * 10 + 10

@@ -1,0 +1,182 @@
+"""Both training loops on real tiny models: events, loss scaling, stop, budget, divergence."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from mpstudio.engine.events import (
+    CollectingReporter,
+    EpochMetrics,
+    LossScaleChanged,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    RunWarning,
+    StepMetrics,
+)
+from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
+from mpstudio.engine.trainer.runner import run
+
+LOOPS = ["fit", "custom"]
+
+
+def kinds(reporter: CollectingReporter) -> list[str]:
+    return [type(e).__name__ for e in reporter.events]
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_a_run_reports_what_it_measured(tiny_spec, loop):
+    spec = tiny_spec.replace(precision="mixed_float16", epochs=2, loop=loop)
+    reporter = CollectingReporter()
+    result = run(spec, reporter)
+    assert result.ok and result.summary.status == "finished"
+    steps = reporter.of_type(StepMetrics)
+    epochs = reporter.of_type(EpochMetrics)
+    per_epoch = reporter.of_type(RunStarted)[0].steps_per_epoch
+    assert [s.step for s in steps] == list(range(1, 2 * per_epoch + 1))  # log_every_steps=1
+    assert [e.epoch for e in epochs] == [1, 2]
+    assert epochs[1].loss < epochs[0].loss  # it learns
+    assert epochs[1].val_accuracy is not None and epochs[1].val_accuracy > 0.5
+    assert [s.warmup for s in steps[:3]] == [True, True, False]
+    assert steps[0].examples_per_sec is None and steps[2].examples_per_sec > 0
+    assert all(isinstance(s.loss, float) and s.loss_scale == 2.0**15 for s in steps)
+    summary = result.summary
+    assert summary.steps_done == 2 * per_epoch and summary.epochs_done == 2
+    assert summary.time_to_first_step > summary.steady_step_time > 0
+    assert summary.steady_examples_per_sec == pytest.approx(
+        spec.batch_size / summary.steady_step_time
+    )
+    assert summary.final_val_accuracy == epochs[-1].val_accuracy
+    assert summary.overflow_steps == 0 and summary.loss_scale_mode == "dynamic"
+    assert kinds(reporter)[-1] == "RunFinished"
+
+
+def test_both_loops_emit_the_same_events(tiny_spec):
+    seqs = []
+    for loop in LOOPS:
+        reporter = CollectingReporter()
+        run(tiny_spec.replace(loop=loop, epochs=2), reporter)
+        seqs.append(kinds(reporter))
+        first = reporter.of_type(StepMetrics)[0]
+        assert first.step == 1 and math.isfinite(first.loss)
+    assert seqs[0] == seqs[1]
+
+
+def test_window_loss_is_the_mean_of_the_window(tiny_spec):
+    """Sampled every 3 steps, each window loss is consistent with the epoch mean."""
+    reporter = CollectingReporter()
+    run(tiny_spec.replace(log_every_steps=3, loop="custom"), reporter)
+    steps = reporter.of_type(StepMetrics)
+    (epoch,) = reporter.of_type(EpochMetrics)
+    windows = [b.step - a.step for a, b in zip([StepMetrics(0, 1, 0, 0, None, 0, None, 0, True)]
+                                              + steps, steps, strict=False)]
+    weighted = sum(s.loss * n for s, n in zip(steps, windows, strict=True)) / steps[-1].step
+    assert weighted == pytest.approx(epoch.loss, rel=1e-4)
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_overflow_skips_the_step_and_halves_the_scale(tiny_spec, loop):
+    spec = tiny_spec.replace(
+        precision="mixed_float16",
+        loss_scaling=LossScaling("dynamic", initial_scale=2.0**60, growth_steps=1000),
+        loop=loop,
+        steps=12,
+    )
+    reporter = CollectingReporter()
+    result = run(spec, reporter)
+    assert result.ok
+    steps = reporter.of_type(StepMetrics)
+    changes = reporter.of_type(LossScaleChanged)
+    assert steps[0].loss_scale == 2.0**59  # step 1 overflowed: skipped, halved
+    assert steps[0].overflow_steps == 1
+    assert changes and all(c.new == c.old / 2 and c.overflow_steps == 1 for c in changes)
+    assert result.summary.overflow_steps >= 2
+    assert result.summary.loss_scale_max == 2.0**60
+    assert result.summary.loss_scale_final == steps[-1].loss_scale < 2.0**59
+    applied = int(result.model.optimizer.iterations.numpy())
+    assert applied == result.summary.steps_done - result.summary.overflow_steps
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_stop_ends_within_one_batch(tiny_spec, loop):
+    class StopAfter(CollectingReporter):
+        def emit(self, event):
+            super().emit(event)
+            if isinstance(event, StepMetrics) and event.step == 4:
+                self.stop()
+
+    reporter = StopAfter()
+    result = run(tiny_spec.replace(epochs=5, loop=loop), reporter)
+    assert result.summary.status == "stopped" and result.ok
+    assert 4 <= result.summary.steps_done <= 5
+    assert result.summary.time_to_first_step is not None
+    assert isinstance(reporter.events[-1], RunFinished)
+    assert len(reporter.of_type(EpochMetrics)) == 1  # the stopped epoch still reports
+    assert reporter.of_type(EpochMetrics)[0].val_loss is None  # validation skipped
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_step_budget_is_exact(tiny_spec, loop):
+    reporter = CollectingReporter()
+    result = run(tiny_spec.replace(epochs=1, steps=30, loop=loop), reporter)
+    per_epoch = reporter.of_type(RunStarted)[0].steps_per_epoch
+    assert per_epoch < 30
+    assert result.summary.steps_done == 30 and result.summary.status == "finished"
+    assert len(reporter.of_type(EpochMetrics)) == math.ceil(30 / per_epoch)
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_divergence_stops_with_an_explanation(tiny_spec, loop):
+    """A fixed scale far beyond float16's range turns the weights into NaN."""
+    spec = tiny_spec.replace(
+        precision="mixed_float16",
+        loss_scaling=LossScaling("fixed", factor=1e30),
+        epochs=3,
+        loop=loop,
+    )
+    reporter = CollectingReporter()
+    result = run(spec, reporter)
+    assert not result.ok
+    failure = reporter.events[-1]
+    assert isinstance(failure, RunFailed) and failure.kind == "diverged"
+    assert failure.summary.status == "diverged"
+    assert "diverged" in failure.reason and "loss scale 1e+30" in failure.reason
+    assert "dynamic loss scaling" in failure.reason
+    assert failure.step is not None and f"step {failure.step}" in failure.reason
+    assert result.summary.steps_done <= failure.step + 1  # stopped right away
+
+
+def test_bad_spec_raises_before_training(tiny_spec):
+    reporter = CollectingReporter()
+    with pytest.raises(SpecError, match="batch size must be a positive integer"):
+        run(tiny_spec.replace(batch_size=0), reporter)
+    assert reporter.events == []
+
+
+def test_warnings_are_reported(tiny_spec):
+    reporter = CollectingReporter()
+    run(tiny_spec.replace(precision="mixed_bfloat16",
+                          loss_scaling=LossScaling("dynamic"), steps=2), reporter)
+    messages = [w.message for w in reporter.of_type(RunWarning)]
+    assert any("no benefit under mixed_bfloat16" in m for m in messages)
+    assert any("on a CPU" in m for m in messages)
+
+
+@pytest.mark.parametrize("template", ["mlp_bn", "cnn", "resnet", "transformer", "lstm"])
+def test_every_template_trains_under_mixed_float16(template):
+    spec = RunSpec(template=template, precision="mixed_float16", batch_size=32, steps=3,
+                   log_every_steps=1, loop="custom")
+    result = run(spec, CollectingReporter())
+    assert result.ok and result.summary.steps_done == 3
+    assert math.isfinite(result.summary.final_loss)
+
+
+def test_synthetic_data_trains(tiny_spec):
+    spec = tiny_spec.replace(
+        dataset="synthetic", template="cnn", steps=4,
+        dataset_options={"shape": [16, 16, 3], "classes": 4, "samples": 256},
+    )
+    result = run(spec, CollectingReporter())
+    assert result.ok and result.summary.steps_done == 4
