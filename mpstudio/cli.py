@@ -186,9 +186,11 @@ def _run_command(args: argparse.Namespace) -> int:
         from mpstudio.engine.trainer import compare as compare_mod
         from mpstudio.engine.trainer import runner
 
-    reporter = ConsoleReporter(
-        Console(stderr=True), quiet=args.json, summaries=args.command == "train"
-    )
+    def console(stderr: bool) -> Console:
+        plain = Console(stderr=stderr)  # a log file or pipe gets 80 columns: too narrow
+        return plain if plain.is_terminal else Console(stderr=stderr, width=110)
+
+    reporter = ConsoleReporter(console(True), quiet=args.json, summaries=args.command == "train")
     _install_stop_on_ctrl_c(reporter)
     try:
         if args.command == "train":
@@ -206,7 +208,7 @@ def _run_command(args: argparse.Namespace) -> int:
                 "memory_saving": comparison.memory_saving,
             }
             if not args.json:
-                Console().print(comparison_table(comparison))
+                console(False).print(comparison_table(comparison))
     except SpecError as exc:
         return _usage_error(args.command, exc.problems)
     if args.json:

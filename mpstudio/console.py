@@ -164,7 +164,7 @@ class ConsoleReporter:
 
 def summary_table(s: RunSummary) -> Table:
     table = Table(title=f"{s.label}: {s.status}", show_header=False, title_justify="left")
-    table.add_column(style="bold")
+    table.add_column(style="bold", no_wrap=True)
     table.add_column()
     for name, value in summary_rows(s):
         table.add_row(name, value)
@@ -195,7 +195,7 @@ def comparison_table(result: ComparisonResult) -> Table:
     mixed = result.mixed.summary if result.mixed else None
     title = f"{base.label} vs {mixed.label if mixed else 'mixed (not run)'}"
     table = Table(title=title, title_justify="left")
-    table.add_column("")
+    table.add_column("", no_wrap=True)
     table.add_column(base.label, justify="right")
     table.add_column(mixed.label if mixed else "mixed", justify="right")
     table.add_column("change", justify="right")

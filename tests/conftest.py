@@ -7,9 +7,9 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-import pytest  # noqa: E402
+import pytest
 
-from mpstudio.engine.spec import RunSpec  # noqa: E402
+from mpstudio.engine.spec import RunSpec
 
 
 @pytest.fixture

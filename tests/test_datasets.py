@@ -94,7 +94,7 @@ def test_synthetic_bundle():
     assert len(batches) == 10
     x, y = batches[0]
     assert x.shape == (16, 12, 10, 3) and x.dtype.name == "float32"
-    assert 0 <= int(np.min(y)) and int(np.max(y)) < 7
+    assert int(np.min(y)) >= 0 and int(np.max(y)) < 7
     assert np.array_equal(batches[0][0].numpy(), batches[-1][0].numpy())  # one batch repeated
     assert bundle.val is not None and len(list(bundle.val)) == 2
 

@@ -27,7 +27,8 @@ def test_engine_loads_no_qt():
     result = _run(IMPORT_ALL_ENGINE)
     assert "mpstudio.engine.trainer.runner" in result["modules"]
     assert "tensorflow" in result["loaded"]  # the import really happened
-    qt = [m for m in result["loaded"] if m.split(".")[0] in ("PySide6", "pyqtgraph", "PyQt5", "PyQt6")]
+    qt_roots = ("PySide6", "pyqtgraph", "PyQt5", "PyQt6")
+    qt = [m for m in result["loaded"] if m.split(".")[0] in qt_roots]
     assert qt == []
 
 

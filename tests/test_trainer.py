@@ -70,8 +70,8 @@ def test_window_loss_is_the_mean_of_the_window(tiny_spec):
     run(tiny_spec.replace(log_every_steps=3, loop="custom"), reporter)
     steps = reporter.of_type(StepMetrics)
     (epoch,) = reporter.of_type(EpochMetrics)
-    windows = [b.step - a.step for a, b in zip([StepMetrics(0, 1, 0, 0, None, 0, None, 0, True)]
-                                              + steps, steps, strict=False)]
+    previous = [0] + [s.step for s in steps[:-1]]
+    windows = [s.step - p for s, p in zip(steps, previous, strict=True)]
     weighted = sum(s.loss * n for s, n in zip(steps, windows, strict=True)) / steps[-1].step
     assert weighted == pytest.approx(epoch.loss, rel=1e-4)
 

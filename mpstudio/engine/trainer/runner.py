@@ -19,6 +19,7 @@ from mpstudio.engine import device_info
 from mpstudio.engine.datasets import load_dataset
 from mpstudio.engine.datasets.bundle import DataBundle
 from mpstudio.engine.events import (
+    EpochMetrics,
     Reporter,
     RunFailed,
     RunFinished,
@@ -41,6 +42,8 @@ class RunResult:
     summary: RunSummary
     model: keras.Model
     initial_weights: list[np.ndarray]  # the weights before training (for comparisons)
+    epochs: list[EpochMetrics]
+    warnings: list[str]
     failure: RunFailed | None = None
 
     @property
@@ -104,7 +107,8 @@ def run(
     model_summary = describe_model(model, spec.precision)
     device = device_info.device_label()
 
-    for message in warnings + device_warnings(spec):
+    warnings = warnings + device_warnings(spec)
+    for message in warnings:
         reporter.emit(RunWarning(message))
     reporter.emit(
         RunStarted(
@@ -172,4 +176,6 @@ def run(
     else:
         summary = summarize("stopped" if monitor.stop_requested else "finished")
         reporter.emit(RunFinished(summary))
-    return RunResult(spec, summary, model, start_weights, failure)
+    return RunResult(
+        spec, summary, model, start_weights, list(monitor.epochs), warnings, failure
+    )

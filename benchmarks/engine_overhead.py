@@ -1,0 +1,131 @@
+"""What the engine's events and bookkeeping cost: its steady-state throughput as a
+ratio of a plain, hand-written ``model.fit`` on the same model and data.
+
+Both sides use the same template, tf.data pipeline, optimizer and compile
+options, in one process, alternating order each round. The plain side is timed
+by wall clock over whole epochs after a warm-up epoch; the engine side is the
+steady-state examples/s the engine itself reports (warm-up steps excluded), so a
+ratio near 1 also shows the engine's figure is not flattering itself.
+
+    python benchmarks/engine_overhead.py                 # about 1-2 minutes on 2 cores
+    python benchmarks/engine_overhead.py --log-every 1   # worst case: a sample every step
+    python benchmarks/engine_overhead.py --quick         # smoke run (used by the tests)
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import keras
+
+from mpstudio.engine import device_info
+from mpstudio.engine.datasets import load_dataset
+from mpstudio.engine.events import CollectingReporter
+from mpstudio.engine.precision import make_optimizer
+from mpstudio.engine.spec import RunSpec
+from mpstudio.engine.templates import build_model
+from mpstudio.engine.trainer.runner import run
+
+TARGET = 0.97
+
+
+def fresh_start() -> None:
+    """Free the previous round's models and traced functions, for both sides alike."""
+    keras.backend.clear_session()
+    gc.collect()
+
+
+def plain_fit_examples_per_sec(spec: RunSpec) -> float:
+    """A user's own script: build, compile, fit; wall clock after one warm-up epoch."""
+    fresh_start()
+    keras.utils.set_random_seed(spec.seed)
+    bundle = load_dataset(spec)
+    model = build_model(spec.template, bundle.input_shape, bundle.num_classes, spec.precision)
+    model.compile(
+        optimizer=make_optimizer(spec),
+        loss=keras.losses.SparseCategoricalCrossentropy(),
+        metrics=["accuracy"],
+        jit_compile=device_info.resolve_xla(spec.xla),
+        auto_scale_loss=False,
+    )
+    model.fit(bundle.train, epochs=1, shuffle=False, verbose=0)  # tracing, autotuning
+    start = time.perf_counter()
+    model.fit(bundle.train, epochs=spec.epochs - 1, shuffle=False, verbose=0)
+    elapsed = time.perf_counter() - start
+    return (spec.epochs - 1) * bundle.steps_per_epoch * spec.batch_size / elapsed
+
+
+def engine_examples_per_sec(spec: RunSpec) -> float:
+    fresh_start()
+    result = run(spec, CollectingReporter())
+    if not result.ok or result.summary.steady_examples_per_sec is None:
+        raise RuntimeError(f"engine run did not finish: {result.failure}")
+    return result.summary.steady_examples_per_sec
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--epochs", type=int, default=4, help="per run; the first warms up")
+    parser.add_argument("--steps-per-epoch", type=int, default=150)
+    parser.add_argument("--template", default="mlp")
+    parser.add_argument("--precision", default="float32")
+    parser.add_argument("--loop", default="fit", choices=["fit", "custom"])
+    parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument("--log-every", type=int, default=0, help="engine sampling; 0 = auto")
+    parser.add_argument("--quick", action="store_true", help="1 round of a tiny run (smoke test)")
+    parser.add_argument("--check", action="store_true", help=f"exit 1 below {TARGET}")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds, args.epochs, args.steps_per_epoch = 1, 2, 20
+
+    spec = RunSpec(
+        dataset="synthetic",
+        template=args.template,
+        precision=args.precision,
+        batch_size=args.batch_size,
+        epochs=args.epochs,
+        validation_split=0.0,
+        loop=args.loop,
+        log_every_steps=args.log_every,
+        dataset_options={"shape": [28, 28, 1], "classes": 10,
+                         "samples": args.steps_per_epoch * args.batch_size},
+    )
+    spec.validate()
+    print(
+        f"engine overhead: {spec.template} on synthetic 28x28x1, batch {spec.batch_size}, "
+        f"{args.steps_per_epoch} steps/epoch, {spec.epochs} epochs, {spec.precision}, "
+        f"{spec.loop} loop, log every {args.log_every or 'auto'}, "
+        f"{device_info.device_label()}"
+    )
+    ratios, plains, engines = [], [], []
+    for round_no in range(1, args.rounds + 1):
+        if round_no % 2:  # alternate who goes first: drift hits both sides alike
+            plain = plain_fit_examples_per_sec(spec)
+            engine = engine_examples_per_sec(spec)
+        else:
+            engine = engine_examples_per_sec(spec)
+            plain = plain_fit_examples_per_sec(spec)
+        plains.append(plain)
+        engines.append(engine)
+        ratios.append(engine / plain)
+        print(f"round {round_no}: plain fit {plain:,.0f} ex/s   engine {engine:,.0f} ex/s   "
+              f"ratio {engine / plain:.3f}", flush=True)
+    ratio = statistics.median(ratios)
+    print(
+        f"median plain {statistics.median(plains):,.0f} ex/s, engine "
+        f"{statistics.median(engines):,.0f} ex/s; ratios {min(ratios):.3f}..{max(ratios):.3f}"
+    )
+    print(f"engine/plain throughput ratio: {ratio:.3f} (target >= {TARGET})")
+    return 1 if args.check and ratio < TARGET else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,21 @@
+"""The overhead benchmark keeps working (its ratio is read from a full run, not here)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_overhead_benchmark_runs_and_prints_a_ratio():
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "engine_overhead.py"), "--quick"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    match = re.search(r"engine/plain throughput ratio: ([0-9.]+)", proc.stdout)
+    assert match and float(match.group(1)) > 0
+    assert "round 1: plain fit" in proc.stdout

@@ -1,0 +1,105 @@
+"""The mpstudio command: train/compare, JSON output, configs, clean errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mpstudio.cli import main
+from mpstudio.engine.spec import RunSpec
+
+
+def mpstudio(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)  # the CLI hides TensorFlow's chatter itself
+    return subprocess.run([sys.executable, "-m", "mpstudio", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["train", "--dataset", "imagenet"], "unknown dataset 'imagenet'; choose from: digits"),
+        (["train", "--template", "vgg"], "unknown template 'vgg'; choose from: mlp, mlp_bn"),
+        (["compare", "--precision", "fp16"], "unknown precision 'fp16'; choose from: float32"),
+        (["train", "--batch-size", "0"], "batch size must be a positive integer, got 0"),
+        (["train", "--epochs", "two"], "argument --epochs: invalid int value: 'two'"),
+        (["train", "--loss-scaling", "fixed", "--scale-factor", "-1"],
+         "fixed loss scale factor must be a positive number, got -1.0"),
+        (["train", "--synthetic-shape", "a,b"], "synthetic shape must look like 32,32,3"),
+        (["compare", "--precision", "float32"], "compare needs a mixed precision"),
+        (["train", "--config", "/nonexistent/run.toml"], "does not exist"),
+        (["fly"], "invalid choice: 'fly'"),
+    ],
+)
+def test_bad_arguments_print_one_line_and_exit_2(capsys, args, expected):
+    with pytest.raises(SystemExit) as exit_info:
+        code = main(args)
+        raise SystemExit(code)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert expected in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_no_subcommand_is_reserved_for_the_gui(capsys):
+    assert main([]) == 0
+    assert "desktop app" in capsys.readouterr().out
+
+
+def test_train_json_in_a_real_process(tmp_path):
+    config = tmp_path / "run.toml"
+    proc = mpstudio("train", "--dataset", "digits", "--template", "mlp", "--precision",
+                    "float32", "--epochs", "2", "--batch-size", "64", "--json",
+                    "--save-config", str(config))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "absl" not in proc.stderr
+    payload = json.loads(proc.stdout)
+    summary = payload["summary"]
+    assert summary["status"] == "finished" and summary["epochs_done"] == 2
+    assert summary["steady_examples_per_sec"] > 0 and 0 < summary["final_val_accuracy"] <= 1
+    assert len(payload["epochs"]) == 2 and payload["failure"] is None
+    assert RunSpec.load(config) == RunSpec.from_dict(payload["spec"])
+
+
+def test_config_file_with_overrides(tmp_path, capsys):
+    config = tmp_path / "run.toml"
+    RunSpec(template="mlp_bn", precision="float32", batch_size=64, epochs=3).save(config)
+    assert main(["train", "--config", str(config), "--epochs", "1", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["spec"]["template"] == "mlp_bn" and payload["spec"]["epochs"] == 1
+    assert payload["summary"]["epochs_done"] == 1
+
+
+def test_compare_prints_the_side_by_side_table(capsys):
+    code = main(["compare", "--dataset", "digits", "--template", "mlp", "--epochs", "1",
+                 "--batch-size", "64"])
+    assert code == 0
+    out = capsys.readouterr().out
+    for row in ("steady examples/s", "time to first step", "final val accuracy",
+                "overflow (skipped) steps", "peak device memory", "speed", " pp"):
+        assert row in out
+    assert "float32 baseline" in out and "mixed_float16" in out
+
+
+def test_compare_json(capsys):
+    assert main(["compare", "--precision", "mixed_bfloat16", "--epochs", "1",
+                 "--batch-size", "64", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["baseline"]["summary"]["precision"] == "float32"
+    assert payload["mixed"]["summary"]["precision"] == "mixed_bfloat16"
+    assert payload["mixed"]["summary"]["loss_scale_mode"] == "off"
+    assert payload["speedup"] > 0
+
+
+def test_a_diverged_run_exits_1_with_the_reason(capsys):
+    code = main(["train", "--precision", "mixed_float16", "--loss-scaling", "fixed",
+                 "--scale-factor", "1e30", "--epochs", "2", "--batch-size", "64", "--json"])
+    assert code == 1
+    payload = json.loads(capsys.readouterr().out)  # NaN became null: still valid JSON
+    assert payload["summary"]["status"] == "diverged"
+    assert "diverged" in payload["failure"]

@@ -1,0 +1,27 @@
+"""The README's quick start stays true: CI runs exactly its test command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def quick_start_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    return [line for line in block.splitlines() if line and not line.startswith("#")]
+
+
+def test_quick_start_has_two_commands_launch_and_test():
+    launch, test = quick_start_commands()
+    assert launch.endswith("mpstudio") and "pip install -e ." in launch
+    assert "pytest" in test and '".[test]"' in test
+
+
+def test_ci_runs_the_readme_test_command():
+    _, test = quick_start_commands()
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert test in ci
