@@ -60,7 +60,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     add("--learning-rate", "--lr", type=float, help="default 0.001")
     add("--batch-size", type=int, help="per replica, default 128")
     add("--epochs", type=int, help="default 5")
-    add("--steps", type=int, help="a step budget: stop after this many training steps")
+    add("--steps", type=int, help="a step budget: train this many steps instead of --epochs")
     add("--validation-split", type=float, help="fraction held out for validation (0.2)")
     add("--seed", type=int, help="fixes the split, initial weights and data order (0)")
     add("--xla", help=f"one of: {', '.join(XLA_MODES)} (default auto: on for GPUs)")
@@ -158,7 +158,8 @@ def _tensorflow_logs_hidden() -> Iterator[None]:
         os.close(devnull)
 
 
-def _install_stop_on_ctrl_c(reporter) -> None:
+@contextlib.contextmanager
+def _ctrl_c_stops(reporter) -> Iterator[None]:
     """First Ctrl-C stops cooperatively after the current step; a second one aborts."""
 
     def handler(signum, frame):
@@ -166,7 +167,11 @@ def _install_stop_on_ctrl_c(reporter) -> None:
         reporter.stop()
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
-    signal.signal(signal.SIGINT, handler)
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _run_command(args: argparse.Namespace) -> int:
@@ -191,24 +196,24 @@ def _run_command(args: argparse.Namespace) -> int:
         return plain if plain.is_terminal else Console(stderr=stderr, width=110)
 
     reporter = ConsoleReporter(console(True), quiet=args.json, summaries=args.command == "train")
-    _install_stop_on_ctrl_c(reporter)
     try:
-        if args.command == "train":
-            result = runner.run(spec, reporter)
-            results = [result]
-            payload: dict[str, Any] = _result_json(result)
-        else:
-            comparison = compare_mod.compare(spec, reporter)
-            results = [r for r in (comparison.baseline, comparison.mixed) if r is not None]
-            payload = {
-                "baseline": _result_json(comparison.baseline),
-                "mixed": _result_json(comparison.mixed) if comparison.mixed else None,
-                "speedup": comparison.speedup,
-                "accuracy_delta_pp": comparison.accuracy_delta_pp,
-                "memory_saving": comparison.memory_saving,
-            }
-            if not args.json:
-                console(False).print(comparison_table(comparison))
+        with _ctrl_c_stops(reporter):
+            if args.command == "train":
+                result = runner.run(spec, reporter)
+                results = [result]
+                payload: dict[str, Any] = _result_json(result)
+            else:
+                comparison = compare_mod.compare(spec, reporter)
+                results = [r for r in (comparison.baseline, comparison.mixed) if r is not None]
+                payload = {
+                    "baseline": _result_json(comparison.baseline),
+                    "mixed": _result_json(comparison.mixed) if comparison.mixed else None,
+                    "speedup": comparison.speedup,
+                    "accuracy_delta_pp": comparison.accuracy_delta_pp,
+                    "memory_saving": comparison.memory_saving,
+                }
+                if not args.json:
+                    console(False).print(comparison_table(comparison))
     except SpecError as exc:
         return _usage_error(args.command, exc.problems)
     if args.json:

@@ -103,3 +103,34 @@ def test_a_diverged_run_exits_1_with_the_reason(capsys):
     payload = json.loads(capsys.readouterr().out)  # NaN became null: still valid JSON
     assert payload["summary"]["status"] == "diverged"
     assert "diverged" in payload["failure"]
+
+
+def test_ctrl_c_handler_is_restored_after_a_run(capsys):
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    assert main(["train", "--steps", "2", "--batch-size", "64", "--json"]) == 0
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_ctrl_c_stops_cleanly_and_prints_the_summary():
+    import signal
+
+    env = dict(os.environ)
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mpstudio", "train", "--epochs", "500", "--batch-size", "64"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    try:
+        for line in proc.stderr:
+            if line.startswith("epoch 1/500"):
+                break
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert "stopping after this step" in err and "mixed_float16: stopped" in err
+    assert "epoch 500/500" not in err

@@ -180,3 +180,17 @@ def test_synthetic_data_trains(tiny_spec):
     )
     result = run(spec, CollectingReporter())
     assert result.ok and result.summary.steps_done == 4
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_xla_on_compiles_both_loops(tiny_spec, loop):
+    reporter = CollectingReporter()
+    result = run(tiny_spec.replace(precision="mixed_bfloat16", xla="on", steps=4, loop=loop),
+                 reporter)
+    assert result.ok and result.summary.xla and reporter.of_type(RunStarted)[0].xla
+    assert result.summary.steps_done == 4
+
+
+def test_xla_auto_is_off_on_a_cpu_only_machine(tiny_spec):
+    result = run(tiny_spec.replace(steps=2), CollectingReporter())
+    assert result.summary.xla is False

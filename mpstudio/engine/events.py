@@ -31,7 +31,7 @@ class RunSummary:
     time_to_first_step: float | None  # seconds from the start of training to step 1 done
     steady_examples_per_sec: float | None  # None: too few steps after the warm-up
     steady_step_time: float | None  # seconds per step, steady state
-    mean_epoch_time: float | None
+    mean_epoch_time: float | None  # the first epoch (tracing) left out when there are more
     total_time: float
     final_loss: float | None  # training loss of the last epoch (unscaled)
     final_accuracy: float | None

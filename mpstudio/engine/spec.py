@@ -73,7 +73,7 @@ class RunSpec:
     learning_rate: float = 1e-3
     batch_size: int = 128  # per replica, as in Keras
     epochs: int = 5
-    steps: int | None = None  # a step budget; when set it ends the run early
+    steps: int | None = None  # a step budget: when set, train this many steps instead of epochs
     validation_split: float = 0.2
     seed: int = 0
     xla: str = "auto"
