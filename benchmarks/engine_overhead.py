@@ -3,9 +3,12 @@ ratio of a plain, hand-written ``model.fit`` on the same model and data.
 
 Both sides use the same template, tf.data pipeline, optimizer and compile
 options, in one process, alternating order each round. The plain side is timed
-by wall clock over whole epochs after a warm-up epoch; the engine side is the
-steady-state examples/s the engine itself reports (warm-up steps excluded), so a
-ratio near 1 also shows the engine's figure is not flattering itself.
+by wall clock over epochs 2..N (epoch 1 warms up). Two engine figures are set
+against it:
+- steady: the examples/s the engine reports (its warm-up steps excluded), the
+  number users see; the target ratio applies to this one;
+- wall: the engine's own epoch times over the same epochs 2..N, every cost of
+  the engine between and around the steps included.
 
     python benchmarks/engine_overhead.py                 # about 1-2 minutes on 2 cores
     python benchmarks/engine_overhead.py --log-every 1   # worst case: a sample every step
@@ -62,12 +65,16 @@ def plain_fit_examples_per_sec(spec: RunSpec) -> float:
     return (spec.epochs - 1) * bundle.steps_per_epoch * spec.batch_size / elapsed
 
 
-def engine_examples_per_sec(spec: RunSpec) -> float:
+def engine_examples_per_sec(spec: RunSpec) -> tuple[float, float]:
+    """(steady examples/s as reported, wall-clock examples/s over epochs 2..N)."""
     fresh_start()
     result = run(spec, CollectingReporter())
     if not result.ok or result.summary.steady_examples_per_sec is None:
         raise RuntimeError(f"engine run did not finish: {result.failure}")
-    return result.summary.steady_examples_per_sec
+    later = result.epochs[1:]
+    steps = later[-1].steps - result.epochs[0].steps
+    wall = steps * spec.batch_size / sum(e.epoch_time for e in later)
+    return result.summary.steady_examples_per_sec, wall
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,25 +112,24 @@ def main(argv: list[str] | None = None) -> int:
         f"{spec.loop} loop, log every {args.log_every or 'auto'}, "
         f"{device_info.device_label()}"
     )
-    ratios, plains, engines = [], [], []
+    steady_ratios, wall_ratios = [], []
     for round_no in range(1, args.rounds + 1):
         if round_no % 2:  # alternate who goes first: drift hits both sides alike
             plain = plain_fit_examples_per_sec(spec)
-            engine = engine_examples_per_sec(spec)
+            steady, wall = engine_examples_per_sec(spec)
         else:
-            engine = engine_examples_per_sec(spec)
+            steady, wall = engine_examples_per_sec(spec)
             plain = plain_fit_examples_per_sec(spec)
-        plains.append(plain)
-        engines.append(engine)
-        ratios.append(engine / plain)
-        print(f"round {round_no}: plain fit {plain:,.0f} ex/s   engine {engine:,.0f} ex/s   "
-              f"ratio {engine / plain:.3f}", flush=True)
-    ratio = statistics.median(ratios)
-    print(
-        f"median plain {statistics.median(plains):,.0f} ex/s, engine "
-        f"{statistics.median(engines):,.0f} ex/s; ratios {min(ratios):.3f}..{max(ratios):.3f}"
-    )
-    print(f"engine/plain throughput ratio: {ratio:.3f} (target >= {TARGET})")
+        steady_ratios.append(steady / plain)
+        wall_ratios.append(wall / plain)
+        print(f"round {round_no}: plain fit {plain:,.0f} ex/s   engine steady {steady:,.0f} "
+              f"ex/s ({steady / plain:.3f})   engine wall {wall:,.0f} ex/s ({wall / plain:.3f})",
+              flush=True)
+    ratio = statistics.median(steady_ratios)
+    print(f"engine wall-clock/plain ratio: {statistics.median(wall_ratios):.3f} "
+          f"(rounds {min(wall_ratios):.3f}..{max(wall_ratios):.3f})")
+    print(f"engine/plain throughput ratio: {ratio:.3f} (target >= {TARGET}; "
+          f"rounds {min(steady_ratios):.3f}..{max(steady_ratios):.3f})")
     return 1 if args.check and ratio < TARGET else 0
 
 

@@ -181,7 +181,10 @@ def _run_command(args: argparse.Namespace) -> int:
     except SpecError as exc:
         return _usage_error(args.command, exc.problems)
     if args.save_config:
-        spec.save(args.save_config)
+        try:
+            spec.save(args.save_config)
+        except OSError as exc:
+            return _usage_error(args.command, [f"cannot write {args.save_config}: {exc.strerror}"])
 
     from rich.console import Console
 
@@ -216,6 +219,9 @@ def _run_command(args: argparse.Namespace) -> int:
                     console(False).print(comparison_table(comparison))
     except SpecError as exc:
         return _usage_error(args.command, exc.problems)
+    except runner.RunSetupError as exc:
+        print(f"mpstudio {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
     if args.json:
         print(json.dumps(payload, indent=2, allow_nan=False))
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED

@@ -29,11 +29,17 @@ def mpstudio(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         (["train", "--batch-size", "0"], "batch size must be a positive integer, got 0"),
         (["train", "--epochs", "two"], "argument --epochs: invalid int value: 'two'"),
         (["train", "--loss-scaling", "fixed", "--scale-factor", "-1"],
-         "fixed loss scale factor must be a positive number, got -1.0"),
+         "fixed loss scale factor must be a positive number no larger than float32's "
+         "maximum (3.4e38), got -1.0"),
         (["train", "--synthetic-shape", "a,b"], "synthetic shape must look like 32,32,3"),
         (["compare", "--precision", "float32"], "compare needs a mixed precision"),
         (["train", "--config", "/nonexistent/run.toml"], "does not exist"),
         (["fly"], "invalid choice: 'fly'"),
+        (["train", "--seed", "4294967296"], "seed must be an integer from 0 to 4294967295"),
+        (["train", "--initial-scale", "0"], "initial loss scale must be a positive number"),
+        (["train", "--save-config", "/nonexistent/dir/run.toml"], "cannot write"),
+        (["train", "--dataset", "synthetic", "--synthetic-samples", "10"],
+         "synthetic samples (10) are fewer than one batch of 128"),
     ],
 )
 def test_bad_arguments_print_one_line_and_exit_2(capsys, args, expected):
@@ -127,7 +133,7 @@ def test_ctrl_c_stops_cleanly_and_prints_the_summary():
             if line.startswith("epoch 1/500"):
                 break
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=120)
+        _, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
     assert proc.returncode == 0, err

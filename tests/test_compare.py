@@ -52,8 +52,6 @@ def test_same_data_order(comparison_and_events):
 def test_side_by_side_figures(comparison_and_events):
     result, _ = comparison_and_events
     assert result.speedup is not None and result.speedup > 0
-    base = result.baseline.summary.steady_examples_per_sec
-    assert result.speedup == pytest.approx(result.mixed.summary.steady_examples_per_sec / base)
     delta = result.accuracy_delta_pp
     assert delta == pytest.approx(
         100 * (result.mixed.summary.final_val_accuracy

@@ -43,10 +43,32 @@ def test_every_problem_is_reported_at_once():
 
 def test_fixed_scale_must_be_positive():
     assert problems(loss_scaling=LossScaling(mode="fixed", factor=0.0)) == [
-        "fixed loss scale factor must be a positive number, got 0.0"
+        "fixed loss scale factor must be a positive number no larger than float32's "
+        "maximum (3.4e38), got 0.0"
     ]
     assert problems(loss_scaling=LossScaling(mode="fixed", factor=-8.0))
+    assert problems(loss_scaling=LossScaling(mode="fixed", factor=1e39))  # inf in float32
     assert problems(loss_scaling=LossScaling(mode="dynamic", growth_steps=0))
+
+
+def test_auto_scaling_settings_are_checked_where_they_apply():
+    """'auto' is dynamic under float16, so its settings must be valid there."""
+    assert problems(precision="mixed_float16", loss_scaling=LossScaling(initial_scale=0))
+    assert problems(precision="mixed_float16", loss_scaling=LossScaling(initial_scale="big"))
+    assert problems(precision="float32", loss_scaling=LossScaling(initial_scale=0)) == []
+
+
+def test_ignored_settings_are_warned_about():
+    (warning,) = RunSpec(loss_scaling=LossScaling(factor=8.0)).warnings()
+    assert "fixed scale factor 8 is ignored" in warning and "'dynamic'" in warning
+    (warning,) = RunSpec(precision="float32",
+                         loss_scaling=LossScaling(initial_scale=8.0)).warnings()
+    assert "dynamic loss scaling settings are ignored" in warning
+
+
+def test_seed_and_switches_are_checked():
+    assert problems(seed=2**32) == ["seed must be an integer from 0 to 4294967295, got 4294967296"]
+    assert problems(data=DataOptions(cache="no")) == ["data cache must be true or false, got 'no'"]
 
 
 def test_scaling_under_bfloat16_is_allowed_with_a_warning():

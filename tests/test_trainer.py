@@ -64,16 +64,20 @@ def test_both_loops_emit_the_same_events(tiny_spec):
     assert seqs[0] == seqs[1]
 
 
-def test_window_loss_is_the_mean_of_the_window(tiny_spec):
-    """Sampled every 3 steps, each window loss is consistent with the epoch mean."""
-    reporter = CollectingReporter()
-    run(tiny_spec.replace(log_every_steps=3, loop="custom"), reporter)
-    steps = reporter.of_type(StepMetrics)
-    (epoch,) = reporter.of_type(EpochMetrics)
-    previous = [0] + [s.step for s in steps[:-1]]
-    windows = [s.step - p for s, p in zip(steps, previous, strict=True)]
-    weighted = sum(s.loss * n for s, n in zip(steps, windows, strict=True)) / steps[-1].step
-    assert weighted == pytest.approx(epoch.loss, rel=1e-4)
+@pytest.mark.parametrize("loop", LOOPS)
+def test_window_loss_is_the_mean_of_its_steps(tiny_spec, loop):
+    """Reported every 3 steps, each loss equals the mean of the per-step losses of an
+    identical run reported every step (same seed: same weights, data and updates)."""
+    per_step, windowed = CollectingReporter(), CollectingReporter()
+    run(tiny_spec.replace(loop=loop, log_every_steps=1), per_step)
+    run(tiny_spec.replace(loop=loop, log_every_steps=3), windowed)
+    losses = {s.step: s.loss for s in per_step.of_type(StepMetrics)}
+    previous = 0
+    for sample in windowed.of_type(StepMetrics):
+        window = [losses[i] for i in range(previous + 1, sample.step + 1)]
+        assert sample.loss == pytest.approx(sum(window) / len(window), rel=1e-4, abs=1e-5)
+        previous = sample.step
+    assert previous > 6  # several multi-step windows were checked
 
 
 @pytest.mark.parametrize("loop", LOOPS)
@@ -95,8 +99,10 @@ def test_overflow_skips_the_step_and_halves_the_scale(tiny_spec, loop):
     assert result.summary.overflow_steps >= 2
     assert result.summary.loss_scale_max == 2.0**60
     assert result.summary.loss_scale_final == steps[-1].loss_scale < 2.0**59
-    applied = int(result.model.optimizer.iterations.numpy())
-    assert applied == result.summary.steps_done - result.summary.overflow_steps
+    # Two views of the same events: halvings seen in the scale, skips seen in the
+    # optimizer's step count (growth is 1000 steps away, so every change is a halving).
+    halvings = math.log2(2.0**60 / result.summary.loss_scale_final)
+    assert halvings == result.summary.overflow_steps
 
 
 @pytest.mark.parametrize("loop", LOOPS)
@@ -115,6 +121,50 @@ def test_stop_ends_within_one_batch(tiny_spec, loop):
     assert isinstance(reporter.events[-1], RunFinished)
     assert len(reporter.of_type(EpochMetrics)) == 1  # the stopped epoch still reports
     assert reporter.of_type(EpochMetrics)[0].val_loss is None  # validation skipped
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_stop_at_the_end_of_an_epoch_ends_the_run(tiny_spec, loop):
+    class StopAtEpochEnd(CollectingReporter):
+        def emit(self, event):
+            super().emit(event)
+            if isinstance(event, RunStarted):
+                self.per_epoch = event.steps_per_epoch
+            if isinstance(event, StepMetrics) and event.step == self.per_epoch:
+                self.stop()
+
+    reporter = StopAtEpochEnd()
+    result = run(tiny_spec.replace(epochs=3, loop=loop), reporter)
+    assert result.summary.status == "stopped"
+    assert result.summary.steps_done == reporter.per_epoch  # no step of epoch 2 ran
+    (epoch,) = reporter.of_type(EpochMetrics)
+    assert epoch.val_loss is None  # validation skipped
+
+
+@pytest.mark.parametrize(
+    ("error", "kind", "words"),
+    [
+        (lambda: __import__("tensorflow").errors.ResourceExhaustedError(None, None, "OOM"),
+         "out_of_memory", "out of memory at batch size 64"),
+        (lambda: RuntimeError("disk on fire"), "error", "RuntimeError: disk on fire"),
+    ],
+)
+def test_an_error_during_training_ends_the_run_with_a_reason(tiny_spec, error, kind, words):
+    """The error is raised at step 5 from inside the training loop (the reporter is
+    called there), as a real out-of-memory or a crash in a callback would be."""
+
+    class FailAtStep5(CollectingReporter):
+        def emit(self, event):
+            super().emit(event)
+            if isinstance(event, StepMetrics) and event.step == 5:
+                raise error()
+
+    reporter = FailAtStep5()
+    result = run(tiny_spec.replace(epochs=2), reporter)
+    failure = reporter.events[-1]
+    assert isinstance(failure, RunFailed) and failure.kind == kind and not result.ok
+    assert words in failure.reason and failure.step == 5
+    assert failure.summary.status == "failed" and failure.summary.steps_done == 5
 
 
 @pytest.mark.parametrize("loop", LOOPS)

@@ -31,7 +31,8 @@ def device_label() -> str:
 
 
 def resolve_xla(mode: str) -> bool:
-    """``auto`` follows Keras: XLA on GPUs, off on a CPU-only machine."""
+    """``auto``: XLA on when a GPU is visible, off on a CPU-only machine (Keras' own
+    ``auto`` also weighs backend and determinism details; this rule is explicit)."""
     if mode == "on":
         return True
     if mode == "off":
@@ -62,16 +63,21 @@ def hardware_summary() -> dict[str, str]:
     return info
 
 
-def reset_peak_memory() -> None:
-    if gpus():
-        tf.config.experimental.reset_memory_stats("GPU:0")
+def start_memory_measure() -> int:
+    """Reset the device's peak counter and return the memory already in use (held by
+    earlier runs in this process), which the run's own peak leaves out."""
+    if not gpus():
+        return 0
+    tf.config.experimental.reset_memory_stats("GPU:0")
+    return int(tf.config.experimental.get_memory_info("GPU:0")["current"])
 
 
-def peak_memory() -> tuple[int | None, str]:
-    """Peak device memory since the last reset, or None with the reason."""
+def peak_memory(in_use_at_start: int) -> tuple[int | None, str]:
+    """This run's peak device memory, or None with the reason."""
     if not gpus():
         return None, "not reported by the CPU"
     try:
-        return int(tf.config.experimental.get_memory_info("GPU:0")["peak"]), "GPU:0 peak"
+        peak = int(tf.config.experimental.get_memory_info("GPU:0")["peak"])
     except (ValueError, RuntimeError) as exc:
         return None, f"not reported: {exc}"
+    return peak - in_use_at_start, "GPU:0 peak of this run"

@@ -117,7 +117,7 @@ class RunFailed:
     """A run that could not finish. ``reason`` is for people: what happened and what to try."""
 
     reason: str
-    kind: str  # diverged | error
+    kind: str  # diverged | out_of_memory | error
     step: int | None
     summary: RunSummary | None  # what was measured before the failure
 

@@ -21,6 +21,8 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16")
+FLOAT32_MAX = 3.4028234663852886e38  # a loss scale above this is inf in float32
+MAX_SEED = 2**32 - 1  # NumPy's seed range
 LOSS_SCALING_MODES = ("auto", "dynamic", "fixed", "off")
 OPTIMIZERS = ("adam", "sgd")
 XLA_MODES = ("auto", "on", "off")
@@ -101,8 +103,8 @@ class RunSpec:
         if self.steps is not None:
             out += _positive_int("steps", self.steps)
         out += _positive_float("learning rate", self.learning_rate)
-        if not _is_int(self.seed) or self.seed < 0:
-            out.append(f"seed must be a non-negative integer, got {self.seed!r}")
+        if not _is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
+            out.append(f"seed must be an integer from 0 to {MAX_SEED}, got {self.seed!r}")
         if not _is_number(self.validation_split) or not 0 <= self.validation_split < 1:
             out.append(
                 "validation split must be a fraction in [0, 1), "
@@ -114,11 +116,16 @@ class RunSpec:
                 f"got {self.log_every_steps!r}"
             )
         ls = self.loss_scaling
-        if ls.mode == "fixed":
-            out += _positive_float("fixed loss scale factor", ls.factor)
-        if ls.mode == "dynamic":
-            out += _positive_float("initial loss scale", ls.initial_scale)
+        mode = ls.resolved_mode(self.precision) if self.precision in PRECISIONS else ls.mode
+        if mode == "fixed":
+            out += _loss_scale("fixed loss scale factor", ls.factor)
+        if mode == "dynamic":
+            out += _loss_scale("initial loss scale", ls.initial_scale)
             out += _positive_int("loss scale growth steps", ls.growth_steps)
+        for name in ("cache", "prefetch"):
+            value = getattr(self.data, name)
+            if not isinstance(value, bool):
+                out.append(f"data {name} must be true or false, got {value!r}")
         if not _is_int(self.data.shuffle_buffer) or self.data.shuffle_buffer < 0:
             out.append(
                 "shuffle buffer must be 0 (no shuffling) or a positive integer, "
@@ -146,6 +153,20 @@ class RunSpec:
             out.append(
                 "loss scaling is off under mixed_float16: small gradients can underflow to "
                 "zero in float16 and training may stall; 'dynamic' is the safe choice"
+            )
+        resolved = self.loss_scaling_mode
+        defaults = LossScaling()
+        ls = self.loss_scaling
+        if resolved != "fixed" and ls.factor != defaults.factor:
+            out.append(
+                f"the fixed scale factor {ls.factor:g} is ignored: loss scaling is "
+                f"'{resolved}' (set loss scaling to 'fixed' to use it)"
+            )
+        if resolved != "dynamic" and (
+            ls.initial_scale != defaults.initial_scale or ls.growth_steps != defaults.growth_steps
+        ):
+            out.append(
+                f"the dynamic loss scaling settings are ignored: loss scaling is '{resolved}'"
             )
         return out
 
@@ -258,6 +279,13 @@ def _positive_float(what: str, value: Any) -> list[str]:
     if _is_number(value) and value > 0:
         return []
     return [f"{what} must be a positive number, got {value!r}"]
+
+
+def _loss_scale(what: str, value: Any) -> list[str]:
+    if _is_number(value) and 0 < value <= FLOAT32_MAX:
+        return []
+    return [f"{what} must be a positive number no larger than float32's maximum "
+            f"(3.4e38), got {value!r}"]
 
 
 def _unknown_keys(where: str, data: dict[str, Any], cls: type) -> list[str]:

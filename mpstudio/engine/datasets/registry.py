@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mpstudio.engine.lazy_import import resolve
+from mpstudio.engine.registry import Registry
 
 if TYPE_CHECKING:
     from mpstudio.engine.datasets.bundle import DataBundle
@@ -28,24 +29,19 @@ class DatasetEntry:
     validate_options: OptionsValidator | None = None
 
 
-_REGISTRY: dict[str, DatasetEntry] = {}
+_DATASETS: Registry[DatasetEntry] = Registry("dataset")
 
 
 def register_dataset(entry: DatasetEntry) -> None:
-    _REGISTRY[entry.name] = entry
+    _DATASETS.register(entry.name, entry)
 
 
 def dataset_names() -> list[str]:
-    return list(_REGISTRY)
+    return _DATASETS.names()
 
 
 def dataset_entry(name: str) -> DatasetEntry:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(
-            f"unknown dataset {name!r}; choose from: {', '.join(_REGISTRY)}"
-        ) from None
+    return _DATASETS.get(name)
 
 
 def validate_dataset_options(name: str, options: dict[str, Any]) -> list[str]:

@@ -1,7 +1,9 @@
 """Synthetic data for pure compute throughput: one random batch, made once, repeated.
 
-No decoding, shuffling or host-side work per step, so the measured examples/s
-is what the model and device can do (the approach of GPU benchmark suites).
+No decoding, shuffling or augmentation per step: the only input work left is
+handing the same batch to the step (on a GPU, Keras prefetches it to the device
+while the previous step runs), so the measured examples/s is what the model and
+device can do, as in GPU benchmark suites.
 """
 
 from __future__ import annotations
@@ -26,7 +28,12 @@ def _random_batch(
 def load_synthetic(spec: RunSpec) -> DataBundle:
     opts = SyntheticOptions.from_dict(spec.dataset_options)
     batch = spec.batch_size
-    steps = max(1, opts.samples // batch)
+    if opts.samples < batch:
+        raise ValueError(
+            f"synthetic samples ({opts.samples}) are fewer than one batch of {batch}; "
+            "raise the samples or lower the batch size"
+        )
+    steps = opts.samples // batch
     val_steps = round(steps * spec.validation_split)
     train = tf.data.Dataset.from_tensors(_random_batch(opts.shape, opts.classes, batch, spec.seed))
     train = train.repeat(steps).prefetch(tf.data.AUTOTUNE)

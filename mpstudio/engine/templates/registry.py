@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mpstudio.engine.lazy_import import resolve
+from mpstudio.engine.registry import Registry
 
 if TYPE_CHECKING:
     import keras
@@ -27,24 +28,19 @@ class TemplateEntry:
     accepts: frozenset[str]  # input kinds: image (HxWxC), sequence (TxF), flat (F)
 
 
-_REGISTRY: dict[str, TemplateEntry] = {}
+_TEMPLATES: Registry[TemplateEntry] = Registry("template")
 
 
 def register_template(entry: TemplateEntry) -> None:
-    _REGISTRY[entry.name] = entry
+    _TEMPLATES.register(entry.name, entry)
 
 
 def template_names() -> list[str]:
-    return list(_REGISTRY)
+    return _TEMPLATES.names()
 
 
 def template_entry(name: str) -> TemplateEntry:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise KeyError(
-            f"unknown template {name!r}; choose from: {', '.join(_REGISTRY)}"
-        ) from None
+    return _TEMPLATES.get(name)
 
 
 def input_problem(name: str, input_shape: tuple[int, ...]) -> str | None:
@@ -53,7 +49,7 @@ def input_problem(name: str, input_shape: tuple[int, ...]) -> str | None:
     kind = _RANK_KIND.get(len(input_shape))
     if kind in entry.accepts:
         return None
-    fits = [t.name for t in _REGISTRY.values() if kind in t.accepts]
+    fits = [t.name for t in _TEMPLATES.entries() if kind in t.accepts]
     shape = "x".join(map(str, input_shape))
     return (
         f"template {name!r} takes {' or '.join(sorted(entry.accepts))} inputs, but the data "

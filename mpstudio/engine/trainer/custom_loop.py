@@ -61,17 +61,19 @@ class CustomLoop:
                 self.train_step(x, y)
                 monitor.step_done()
             monitor.train_epoch_end()
-            val_loss = val_accuracy = None
-            if bundle.val is not None and not monitor.stop_requested:
-                self.val_loss.reset_state()
-                self.val_accuracy.reset_state()
-                for x, y in bundle.val:
-                    monitor.poll_stop()
-                    if monitor.stop_requested:  # a user stop skips the rest of validation
-                        break
-                    self.eval_step(x, y)
-                if not monitor.stop_requested:
-                    val_loss = float(self.val_loss.result())
-                    val_accuracy = float(self.val_accuracy.result())
+            val_loss, val_accuracy = self.validate(bundle, monitor)
             loss, accuracy = self.running_means()
             monitor.epoch_end(loss, accuracy, val_loss, val_accuracy)
+
+    def validate(self, bundle: DataBundle, monitor: RunMonitor) -> tuple[float | None, ...]:
+        """Validation loss and accuracy, or None for both when a user stop cuts it short."""
+        if bundle.val is None:
+            return None, None
+        self.val_loss.reset_state()
+        self.val_accuracy.reset_state()
+        for x, y in bundle.val:
+            monitor.poll_stop()
+            if monitor.stop_requested:
+                return None, None
+            self.eval_step(x, y)
+        return float(self.val_loss.result()), float(self.val_accuracy.result())

@@ -36,6 +36,7 @@ class MonitorCallback(keras.callbacks.Callback):
         self._close_training_part()
 
     def on_test_batch_begin(self, batch, logs=None):
+        self.monitor.poll_stop()
         if self.monitor.stop_requested:
             self.model.stop_evaluating = True  # a user stop skips the rest of validation
 
@@ -49,6 +50,8 @@ class MonitorCallback(keras.callbacks.Callback):
             val_loss=None if stopped else logs.get("val_loss"),
             val_accuracy=None if stopped else logs.get("val_accuracy"),
         )
+        if self.monitor.stop_before_next_step():  # a stop or divergence seen at epoch end
+            self.model.stop_training = True
 
     def _count_pending_step(self) -> None:
         if self._step_pending:
@@ -62,8 +65,8 @@ class MonitorCallback(keras.callbacks.Callback):
 
 def fit_running_means(model: keras.Model):
     def read() -> tuple[float, float]:
-        result = model.get_metrics_result()
-        return result["loss"], result["accuracy"]
+        result = model.get_metrics_result()  # may hold tensors: float() waits for them
+        return float(result["loss"]), float(result["accuracy"])
 
     return read
 

@@ -28,6 +28,7 @@ from mpstudio.engine.spec import RunSpec
 
 WARMUP_STEPS = 2  # tracing, XLA compilation and tf.data autotuning happen here
 TARGET_SAMPLES_PER_EPOCH = 25
+AUTO_MIN_SAMPLE_INTERVAL = 0.05  # seconds between automatic samples, at least
 
 RunningMeans = Callable[[], tuple[float, float]]  # (loss, accuracy) means of the epoch so far
 
@@ -66,25 +67,29 @@ class RunMonitor:
     total_steps: int
     log_every: int
     label: str
+    min_sample_interval: float = 0.0  # seconds; 0 samples exactly every log_every steps
     warmup_steps: int = WARMUP_STEPS
     clock: Callable[[], float] = time.perf_counter
 
-    steps: int = 0
-    divergence: Divergence | None = None
-    stop_requested: bool = False
-    _started: float = 0.0
-    _window_start: float = 0.0
-    _window_steps: int = 0
-    _applied_at_start: int = 0
-    _time_to_first_step: float | None = None
-    _steady_time: float = 0.0
-    _steady_steps: int = 0
-    _scale: float | None = None
-    _scale_min: float | None = None
-    _scale_max: float | None = None
-    _overflow_steps: int = 0
-    _epoch: _EpochState = field(default_factory=_EpochState)
-    _epochs: list[EpochMetrics] = field(default_factory=list)
+    # Run state, read by the loops and the runner.
+    steps: int = field(default=0, init=False)
+    divergence: Divergence | None = field(default=None, init=False)
+    stop_requested: bool = field(default=False, init=False)
+    # Bookkeeping.
+    _started: float = field(default=0.0, init=False, repr=False)
+    _window_start: float = field(default=0.0, init=False, repr=False)
+    _window_steps: int = field(default=0, init=False, repr=False)
+    _applied_at_start: int = field(default=0, init=False, repr=False)
+    _time_to_first_step: float | None = field(default=None, init=False, repr=False)
+    _steady_time: float = field(default=0.0, init=False, repr=False)
+    _steady_steps: int = field(default=0, init=False, repr=False)
+    _scale: float | None = field(default=None, init=False, repr=False)
+    _scale_min: float | None = field(default=None, init=False, repr=False)
+    _scale_max: float | None = field(default=None, init=False, repr=False)
+    _overflow_steps: int = field(default=0, init=False, repr=False)
+    _epoch: _EpochState = field(default_factory=_EpochState, init=False, repr=False)
+    _epochs: list[EpochMetrics] = field(default_factory=list, init=False, repr=False)
+    _full_epoch_times: list[float] = field(default_factory=list, init=False, repr=False)
 
     # ------------------------------------------------------------ lifecycle
     def train_begin(self) -> None:
@@ -103,10 +108,11 @@ class RunMonitor:
         self.steps += 1
         self._epoch.steps += 1
         self._window_steps += 1
-        if (
-            self.steps == 1
-            or self.steps == self.warmup_steps
-            or self._epoch.steps % self.log_every == 0
+        if self.steps == 1 or self.steps == self.warmup_steps:
+            self._sample()  # time to first step; the steady windows start after the warm-up
+        elif self._epoch.steps % self.log_every == 0 and (
+            not self.min_sample_interval
+            or self.clock() - self._window_start >= self.min_sample_interval
         ):
             self._sample()
 
@@ -136,6 +142,8 @@ class RunMonitor:
             train_time=state.train_time or 0.0,
         )
         self._epochs.append(event)
+        if state.steps == self.steps_per_epoch:
+            self._full_epoch_times.append(event.epoch_time)
         self.reporter.emit(event)
 
     @property
@@ -240,9 +248,9 @@ class RunMonitor:
         last = self._epochs[-1] if self._epochs else None
         val_accs = [e.val_accuracy for e in self._epochs if e.val_accuracy is not None]
         steady = self._steady_steps and self._steady_time > 0
-        full_epochs = [e.epoch_time for e in self._epochs[1:]] or [
-            e.epoch_time for e in self._epochs
-        ]
+        # Full epochs only (a stop or a step budget cuts the last one short), and
+        # without the first one, which holds the tracing, when there are others.
+        full_epochs = self._full_epoch_times[1:] or self._full_epoch_times
         return RunSummary(
             label=self.label,
             precision=self.spec.precision,

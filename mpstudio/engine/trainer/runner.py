@@ -33,7 +33,11 @@ from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.templates.registry import build_model, input_problem
 from mpstudio.engine.trainer.custom_loop import CustomLoop
 from mpstudio.engine.trainer.fit_loop import fit_running_means, run_fit
-from mpstudio.engine.trainer.monitor import RunMonitor, auto_log_every
+from mpstudio.engine.trainer.monitor import (
+    AUTO_MIN_SAMPLE_INTERVAL,
+    RunMonitor,
+    auto_log_every,
+)
 
 
 @dataclass
@@ -51,16 +55,55 @@ class RunResult:
         return self.failure is None
 
 
+class RunSetupError(RuntimeError):
+    """The run could not start (loading data or building the model failed)."""
+
+
 def prepare_data(spec: RunSpec) -> DataBundle:
     """Load the dataset and check it fits the template, raising SpecError if not."""
     try:
         bundle = load_dataset(spec)
     except ValueError as exc:
         raise SpecError([str(exc)]) from None
+    except Exception as exc:
+        raise RunSetupError(
+            f"could not load dataset {spec.dataset!r}: {type(exc).__name__}: {exc}"
+        ) from exc
     problem = input_problem(spec.template, bundle.input_shape)
     if problem:
         raise SpecError([problem])
     return bundle
+
+
+def build_compiled_model(
+    spec: RunSpec, bundle: DataBundle, initial_weights: list[np.ndarray] | None
+) -> tuple[keras.Model, keras.Optimizer, bool]:
+    """The run's model under its policy, with its optimizer and loss scaling, compiled."""
+    try:
+        model = build_model(spec.template, bundle.input_shape, bundle.num_classes,
+                            spec.precision)
+        if initial_weights is not None:
+            model.set_weights(initial_weights)
+        optimizer = make_optimizer(spec)
+        optimizer.build(model.trainable_variables)  # the loss-scale state exists from step 0
+        jit = device_info.resolve_xla(spec.xla)
+        model.compile(
+            optimizer=optimizer,
+            loss=keras.losses.SparseCategoricalCrossentropy(),
+            metrics=["accuracy"],
+            jit_compile=jit,
+            auto_scale_loss=False,  # the scaling is exactly what make_optimizer built
+        )
+    except tf.errors.ResourceExhaustedError:
+        raise RunSetupError(
+            f"out of memory while building {spec.template!r} for input "
+            f"{'x'.join(map(str, bundle.input_shape))}: pick a smaller template or input"
+        ) from None
+    except Exception as exc:
+        raise RunSetupError(
+            f"could not build {spec.template!r}: {type(exc).__name__}: {exc}"
+        ) from exc
+    return model, optimizer, jit
 
 
 def device_warnings(spec: RunSpec) -> list[str]:
@@ -81,33 +124,38 @@ def run(
     label: str | None = None,
     initial_weights: list[np.ndarray] | None = None,
 ) -> RunResult:
-    """Train ``spec`` and report through ``reporter``. Raises SpecError on a bad spec."""
-    warnings = spec.validate()
+    """Train ``spec`` and report through ``reporter``.
+
+    Raises SpecError for a spec that cannot run and RunSetupError when the data or
+    the model cannot be set up; once training starts, every ending is an event.
+    """
+    warnings = spec.validate() + device_warnings(spec)
     keras.utils.set_random_seed(spec.seed)  # weights, dropout and shuffle order
     bundle = prepare_data(spec)
-    model = build_model(spec.template, bundle.input_shape, bundle.num_classes, spec.precision)
-    if initial_weights is not None:
-        model.set_weights(initial_weights)
+    memory_in_use = device_info.start_memory_measure()
+    model, optimizer, jit = build_compiled_model(spec, bundle, initial_weights)
     start_weights = [w.copy() for w in model.get_weights()]
-    optimizer = make_optimizer(spec)
-    optimizer.build(model.trainable_variables)  # the loss-scale state exists from step 0
-    jit = device_info.resolve_xla(spec.xla)
-    model.compile(
-        optimizer=optimizer,
-        loss=keras.losses.SparseCategoricalCrossentropy(),
-        metrics=["accuracy"],
-        jit_compile=jit,
-        auto_scale_loss=False,  # the scaling is exactly what make_optimizer built
-    )
     label = label or spec.precision
     steps_per_epoch = bundle.steps_per_epoch
     total_steps = spec.steps or spec.epochs * steps_per_epoch
     epochs = math.ceil(total_steps / steps_per_epoch)
-    log_every = spec.log_every_steps or auto_log_every(steps_per_epoch)
     model_summary = describe_model(model, spec.precision)
     device = device_info.device_label()
 
-    warnings = warnings + device_warnings(spec)
+    loop = CustomLoop(model, optimizer, jit) if spec.loop == "custom" else None
+    monitor = RunMonitor(
+        spec=spec,
+        reporter=reporter,
+        probe=LossScaleProbe(optimizer),
+        read_running_means=loop.running_means if loop else fit_running_means(model),
+        steps_per_epoch=steps_per_epoch,
+        total_steps=total_steps,
+        log_every=spec.log_every_steps or auto_log_every(steps_per_epoch),
+        label=label,
+        # Automatic sampling also keeps 50 ms between samples: each sample waits for
+        # the device, and tiny steps on a GPU would otherwise lose asynchronous dispatch.
+        min_sample_interval=0.0 if spec.log_every_steps else AUTO_MIN_SAMPLE_INTERVAL,
+    )
     for message in warnings:
         reporter.emit(RunWarning(message))
     reporter.emit(
@@ -119,32 +167,12 @@ def run(
             dataset=bundle.summary(),
             steps_per_epoch=steps_per_epoch,
             total_steps=total_steps,
-            log_every_steps=log_every,
+            log_every_steps=monitor.log_every,
             xla=jit,
             loss_scaling=loss_scaling_note(spec),
         )
     )
 
-    loop = CustomLoop(model, optimizer, jit) if spec.loop == "custom" else None
-    monitor = RunMonitor(
-        spec=spec,
-        reporter=reporter,
-        probe=LossScaleProbe(optimizer),
-        read_running_means=loop.running_means if loop else fit_running_means(model),
-        steps_per_epoch=steps_per_epoch,
-        total_steps=total_steps,
-        log_every=log_every,
-        label=label,
-    )
-
-    def summarize(status: str) -> RunSummary:
-        peak, note = device_info.peak_memory()
-        return monitor.summary(
-            status, xla=jit, device=device, params=model_summary.params,
-            peak_memory=peak, memory_note=note,
-        )
-
-    device_info.reset_peak_memory()
     problem: tuple[str, str, int] | None = None  # (reason, kind, step)
     try:
         if loop:
@@ -168,14 +196,17 @@ def run(
     if problem is None and monitor.divergence is not None:
         problem = (monitor.divergence.reason, "diverged", monitor.divergence.step)
 
-    failure: RunFailed | None = None
+    peak, memory_note = device_info.peak_memory(memory_in_use)
     if problem is not None:
-        summary = summarize("diverged" if problem[1] == "diverged" else "failed")
-        failure = RunFailed(*problem, summary=summary)
-        reporter.emit(failure)
+        status = "diverged" if problem[1] == "diverged" else "failed"
     else:
-        summary = summarize("stopped" if monitor.stop_requested else "finished")
-        reporter.emit(RunFinished(summary))
+        status = "stopped" if monitor.stop_requested else "finished"
+    summary = monitor.summary(
+        status, xla=jit, device=device, params=model_summary.params,
+        peak_memory=peak, memory_note=memory_note,
+    )
+    failure = RunFailed(*problem, summary=summary) if problem is not None else None
+    reporter.emit(failure or RunFinished(summary))
     return RunResult(
         spec, summary, model, start_weights, list(monitor.epochs), warnings, failure
     )
