@@ -10,7 +10,12 @@ against it:
 - wall: the engine's own epoch times over the same epochs 2..N, every cost of
   the engine between and around the steps included.
 
-    python benchmarks/engine_overhead.py                 # about 1-2 minutes on 2 cores
+TensorFlow runs with one intra-op and one inter-op thread here (both sides):
+with its default pools on 2 cores, plain fit alone varied by a coefficient of
+variation of 23% between identical runs (3% with fixed pools), which would
+drown a 3% overhead. ``--threads 0`` keeps TensorFlow's defaults.
+
+    python benchmarks/engine_overhead.py                 # about 2-3 minutes on 2 cores
     python benchmarks/engine_overhead.py --log-every 1   # worst case: a sample every step
     python benchmarks/engine_overhead.py --quick         # smoke run (used by the tests)
 """
@@ -27,6 +32,7 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import keras
+import tensorflow as tf
 
 from mpstudio.engine import device_info
 from mpstudio.engine.datasets import load_dataset
@@ -81,15 +87,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--epochs", type=int, default=4, help="per run; the first warms up")
-    parser.add_argument("--steps-per-epoch", type=int, default=150)
+    parser.add_argument("--steps-per-epoch", type=int, default=200)
     parser.add_argument("--template", default="mlp")
     parser.add_argument("--precision", default="float32")
     parser.add_argument("--loop", default="fit", choices=["fit", "custom"])
-    parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="TensorFlow intra- and inter-op threads; 0 = TensorFlow's default")
     parser.add_argument("--log-every", type=int, default=0, help="engine sampling; 0 = auto")
     parser.add_argument("--quick", action="store_true", help="1 round of a tiny run (smoke test)")
     parser.add_argument("--check", action="store_true", help=f"exit 1 below {TARGET}")
     args = parser.parse_args(argv)
+    if args.threads:
+        tf.config.threading.set_intra_op_parallelism_threads(args.threads)
+        tf.config.threading.set_inter_op_parallelism_threads(args.threads)
     if args.quick:
         args.rounds, args.epochs, args.steps_per_epoch = 1, 2, 20
 
@@ -110,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         f"engine overhead: {spec.template} on synthetic 28x28x1, batch {spec.batch_size}, "
         f"{args.steps_per_epoch} steps/epoch, {spec.epochs} epochs, {spec.precision}, "
         f"{spec.loop} loop, log every {args.log_every or 'auto'}, "
-        f"{device_info.device_label()}"
+        f"{device_info.device_label()}, TensorFlow threads {args.threads or 'default'}"
     )
     steady_ratios, wall_ratios = [], []
     for round_no in range(1, args.rounds + 1):

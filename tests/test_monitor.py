@@ -155,3 +155,17 @@ def test_automatic_sampling_keeps_a_minimum_interval():
     monitor.train_epoch_end()
     sampled = [s.step for s in reporter.of_type(StepMetrics)]
     assert sampled == [1, 2, 6, 10]  # 0.4 s windows, then the epoch's end
+
+
+def test_time_after_the_last_sample_of_an_epoch_still_counts():
+    fake = FakeTraining()
+    monitor, _ = make_monitor(fake, log_every=2)
+    monitor.train_begin()
+    monitor.epoch_begin(1)
+    for _ in range(4):
+        step(monitor, fake, 0.1)  # step 4 is a sample point
+    fake.now += 0.2  # the data iterator runs out
+    monitor.train_epoch_end()
+    summary = monitor.summary("finished", xla=False, device="", params=1, peak_memory=None,
+                              memory_note="")
+    assert summary.steady_step_time == pytest.approx((0.2 + 0.2) / 2)  # steps 3-4 + tail

@@ -122,6 +122,10 @@ class RunMonitor:
             return
         if self._window_steps:
             self._sample()
+        elif self.steps > self.warmup_steps:
+            # Time after the last sample (e.g. the data iterator running out) is still
+            # training time: a loop whose last step was a sample point must not drop it.
+            self._steady_time += self.clock() - self._window_start
         self._epoch.train_time = self.clock() - self._epoch.started
 
     def epoch_end(
