@@ -8,11 +8,11 @@ import pytest
 
 from mpstudio.engine.events import CollectingReporter, LossScaleChanged, StepMetrics
 from mpstudio.engine.spec import RunSpec
-from mpstudio.engine.trainer.monitor import RunMonitor
+from mpstudio.engine.trainer.monitor import RunMonitor, TrainState
 
 
 class FakeTraining:
-    """Clock, loss-scale probe and running means of a pretend training run."""
+    """Clock and training state (running means, steps, loss scale) of a pretend run."""
 
     def __init__(self, scale: float | None = 1024.0):
         self.now = 0.0
@@ -29,8 +29,9 @@ class FakeTraining:
     def applied_steps(self) -> int:
         return self.applied
 
-    def running_means(self) -> tuple[float, float]:
-        return sum(self.losses) / len(self.losses), 0.5
+    def read(self) -> TrainState:
+        mean = sum(self.losses) / len(self.losses)
+        return TrainState(mean, 0.5, self.applied, self.scale_value)
 
 
 def make_monitor(fake: FakeTraining, **kwargs) -> tuple[RunMonitor, CollectingReporter]:
@@ -40,8 +41,7 @@ def make_monitor(fake: FakeTraining, **kwargs) -> tuple[RunMonitor, CollectingRe
     monitor = RunMonitor(
         spec=RunSpec(batch_size=32, learning_rate=0.01),
         reporter=reporter,
-        probe=fake,
-        read_running_means=fake.running_means,
+        state=fake,
         clock=fake.clock,
         **options,
     )

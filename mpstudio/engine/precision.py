@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import keras
 
@@ -73,25 +72,3 @@ def loss_scaling_note(spec: RunSpec) -> str:
             "(no overflow detection: a step that overflows diverges)"
         )
     return "no loss scaling: small float16 gradients may underflow to zero"
-
-
-@dataclass
-class LossScaleProbe:
-    """Reads the loss-scale state of an optimizer. Each read waits for the device,
-    so the monitor calls it only at its sampling points."""
-
-    optimizer: keras.Optimizer
-
-    @property
-    def dynamic(self) -> bool:
-        return isinstance(self.optimizer, keras.optimizers.LossScaleOptimizer)
-
-    def scale(self) -> float | None:
-        if self.dynamic:
-            return float(self.optimizer.dynamic_scale.numpy())
-        factor = self.optimizer.loss_scale_factor
-        return float(factor) if factor is not None else None
-
-    def applied_steps(self) -> int:
-        """Optimizer steps actually applied (a skipped overflow step does not count)."""
-        return int(self.optimizer.iterations.numpy())

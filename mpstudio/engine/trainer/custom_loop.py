@@ -24,10 +24,15 @@ class CustomLoop:
         self.accuracy = keras.metrics.SparseCategoricalAccuracy(name="accuracy")
         self.val_loss = keras.metrics.Mean(name="val_loss")
         self.val_accuracy = keras.metrics.SparseCategoricalAccuracy(name="val_accuracy")
-        self.train_step = tf.function(self._train_step, jit_compile=jit_compile)
-        self.eval_step = tf.function(self._eval_step, jit_compile=jit_compile)
+        # As in Keras fit: the step on a batch may be XLA-compiled; fetching the batch
+        # (IteratorGetNext, not XLA-compilable) happens in an outer graph, so no Python
+        # runs per batch.
+        train_on_batch = tf.function(self._train_on_batch, jit_compile=jit_compile)
+        eval_on_batch = tf.function(self._eval_on_batch, jit_compile=jit_compile)
+        self.train_step = tf.function(lambda batches: train_on_batch(*next(batches)))
+        self.eval_step = tf.function(lambda batches: eval_on_batch(*next(batches)))
 
-    def _train_step(self, x, y):
+    def _train_on_batch(self, x, y):
         variables = self.model.trainable_variables
         with tf.GradientTape() as tape:
             probabilities = self.model(x, training=True)
@@ -39,13 +44,13 @@ class CustomLoop:
         self.loss.update_state(loss)
         self.accuracy.update_state(y, probabilities)
 
-    def _eval_step(self, x, y):
+    def _eval_on_batch(self, x, y):
         probabilities = self.model(x, training=False)
         self.val_loss.update_state(self.loss_fn(y, probabilities))
         self.val_accuracy.update_state(y, probabilities)
 
-    def running_means(self) -> tuple[float, float]:
-        return float(self.loss.result()), float(self.accuracy.result())
+    def running_means(self) -> tuple[tf.Tensor, tf.Tensor]:
+        return self.loss.result(), self.accuracy.result()
 
     def run(self, bundle: DataBundle, monitor: RunMonitor, epochs: int) -> None:
         monitor.train_begin()
@@ -55,14 +60,15 @@ class CustomLoop:
             self.loss.reset_state()
             self.accuracy.reset_state()
             monitor.epoch_begin(epoch)
-            for x, y in bundle.train:
+            batches = iter(bundle.train)
+            for _ in range(bundle.steps_per_epoch):  # exact: training batches are all full
                 if monitor.stop_before_next_step():
                     break
-                self.train_step(x, y)
+                self.train_step(batches)
                 monitor.step_done()
             monitor.train_epoch_end()
             val_loss, val_accuracy = self.validate(bundle, monitor)
-            loss, accuracy = self.running_means()
+            loss, accuracy = (float(t) for t in self.running_means())
             monitor.epoch_end(loss, accuracy, val_loss, val_accuracy)
 
     def validate(self, bundle: DataBundle, monitor: RunMonitor) -> tuple[float | None, ...]:
@@ -71,9 +77,13 @@ class CustomLoop:
             return None, None
         self.val_loss.reset_state()
         self.val_accuracy.reset_state()
-        for x, y in bundle.val:
+        batches = iter(bundle.val)
+        while True:
             monitor.poll_stop()
             if monitor.stop_requested:
                 return None, None
-            self.eval_step(x, y)
+            try:
+                self.eval_step(batches)
+            except tf.errors.OutOfRangeError:  # the last batch may be partial: no fixed count
+                break
         return float(self.val_loss.result()), float(self.val_accuracy.result())

@@ -63,14 +63,6 @@ class MonitorCallback(keras.callbacks.Callback):
         self.monitor.train_epoch_end()
 
 
-def fit_running_means(model: keras.Model):
-    def read() -> tuple[float, float]:
-        result = model.get_metrics_result()  # may hold tensors: float() waits for them
-        return float(result["loss"]), float(result["accuracy"])
-
-    return read
-
-
 def run_fit(model: keras.Model, bundle: DataBundle, monitor: RunMonitor, epochs: int) -> None:
     model.fit(
         bundle.train,

@@ -15,6 +15,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from mpstudio.engine.events import (
     EpochMetrics,
@@ -23,14 +24,30 @@ from mpstudio.engine.events import (
     RunSummary,
     StepMetrics,
 )
-from mpstudio.engine.precision import LossScaleProbe
 from mpstudio.engine.spec import RunSpec
 
 WARMUP_STEPS = 2  # tracing, XLA compilation and tf.data autotuning happen here
 TARGET_SAMPLES_PER_EPOCH = 25
 AUTO_MIN_SAMPLE_INTERVAL = 0.05  # seconds between automatic samples, at least
 
-RunningMeans = Callable[[], tuple[float, float]]  # (loss, accuracy) means of the epoch so far
+
+
+@dataclass(frozen=True)
+class TrainState:
+    loss_mean: float  # running mean of the unscaled loss over the epoch so far
+    accuracy_mean: float
+    applied_steps: int  # optimizer steps applied (skipped overflow steps do not count)
+    scale: float | None  # the loss scale in force, None without loss scaling
+
+
+class StateSource(Protocol):
+    """What the monitor reads from a training loop (trainer.state_reader.StateReader)."""
+
+    def applied_steps(self) -> int: ...  # waits for the device
+
+    def scale(self) -> float | None: ...
+
+    def read(self) -> TrainState: ...
 
 
 def auto_log_every(steps_per_epoch: int) -> int:
@@ -61,8 +78,7 @@ class _EpochState:
 class RunMonitor:
     spec: RunSpec
     reporter: Reporter
-    probe: LossScaleProbe
-    read_running_means: RunningMeans
+    state: StateSource
     steps_per_epoch: int
     total_steps: int
     log_every: int
@@ -93,8 +109,8 @@ class RunMonitor:
 
     # ------------------------------------------------------------ lifecycle
     def train_begin(self) -> None:
-        self._applied_at_start = self.probe.applied_steps()
-        self._note_scale(self.probe.scale())
+        self._applied_at_start = self.state.applied_steps()
+        self._note_scale(self.state.scale())
         self._started = self.clock()
 
     def epoch_begin(self, epoch: int) -> None:
@@ -175,10 +191,12 @@ class RunMonitor:
 
     # ------------------------------------------------------------- sampling
     def _sample(self) -> None:
-        loss_mean, acc_mean = self.read_running_means()  # waits for the device
-        scale = self.probe.scale()
-        applied = self.probe.applied_steps() - self._applied_at_start
+        self.state.applied_steps()  # waits for the device: the time below is honest
         now = self.clock()
+        # The read's own cost (a one-off trace at step 1) falls into the next window.
+        sample = self.state.read()
+        loss_mean, acc_mean, scale = sample.loss_mean, sample.accuracy_mean, sample.scale
+        applied = sample.applied_steps - self._applied_at_start
         state = self._epoch
         n, p = state.steps, state.sampled_steps
         loss = (n * loss_mean - p * state.sampled_loss) / (n - p) if p else loss_mean

@@ -28,16 +28,17 @@ from mpstudio.engine.events import (
     RunWarning,
 )
 from mpstudio.engine.model_summary import describe_model
-from mpstudio.engine.precision import LossScaleProbe, loss_scaling_note, make_optimizer
+from mpstudio.engine.precision import loss_scaling_note, make_optimizer
 from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.templates.registry import build_model, input_problem
 from mpstudio.engine.trainer.custom_loop import CustomLoop
-from mpstudio.engine.trainer.fit_loop import fit_running_means, run_fit
+from mpstudio.engine.trainer.fit_loop import run_fit
 from mpstudio.engine.trainer.monitor import (
     AUTO_MIN_SAMPLE_INTERVAL,
     RunMonitor,
     auto_log_every,
 )
+from mpstudio.engine.trainer.state_reader import StateReader, fit_running_means
 
 
 @dataclass
@@ -146,8 +147,7 @@ def run(
     monitor = RunMonitor(
         spec=spec,
         reporter=reporter,
-        probe=LossScaleProbe(optimizer),
-        read_running_means=loop.running_means if loop else fit_running_means(model),
+        state=StateReader(loop.running_means if loop else fit_running_means(model), optimizer),
         steps_per_epoch=steps_per_epoch,
         total_steps=total_steps,
         log_every=spec.log_every_steps or auto_log_every(steps_per_epoch),
