@@ -15,7 +15,7 @@ with its default pools on 2 cores, plain fit alone varied by a coefficient of
 variation of 23% between identical runs (3% with fixed pools), which would
 drown a 3% overhead. ``--threads 0`` keeps TensorFlow's defaults.
 
-    python benchmarks/engine_overhead.py                 # about 2-3 minutes on 2 cores
+    python benchmarks/engine_overhead.py                 # about 4-5 minutes on 2 cores
     python benchmarks/engine_overhead.py --log-every 1   # worst case: a sample every step
     python benchmarks/engine_overhead.py --quick         # smoke run (used by the tests)
 """
@@ -85,7 +85,7 @@ def engine_examples_per_sec(spec: RunSpec) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--epochs", type=int, default=4, help="per run; the first warms up")
     parser.add_argument("--steps-per-epoch", type=int, default=200)
     parser.add_argument("--template", default="mlp")

@@ -48,6 +48,11 @@ def make_monitor(fake: FakeTraining, **kwargs) -> tuple[RunMonitor, CollectingRe
     return monitor, reporter
 
 
+def summarize(monitor: RunMonitor):
+    return monitor.summary("finished", xla=False, device="test", params=1, peak_memory=None,
+                           memory_note="")
+
+
 def step(monitor: RunMonitor, fake: FakeTraining, seconds: float, loss: float = 1.0,
          overflow: bool = False) -> None:
     fake.now += seconds
@@ -69,8 +74,7 @@ def test_warmup_is_excluded_from_the_steady_throughput():
     for _ in range(8):
         step(monitor, fake, 0.1)
     monitor.epoch_end(1.0, 0.5, None, None)
-    summary = monitor.summary("finished", xla=False, device="test", params=1,
-                              peak_memory=None, memory_note="")
+    summary = summarize(monitor)
     assert summary.time_to_first_step == pytest.approx(3.0)
     assert summary.steady_step_time == pytest.approx(0.1)
     assert summary.steady_examples_per_sec == pytest.approx(320.0)
@@ -109,8 +113,7 @@ def test_several_overflows_in_one_window():
     monitor.train_epoch_end()
     last = reporter.of_type(StepMetrics)[-1]
     assert last.overflow_steps == 4 and last.loss_scale == 2.0**11
-    summary = monitor.summary("finished", xla=False, device="", params=1, peak_memory=None,
-                              memory_note="")
+    summary = summarize(monitor)
     assert summary.overflow_steps == 4
     assert (summary.loss_scale_min, summary.loss_scale_max) == (2.0**11, 2.0**15)
 
@@ -166,6 +169,5 @@ def test_time_after_the_last_sample_of_an_epoch_still_counts():
         step(monitor, fake, 0.1)  # step 4 is a sample point
     fake.now += 0.2  # the data iterator runs out
     monitor.train_epoch_end()
-    summary = monitor.summary("finished", xla=False, device="", params=1, peak_memory=None,
-                              memory_note="")
+    summary = summarize(monitor)
     assert summary.steady_step_time == pytest.approx((0.2 + 0.2) / 2)  # steps 3-4 + tail

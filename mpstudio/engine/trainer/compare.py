@@ -7,6 +7,7 @@ pipeline is rebuilt from the seed): only the precision and its loss scaling diff
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from mpstudio.engine import device_info
 from mpstudio.engine.events import Reporter
@@ -19,31 +20,27 @@ class ComparisonResult:
     baseline: RunResult
     mixed: RunResult | None  # None when the user stopped during the baseline
 
+    def _pair(self, name: str) -> tuple[Any, Any]:
+        """The summary field ``name`` of (baseline, mixed); None for a run not made."""
+        mixed = getattr(self.mixed.summary, name) if self.mixed else None
+        return getattr(self.baseline.summary, name), mixed
+
     @property
     def speedup(self) -> float | None:
         """Mixed steady-state examples/s over the baseline's."""
-        if self.mixed is None:
-            return None
-        base = self.baseline.summary.steady_examples_per_sec
-        mixed = self.mixed.summary.steady_examples_per_sec
+        base, mixed = self._pair("steady_examples_per_sec")
         return mixed / base if base and mixed else None
 
     @property
     def accuracy_delta_pp(self) -> float | None:
         """Mixed minus baseline final validation accuracy, in percentage points."""
-        if self.mixed is None:
-            return None
-        base = self.baseline.summary.final_val_accuracy
-        mixed = self.mixed.summary.final_val_accuracy
+        base, mixed = self._pair("final_val_accuracy")
         return 100.0 * (mixed - base) if base is not None and mixed is not None else None
 
     @property
     def memory_saving(self) -> float | None:
         """Fraction of the baseline's peak device memory the mixed run saved."""
-        if self.mixed is None:
-            return None
-        base = self.baseline.summary.peak_memory_bytes
-        mixed = self.mixed.summary.peak_memory_bytes
+        base, mixed = self._pair("peak_memory_bytes")
         return 1.0 - mixed / base if base and mixed is not None else None
 
 
