@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
 import os
 import statistics
 import sys
@@ -40,7 +41,14 @@ from mpstudio.engine.events import CollectingReporter
 from mpstudio.engine.precision import make_optimizer
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.templates import build_model
+from mpstudio.engine.trainer.monitor import (
+    AUTO_MIN_SAMPLE_INTERVAL,
+    WARMUP_STEPS,
+    RunMonitor,
+    auto_log_every,
+)
 from mpstudio.engine.trainer.runner import run
+from mpstudio.engine.trainer.state_reader import StateReader, fit_running_means
 
 TARGET = 0.97
 
@@ -83,6 +91,42 @@ def engine_examples_per_sec(spec: RunSpec) -> tuple[float, float]:
     return result.summary.steady_examples_per_sec, wall
 
 
+def bookkeeping_cost(spec: RunSpec) -> tuple[float, float]:
+    """Seconds the engine adds per step (stop poll, counters) and per sample (the fused
+    state read and the event), timed in isolation on a real fitted model: a figure that
+    scheduling noise barely touches, to read the ratios against."""
+    fresh_start()
+    bundle = load_dataset(spec)
+    model = build_model(spec.template, bundle.input_shape, bundle.num_classes, spec.precision)
+    model.compile(optimizer=make_optimizer(spec), loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"], auto_scale_loss=False)
+    model.fit(bundle.train, epochs=1, shuffle=False, verbose=0)  # builds the metrics
+    huge = 10**9
+    monitor = RunMonitor(
+        spec=spec, reporter=CollectingReporter(),
+        state=StateReader(fit_running_means(model), model.optimizer),
+        steps_per_epoch=huge, total_steps=huge, log_every=huge, label="cost",
+    )
+    monitor.train_begin()
+    monitor.epoch_begin(1)
+    for _ in range(WARMUP_STEPS):
+        monitor.step_done()  # the warm-up samples (and the one-off trace of the read)
+    steps = 20_000
+    start = time.perf_counter()
+    for _ in range(steps):
+        monitor.next_step_is_last()
+        monitor.step_done()
+    per_step = (time.perf_counter() - start) / steps
+    samples = 500
+    start = time.perf_counter()
+    for _ in range(samples):
+        monitor.train_epoch_end()  # closes the window with a sample, as at an epoch's end
+        monitor.epoch_begin(1)
+        monitor.step_done()
+    per_sample = (time.perf_counter() - start) / samples - per_step
+    return per_step, per_sample
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=11)
@@ -123,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{spec.loop} loop, log every {args.log_every or 'auto'}, "
         f"{device_info.device_label()}, TensorFlow threads {args.threads or 'default'}"
     )
-    steady_ratios, wall_ratios = [], []
+    steady_ratios, wall_ratios, plains = [], [], []
     for round_no in range(1, args.rounds + 1):
         if round_no % 2:  # alternate who goes first: drift hits both sides alike
             plain = plain_fit_examples_per_sec(spec)
@@ -131,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             steady, wall = engine_examples_per_sec(spec)
             plain = plain_fit_examples_per_sec(spec)
+        plains.append(plain)
         steady_ratios.append(steady / plain)
         wall_ratios.append(wall / plain)
         print(f"round {round_no}: plain fit {plain:,.0f} ex/s   engine steady {steady:,.0f} "
@@ -139,6 +184,15 @@ def main(argv: list[str] | None = None) -> int:
     ratio = statistics.median(steady_ratios)
     print(f"engine wall-clock/plain ratio: {statistics.median(wall_ratios):.3f} "
           f"(rounds {min(wall_ratios):.3f}..{max(wall_ratios):.3f})")
+    per_step, per_sample = bookkeeping_cost(spec)
+    step_time = spec.batch_size / statistics.median(plains)
+    every = args.log_every or auto_log_every(args.steps_per_epoch)
+    if not args.log_every:  # automatic sampling also keeps a minimum interval
+        every = max(every, math.ceil(AUTO_MIN_SAMPLE_INTERVAL / step_time))
+    share = (per_step + per_sample / every) / step_time
+    print(f"engine bookkeeping: {per_step * 1e6:.1f} us per step + {per_sample * 1e3:.2f} ms "
+          f"per sample, sampled every {every} steps of {step_time * 1e3:.1f} ms: "
+          f"{100 * share:.2f}% of step time (expected ratio {1 / (1 + share):.3f})")
     print(f"engine/plain throughput ratio: {ratio:.3f} (target >= {TARGET}; "
           f"rounds {min(steady_ratios):.3f}..{max(steady_ratios):.3f})")
     return 1 if args.check and ratio < TARGET else 0

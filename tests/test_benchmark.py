@@ -19,3 +19,6 @@ def test_overhead_benchmark_runs_and_prints_a_ratio():
     match = re.search(r"engine/plain throughput ratio: ([0-9.]+)", proc.stdout)
     assert match and float(match.group(1)) > 0
     assert "round 1: plain fit" in proc.stdout
+    cost = re.search(r"engine bookkeeping: ([0-9.]+) us per step \+ ([0-9.]+) ms per sample",
+                     proc.stdout)
+    assert cost and float(cost.group(1)) > 0 and float(cost.group(2)) > 0
