@@ -45,6 +45,8 @@ def make_monitor(fake: FakeTraining, **kwargs) -> tuple[RunMonitor, CollectingRe
         clock=fake.clock,
         **options,
     )
+    monitor.train_begin()
+    monitor.epoch_begin(1)  # every test starts inside epoch 1
     return monitor, reporter
 
 
@@ -67,8 +69,6 @@ def step(monitor: RunMonitor, fake: FakeTraining, seconds: float, loss: float = 
 def test_warmup_is_excluded_from_the_steady_throughput():
     fake = FakeTraining()
     monitor, reporter = make_monitor(fake)
-    monitor.train_begin()
-    monitor.epoch_begin(1)
     step(monitor, fake, 3.0)  # tracing
     step(monitor, fake, 0.5)  # still warming up
     for _ in range(8):
@@ -86,8 +86,6 @@ def test_warmup_is_excluded_from_the_steady_throughput():
 def test_window_loss_is_recovered_from_running_means():
     fake = FakeTraining()
     monitor, reporter = make_monitor(fake, log_every=3)
-    monitor.train_begin()
-    monitor.epoch_begin(1)
     losses = [4.0, 2.0, 9.0, 1.0, 2.0, 3.0, 10.0, 20.0, 30.0, 7.0]
     for loss in losses:
         step(monitor, fake, 0.1, loss=loss)
@@ -100,8 +98,6 @@ def test_window_loss_is_recovered_from_running_means():
 def test_several_overflows_in_one_window():
     fake = FakeTraining(scale=2.0**15)
     monitor, reporter = make_monitor(fake, log_every=5)
-    monitor.train_begin()
-    monitor.epoch_begin(1)
     step(monitor, fake, 0.1)
     step(monitor, fake, 0.1)
     for overflow in (True, False, True, True, False):  # window of steps 3-7
@@ -121,8 +117,6 @@ def test_several_overflows_in_one_window():
 def test_budget_and_stop_decisions():
     fake = FakeTraining()
     monitor, reporter = make_monitor(fake, total_steps=3)
-    monitor.train_begin()
-    monitor.epoch_begin(1)
     step(monitor, fake, 0.1)
     assert not monitor.next_step_is_last() and not monitor.stop_before_next_step()
     step(monitor, fake, 0.1)
@@ -137,8 +131,6 @@ def test_budget_and_stop_decisions():
 def test_a_non_finite_loss_is_a_divergence_with_its_window():
     fake = FakeTraining()
     monitor, _ = make_monitor(fake, log_every=4)
-    monitor.train_begin()
-    monitor.epoch_begin(1)
     for loss in (1.0, 1.0, 1.0, math.inf):
         step(monitor, fake, 0.1, loss=loss)
     assert monitor.divergence is not None
@@ -151,8 +143,6 @@ def test_a_non_finite_loss_is_a_divergence_with_its_window():
 def test_automatic_sampling_keeps_a_minimum_interval():
     fake = FakeTraining()
     monitor, reporter = make_monitor(fake, min_sample_interval=0.35)
-    monitor.train_begin()
-    monitor.epoch_begin(1)
     for _ in range(10):
         step(monitor, fake, 0.1)
     monitor.train_epoch_end()
@@ -163,8 +153,6 @@ def test_automatic_sampling_keeps_a_minimum_interval():
 def test_time_after_the_last_sample_of_an_epoch_still_counts():
     fake = FakeTraining()
     monitor, _ = make_monitor(fake, log_every=2)
-    monitor.train_begin()
-    monitor.epoch_begin(1)
     for _ in range(4):
         step(monitor, fake, 0.1)  # step 4 is a sample point
     fake.now += 0.2  # the data iterator runs out
