@@ -1,12 +1,13 @@
 """RunMonitor: the bookkeeping both training loops share, and the events it emits.
 
-Sampling: every ``log_every`` steps (and at step 1 and at the end of the warm-up)
-the monitor reads the running epoch means of loss and accuracy, the loss scale
-and the optimizer's applied-step count. Reading them waits for the device, so
-the time between two samples is honest device time; between samples nothing is
-read and the device runs ahead asynchronously. A window's loss is recovered
-exactly from two running means: (n*m_n - p*m_p) / (n - p), since every training
-batch has the same size.
+Sampling: every ``log_every`` steps (and at step 1, at the end of the warm-up
+and at each epoch's end; automatic sampling also keeps 50 ms between samples)
+the monitor waits for the device, takes the time, then reads the running epoch
+means of loss and accuracy, the loss scale and the optimizer's applied-step
+count in one fused read. The time between two samples is honest device time;
+between samples nothing is read and the device runs ahead asynchronously. A
+window's loss is recovered exactly from two running means:
+(n*m_n - p*m_p) / (n - p), since every training batch has the same size.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """One training run: RunSpec in, events out, RunResult back.
 
 Problems with the spec itself (bad values, a dataset that does not fit the
-template) raise SpecError before anything trains. Anything that goes wrong
-while training (out of memory, a diverged loss, an unexpected error) ends the
-run with a RunFailed event carrying a readable reason and what was measured.
+template) raise SpecError before anything trains; data or a model that cannot
+be set up raises RunSetupError. Anything that goes wrong while training (out of
+memory, a diverged loss, an unexpected error) ends the run with a RunFailed
+event carrying a readable reason and what was measured.
 """
 
 from __future__ import annotations
