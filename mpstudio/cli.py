@@ -8,18 +8,26 @@ Exit codes: 0 done (or stopped), 1 a run failed or diverged, 2 bad arguments.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import json
 import math
-import os
-import signal
 import sys
-from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, NoReturn
 
 from mpstudio import __version__
-from mpstudio.engine.datasets.registry import dataset_names
+from mpstudio.cli_data import add_data_commands, run_data_command
+from mpstudio.cli_support import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    ctrl_c_stops,
+    make_console,
+    tensorflow_logs_hidden,
+    usage_error,
+)
+from mpstudio.engine.datasets.registry import dataset_names, is_registered
+from mpstudio.engine.datasets.user_sources import looks_like_path
 from mpstudio.engine.spec import (
     LOOPS,
     LOSS_SCALING_MODES,
@@ -30,8 +38,6 @@ from mpstudio.engine.spec import (
     SpecError,
 )
 from mpstudio.engine.templates.registry import template_names
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,7 +53,8 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
         help="read a saved run spec; options given here override it")
     add("--save-config", metavar="RUN.toml", help="write the effective run spec to a TOML file")
     add("--json", action="store_true", help="print machine-readable results to stdout")
-    add("--dataset", help=f"one of: {', '.join(dataset_names())} (default digits)")
+    add("--dataset", help=f"one of: {', '.join(dataset_names())} (default digits), or the "
+        "path of an .npz file, a .csv file or a folder of images (one sub-folder per class)")
     add("--template", help=f"one of: {', '.join(template_names())} (default mlp)")
     add("--precision", help=f"one of: {', '.join(PRECISIONS)} (default mixed_float16)")
     add("--loss-scaling", metavar="MODE",
@@ -69,6 +76,15 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     add("--shuffle-buffer", type=int, help="0 turns shuffling off (10000)")
     add("--no-cache", action="store_true", help="do not cache the dataset in memory")
     add("--no-prefetch", action="store_true", help="do not prefetch batches")
+    _source_options(parser)
+
+
+def _source_options(parser: argparse.ArgumentParser) -> None:
+    """Options of particular dataset sources (shared by train, compare and data show)."""
+    add = parser.add_argument
+    add("--image-size", metavar="H,W", help="image folder: resize every image to this (64,64)")
+    add("--color-mode", help="image folder: grayscale, rgb or rgba (rgb)")
+    add("--label-column", metavar="NAME", help="CSV: the column holding the labels (label)")
     add("--synthetic-shape", metavar="H,W,C", help="synthetic data: input shape (32,32,3)")
     add("--synthetic-classes", type=int, help="synthetic data: number of classes (10)")
     add("--synthetic-samples", type=int, help="synthetic data: examples per epoch (8192)")
@@ -89,14 +105,40 @@ def build_parser() -> argparse.ArgumentParser:
         "compare", help="train a float32 baseline and the mixed run, print them side by side"
     )
     _run_options(compare)
+    add_data_commands(commands, _source_options)
     return parser
 
 
-def _shape(text: str) -> list[int]:
+def _shape(text: str, what: str, example: str) -> list[int]:
     try:
         return [int(part) for part in text.replace("x", ",").split(",") if part.strip()]
     except ValueError:
-        raise SpecError([f"synthetic shape must look like 32,32,3, got {text!r}"]) from None
+        raise SpecError([f"{what} must look like {example}, got {text!r}"]) from None
+
+
+def source_options(args: argparse.Namespace, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with the dataset-source flags given on the command line applied."""
+    options = dict(options)
+    if args.image_size is not None:
+        options["image_size"] = _shape(args.image_size, "image size", "64,64")
+    if args.color_mode is not None:
+        options["color_mode"] = args.color_mode
+    if args.label_column is not None:
+        options["label_column"] = args.label_column
+    if args.synthetic_shape is not None:
+        options["shape"] = _shape(args.synthetic_shape, "synthetic shape", "32,32,3")
+    if args.synthetic_classes is not None:
+        options["classes"] = args.synthetic_classes
+    if args.synthetic_samples is not None:
+        options["samples"] = args.synthetic_samples
+    return options
+
+
+def dataset_argument(dataset: str) -> str:
+    """A path given on the command line, made absolute so a saved config works anywhere."""
+    if is_registered(dataset) or not looks_like_path(dataset):
+        return dataset
+    return str(Path(dataset).expanduser().resolve())
 
 
 def spec_from_args(args: argparse.Namespace) -> RunSpec:
@@ -122,56 +164,10 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     changes["data"] = dataclasses.replace(
         spec.data, **{k: v for k, v in data.items() if v is not None}
     )
-    options = dict(spec.dataset_options)
-    if args.synthetic_shape is not None:
-        options["shape"] = _shape(args.synthetic_shape)
-    if args.synthetic_classes is not None:
-        options["classes"] = args.synthetic_classes
-    if args.synthetic_samples is not None:
-        options["samples"] = args.synthetic_samples
-    changes["dataset_options"] = options
+    if args.dataset is not None:
+        changes["dataset"] = dataset_argument(args.dataset)
+    changes["dataset_options"] = source_options(args, spec.dataset_options)
     return spec.replace(**changes)
-
-
-def _usage_error(command: str, problems: list[str]) -> int:
-    for problem in problems:
-        print(f"mpstudio {command}: error: {problem}", file=sys.stderr)
-    return EXIT_USAGE
-
-
-@contextlib.contextmanager
-def _tensorflow_logs_hidden() -> Iterator[None]:
-    """Import TensorFlow without its C++ start-up chatter (CUDA probing on machines
-    without a GPU), unless the user asked for logs with TF_CPP_MIN_LOG_LEVEL."""
-    if "TF_CPP_MIN_LOG_LEVEL" in os.environ:
-        yield
-        return
-    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    sys.stderr.flush()
-    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)  # absl writes its pre-init lines straight to file descriptor 2
-    try:
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
-
-
-@contextlib.contextmanager
-def _ctrl_c_stops(reporter) -> Iterator[None]:
-    """First Ctrl-C stops cooperatively after the current step; a second one aborts."""
-
-    def handler(signum, frame):
-        print("\nstopping after this step (Ctrl-C again to abort)", file=sys.stderr)
-        reporter.stop()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _run_command(args: argparse.Namespace) -> int:
@@ -179,28 +175,25 @@ def _run_command(args: argparse.Namespace) -> int:
         spec = spec_from_args(args)
         spec.validate()
     except SpecError as exc:
-        return _usage_error(args.command, exc.problems)
+        return usage_error(args.command, exc.problems)
     if args.save_config:
         try:
             spec.save(args.save_config)
         except OSError as exc:
-            return _usage_error(args.command, [f"cannot write {args.save_config}: {exc.strerror}"])
-
-    from rich.console import Console
+            return usage_error(args.command, [f"cannot write {args.save_config}: {exc.strerror}"])
 
     from mpstudio.console import ConsoleReporter, comparison_table
+    from mpstudio.engine.datasets.errors import DataLoadStopped
 
-    with _tensorflow_logs_hidden():
+    with tensorflow_logs_hidden():
         from mpstudio.engine.trainer import compare as compare_mod
         from mpstudio.engine.trainer import runner
 
-    def console(stderr: bool) -> Console:
-        plain = Console(stderr=stderr)  # a log file or pipe gets 80 columns: too narrow
-        return plain if plain.is_terminal else Console(stderr=stderr, width=110)
-
-    reporter = ConsoleReporter(console(True), quiet=args.json, summaries=args.command == "train")
+    reporter = ConsoleReporter(
+        make_console(stderr=True), quiet=args.json, summaries=args.command == "train"
+    )
     try:
-        with _ctrl_c_stops(reporter):
+        with ctrl_c_stops(reporter):
             if args.command == "train":
                 result = runner.run(spec, reporter)
                 results = [result]
@@ -216,12 +209,17 @@ def _run_command(args: argparse.Namespace) -> int:
                     "memory_saving": comparison.memory_saving,
                 }
                 if not args.json:
-                    console(False).print(comparison_table(comparison))
+                    make_console(stderr=False).print(comparison_table(comparison))
     except SpecError as exc:
-        return _usage_error(args.command, exc.problems)
+        return usage_error(args.command, exc.problems)
     except runner.RunSetupError as exc:
         print(f"mpstudio {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    except DataLoadStopped as exc:
+        print(f"mpstudio {args.command}: {exc}", file=sys.stderr)
+        return EXIT_OK
+    finally:
+        reporter.close()
     if args.json:
         print(json.dumps(payload, indent=2, allow_nan=False))
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
@@ -253,6 +251,8 @@ def _result_json(result) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "data":
+        return run_data_command(args)
     if args.command is None:
         print(
             "The mpstudio desktop app arrives in a later release. Until then, train from the "

@@ -8,14 +8,17 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.progress import (
     BarColumn,
+    DownloadColumn,
     MofNCompleteColumn,
     Progress,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
+    TransferSpeedColumn,
 )
 from rich.table import Table
 
+from mpstudio.engine.datasets.report import DataProgress, DataReport
 from mpstudio.engine.events import (
     EpochMetrics,
     Event,
@@ -63,6 +66,9 @@ class ConsoleReporter:
         self._progress: Progress | None = None
         self._task: Any = None
         self._started: RunStarted | None = None
+        self._data_bar: Progress | None = None
+        self._data_task: Any = None
+        self._data_reported: set[str] = set()  # a comparison loads the data twice
 
     # Reporter protocol
     def should_stop(self) -> bool:
@@ -82,10 +88,43 @@ class ConsoleReporter:
     def _on_RunWarning(self, event: RunWarning) -> None:
         self.console.print(f"[yellow]warning:[/] {event.message}")
 
+    def _on_DataProgress(self, event: DataProgress) -> None:
+        finished = event.total is not None and event.done >= event.total
+        if not self.bars:  # a log file gets a line when the work starts and when it ends
+            if event.done == 0 or finished:
+                size = f" ({_amount(event.total, event.unit)})" if event.total else ""
+                state = "done" if finished else "..."
+                self.console.print(f"{event.source}: {event.task}{size} {state}")
+            return
+        if self._data_bar is None:
+            self._data_bar = data_progress_bar(self.console, event.unit)
+            self._data_task = self._data_bar.add_task(event.task, total=event.total)
+            self._data_bar.start()
+        self._data_bar.update(self._data_task, completed=event.done, total=event.total,
+                              description=event.task)
+        if finished:
+            self._data_bar.stop()
+            self._data_bar = None
+            self.console.print(f"{event.source}: {event.task} ({_amount(event.total, event.unit)})"
+                               " done")
+
+    def close(self) -> None:
+        """Take down a live bar left by work that ended early (an error, a stop)."""
+        self._close_bar()
+        if self._data_bar is not None:
+            self._data_bar.stop()
+            self._data_bar = None
+
     def _on_RunStarted(self, event: RunStarted) -> None:
         self._started = event
         spec = event.spec
-        self.console.rule(f"[bold]{event.label}[/] · {spec['template']} on {spec['dataset']}")
+        report = event.data_report
+        if report is not None and report.origin not in self._data_reported:
+            self._data_reported.add(report.origin)
+            for line in report.lines():
+                self.console.print(line, markup=False, highlight=False)
+        self.console.rule(f"[bold]{event.label}[/] · {spec['template']} on "
+                          f"{report.name if report else spec['dataset']}")
         self.console.print(f"data     {event.dataset}")
         self.console.print(
             f"model    {event.model.name}: {event.model.params:,} parameters, "
@@ -164,6 +203,48 @@ class ConsoleReporter:
             self._progress = None
 
 
+def _amount(total: int | None, unit: str) -> str:
+    if total is None:
+        return "?"
+    return f"{total / 1e6:,.1f} MB" if unit == "B" else f"{total:,}"
+
+
+def data_progress_bar(console: Console, unit: str) -> Progress:
+    """A live bar for a download (bytes, speed) or for decoding files (counts)."""
+    if unit == "B":
+        columns: tuple[Any, ...] = (DownloadColumn(), TransferSpeedColumn())
+    else:
+        columns = (MofNCompleteColumn(),)
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), *columns,
+        TextColumn("eta"), TimeRemainingColumn(), console=console, transient=True,
+    )
+
+
+def data_report_table(report: DataReport) -> Table:
+    """``mpstudio data show``: what a source holds, class by class."""
+    table = Table(title=f"{report.name}", show_header=False, title_justify="left")
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    lo, hi = report.raw_range
+    rows = [
+        ("from", report.origin),
+        ("examples", f"{report.train_samples:,} training"
+         + (f", {report.test_samples:,} test" if report.test_samples else "")),
+        ("input", f"{report.kind} {'x'.join(map(str, report.input_shape))}"),
+        ("values", f"{lo:g}..{hi:g} ({report.raw_dtype}), {report.scaling}"),
+        ("classes", f"{report.num_classes}: " + ", ".join(
+            f"{name} {count:,}"
+            for name, count in zip(report.class_names, report.class_counts, strict=True)
+        )),
+    ]
+    for name, value in rows:
+        table.add_row(name, value)
+    for note in report.notes:
+        table.add_row("note", note)
+    return table
+
+
 def summary_table(s: RunSummary) -> Table:
     table = Table(title=f"{s.label}: {s.status}", show_header=False, title_justify="left")
     table.add_column(style="bold", no_wrap=True)
@@ -184,6 +265,8 @@ def summary_rows(s: RunSummary) -> list[tuple[str, str]]:
         ("final loss / accuracy", f"{fmt(s.final_loss)} / {fmt_pct(s.final_accuracy)}"),
         ("val loss / accuracy", f"{fmt(s.final_val_loss)} / {fmt_pct(s.final_val_accuracy)}"),
         ("best val accuracy", fmt_pct(s.best_val_accuracy)),
+        *([("test loss / accuracy", f"{fmt(s.test_loss)} / {fmt_pct(s.test_accuracy)}")]
+          if s.test_accuracy is not None else []),
         ("loss scale", scale_range(s)),
         ("overflow (skipped) steps", str(s.overflow_steps)),
         ("peak device memory", fmt_bytes(s.peak_memory_bytes)
@@ -220,6 +303,11 @@ def comparison_table(result: ComparisonResult) -> Table:
         fmt_pct(mixed.final_val_accuracy) if mixed else "n/a",
         f"{delta:+.2f} pp" if delta is not None else "",
     )
+    if base.test_accuracy is not None:
+        table.add_row(
+            "test accuracy", fmt_pct(base.test_accuracy),
+            fmt_pct(mixed.test_accuracy) if mixed else "n/a", "",
+        )
     table.add_row("overflow (skipped) steps", str(base.overflow_steps),
                   str(mixed.overflow_steps) if mixed else "n/a", "")
     table.add_row("loss scale", scale_range(base), scale_range(mixed) if mixed else "n/a", "")

@@ -12,6 +12,17 @@ import pytest
 from mpstudio.engine.spec import RunSpec
 
 
+@pytest.fixture(autouse=True)
+def isolated_datasets(tmp_path_factory, monkeypatch):
+    """Downloads go to a fresh folder and never reach the network: the mirror is a
+    closed local port, and Keras' own cache is an empty folder."""
+    root = tmp_path_factory.mktemp("data")
+    monkeypatch.setenv("MPSTUDIO_DATA_DIR", str(root / "mpstudio"))
+    monkeypatch.setenv("MPSTUDIO_DATASETS_MIRROR", "http://127.0.0.1:9/")
+    monkeypatch.setenv("KERAS_HOME", str(root / "keras"))
+    return root
+
+
 @pytest.fixture
 def tiny_spec() -> RunSpec:
     """Digits, small batches, one step report per step: a run takes about a second."""

@@ -23,7 +23,7 @@ def mpstudio(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["train", "--dataset", "imagenet"], "unknown dataset 'imagenet'; choose from: digits"),
+        (["train", "--dataset", "imagenet"], "unknown dataset 'imagenet'; choose one of digits"),
         (["train", "--template", "vgg"], "unknown template 'vgg'; choose from: mlp, mlp_bn"),
         (["compare", "--precision", "fp16"], "unknown precision 'fp16'; choose from: float32"),
         (["train", "--batch-size", "0"], "batch size must be a positive integer, got 0"),

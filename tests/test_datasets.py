@@ -11,6 +11,7 @@ import pytest
 
 from mpstudio.engine.datasets import load_dataset
 from mpstudio.engine.datasets.digits import read_digits
+from mpstudio.engine.datasets.errors import DataError
 from mpstudio.engine.datasets.pipeline import stratified_split
 from mpstudio.engine.spec import DataOptions, RunSpec
 
@@ -25,8 +26,8 @@ def test_bundled_digits_match_their_recorded_checksum():
 
 def test_digits_are_the_real_uci_set():
     x, y = read_digits()
-    assert x.shape == (1797, 8, 8, 1) and x.dtype == np.float32
-    assert x.min() == 0.0 and x.max() == 1.0
+    assert x.shape == (1797, 8, 8, 1) and x.dtype == np.uint8  # scaled per batch
+    assert x.min() == 0 and x.max() == 16
     counts = np.bincount(y)
     assert len(counts) == 10 and counts.min() >= 170  # about 180 per class
 
@@ -100,5 +101,5 @@ def test_synthetic_bundle():
 
 
 def test_batch_larger_than_the_data_is_refused():
-    with pytest.raises(ValueError, match="fewer than one batch of 4096"):
+    with pytest.raises(DataError, match="fewer than one batch of 4,096"):
         load_dataset(RunSpec(batch_size=4096))

@@ -27,7 +27,8 @@ def test_messages_name_the_field_and_the_value():
 
 def test_unknown_choices_list_the_valid_ones():
     assert problems(dataset="imagenet") == [
-        "unknown dataset 'imagenet'; choose from: digits, synthetic"
+        "unknown dataset 'imagenet'; choose one of digits, mnist, fashion_mnist, cifar10, "
+        "cifar100, synthetic, or give the path of an .npz file, a .csv file or an image folder"
     ]
     (msg,) = problems(precision="float16")
     assert "mixed_float16" in msg and "mixed_bfloat16" in msg and "'float16'" in msg

@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Protocol, Union
 
+from mpstudio.engine.datasets.report import DataProgress, DataReport
 from mpstudio.engine.model_summary import ModelSummary
 
 
@@ -47,6 +48,8 @@ class RunSummary:
     memory_note: str
     device: str
     params: int
+    test_loss: float | None = None  # on the dataset's own test split, after a finished run
+    test_accuracy: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -64,6 +67,7 @@ class RunStarted:
     log_every_steps: int
     xla: bool
     loss_scaling: str  # one sentence: what scaling this run uses
+    data_report: DataReport | None = None  # what the dataset source found
 
 
 @dataclass(frozen=True)
@@ -123,7 +127,8 @@ class RunFailed:
 
 
 Event = Union[  # noqa: UP007 - a runtime alias: `X | Y` of classes needs Python 3.10+ anyway
-    RunStarted, StepMetrics, EpochMetrics, LossScaleChanged, RunWarning, RunFinished, RunFailed
+    DataProgress, RunStarted, StepMetrics, EpochMetrics, LossScaleChanged, RunWarning,
+    RunFinished, RunFailed,
 ]
 
 

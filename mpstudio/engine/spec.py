@@ -87,12 +87,21 @@ class RunSpec:
     # ----------------------------------------------------------------- checks
     def problems(self) -> list[str]:
         """Every reason this spec cannot run, each a sentence naming the field."""
-        from mpstudio.engine.datasets.registry import dataset_names, validate_dataset_options
-        from mpstudio.engine.templates.registry import template_names
+        from mpstudio.engine.datasets.registry import dataset_problems, known_kind
+        from mpstudio.engine.templates.registry import kind_problem, template_names
 
         out: list[str] = []
-        out += _choice("dataset", self.dataset, dataset_names())
+        if not isinstance(self.dataset, str) or not self.dataset:
+            out.append(f"dataset must be a name or a path, got {self.dataset!r}")
+        elif not isinstance(self.dataset_options, dict):
+            out.append("dataset options must be a table of option names and values")
+        else:
+            out += dataset_problems(self.dataset, self.dataset_options)
         out += _choice("template", self.template, template_names())
+        if not out and self.template in template_names():
+            kind = known_kind(self.dataset)  # e.g. a CSV is flat: refuse cnn before reading it
+            problem = kind_problem(self.template, kind) if kind else None
+            out += [problem] if problem else []
         out += _choice("precision", self.precision, PRECISIONS)
         out += _choice("loss scaling", self.loss_scaling.mode, LOSS_SCALING_MODES)
         out += _choice("optimizer", self.optimizer, OPTIMIZERS)
@@ -131,8 +140,6 @@ class RunSpec:
                 "shuffle buffer must be 0 (no shuffling) or a positive integer, "
                 f"got {self.data.shuffle_buffer!r}"
             )
-        if self.dataset in dataset_names():
-            out += validate_dataset_options(self.dataset, self.dataset_options)
         return out
 
     def warnings(self) -> list[str]:
@@ -242,9 +249,10 @@ class RunSpec:
         except (OSError, UnicodeDecodeError) as exc:
             raise SpecError([f"cannot read run config {path}: {exc}"]) from None
         try:
-            return cls.from_toml(text)
+            spec = cls.from_toml(text)
         except SpecError as exc:
             raise SpecError([f"{path}: {p}" for p in exc.problems]) from None
+        return spec.replace(dataset=_beside(spec.dataset, path.parent))
 
     def replace(self, **changes: Any) -> RunSpec:
         return dataclasses.replace(self, **changes)
@@ -253,6 +261,19 @@ class RunSpec:
     @property
     def loss_scaling_mode(self) -> str:
         return self.loss_scaling.resolved_mode(self.precision)
+
+
+def _beside(dataset: Any, folder: Path) -> Any:
+    """A relative dataset path in a config file means relative to that file."""
+    from mpstudio.engine.datasets.registry import is_registered
+    from mpstudio.engine.datasets.user_sources import looks_like_path
+
+    if not isinstance(dataset, str) or is_registered(dataset) or Path(dataset).is_absolute():
+        return dataset
+    candidate = folder / Path(dataset).expanduser()
+    if looks_like_path(dataset) or candidate.exists():
+        return str(candidate.resolve())
+    return dataset
 
 
 def _choice(what: str, value: Any, choices: tuple[str, ...] | list[str]) -> list[str]:

@@ -2,10 +2,24 @@
 
 from mpstudio.engine.datasets.registry import (
     DatasetEntry,
+    availability,
     dataset_entry,
     dataset_names,
+    dataset_problems,
+    inspect_dataset,
     load_dataset,
+    read_source,
     register_dataset,
 )
 
-__all__ = ["DatasetEntry", "dataset_entry", "dataset_names", "load_dataset", "register_dataset"]
+__all__ = [
+    "DatasetEntry",
+    "availability",
+    "dataset_entry",
+    "dataset_names",
+    "dataset_problems",
+    "inspect_dataset",
+    "load_dataset",
+    "read_source",
+    "register_dataset",
+]

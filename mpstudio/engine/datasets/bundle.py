@@ -8,20 +8,25 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import tensorflow as tf
 
+    from mpstudio.engine.datasets.report import DataReport
+
 
 @dataclass
 class DataBundle:
     name: str
-    train: tf.data.Dataset  # batched (x, y) with y int32 class indices
+    train: tf.data.Dataset  # batched (x, y): x float32 model inputs, y int32 class indices
     val: tf.data.Dataset | None
     input_shape: tuple[int, ...]
     num_classes: int
     class_names: tuple[str, ...]
     train_examples: int
     val_examples: int
-    batch_size: int
+    batch_size: int  # global: per-replica batch x replicas
     steps_per_epoch: int  # full batches: the last partial batch is dropped
-    value_range: tuple[float, float]
+    value_range: tuple[float, float]  # of the model's inputs, after scaling
+    report: DataReport | None = None  # what the source found
+    test: tf.data.Dataset | None = None  # the source's own test split, when it has one
+    test_examples: int = 0
 
     def summary(self) -> str:
         shape = "x".join(str(n) for n in self.input_shape)
@@ -29,6 +34,6 @@ class DataBundle:
         lo, hi = self.value_range
         return (
             f"{self.name}: {self.train_examples:,} train / {val}, input {shape}, "
-            f"{self.num_classes} classes, values {lo:g}..{hi:g}, "
+            f"{self.num_classes} classes, values {lo:.3g}..{hi:.3g}, "
             f"{self.steps_per_epoch} steps of {self.batch_size} per epoch"
         )

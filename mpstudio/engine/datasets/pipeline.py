@@ -1,12 +1,19 @@
-"""The tf.data pipeline every in-memory source shares: split, cache, shuffle, batch, prefetch."""
+"""The tf.data pipeline every in-memory source shares: split, cache, shuffle, batch,
+scale, prefetch. Scaling runs per batch, after the cache, so images stay uint8 in memory."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import tensorflow as tf
 
 from mpstudio.engine.datasets.bundle import DataBundle
+from mpstudio.engine.datasets.errors import DataError
+from mpstudio.engine.datasets.source_data import DIVIDE, STANDARDIZE, Scaling, SourceData
 from mpstudio.engine.spec import DataOptions
+
+Transform = Callable[[tf.Tensor], tf.Tensor]
 
 
 def stratified_split(
@@ -26,6 +33,31 @@ def stratified_split(
     return train_idx, val_idx
 
 
+def scaling_transform(scaling: Scaling, x_train: np.ndarray) -> tuple[Transform, float, float]:
+    """(stored values -> float32 model inputs, and the inputs' min and max on ``x_train``).
+
+    Standardization statistics come from ``x_train`` only: the training split, so the
+    validation data does not leak into the model's inputs.
+    """
+    lo, hi = float(x_train.min()), float(x_train.max())
+    if scaling.mode == DIVIDE:
+        factor = np.float32(1.0 / scaling.divisor)
+        return (lambda x: tf.cast(x, tf.float32) * factor), lo * factor, hi * factor
+    if scaling.mode == STANDARDIZE:
+        axes = tuple(range(x_train.ndim - 1)) if scaling.per_feature else None
+        mean = x_train.mean(axis=axes, dtype=np.float64)
+        std = x_train.std(axis=axes, dtype=np.float64)
+        std = np.where(std > 0, std, 1.0)  # a constant feature stays 0, not NaN
+        mean32, inv32 = mean.astype(np.float32), (1.0 / std).astype(np.float32)
+        scaled = (x_train - mean32) * inv32
+        return (
+            (lambda x: (tf.cast(x, tf.float32) - mean32) * inv32),
+            float(scaled.min()),
+            float(scaled.max()),
+        )
+    return (lambda x: tf.cast(x, tf.float32)), lo, hi
+
+
 def make_dataset(
     x: np.ndarray,
     y: np.ndarray,
@@ -33,6 +65,7 @@ def make_dataset(
     options: DataOptions,
     seed: int,
     training: bool,
+    transform: Transform | None = None,
 ) -> tf.data.Dataset:
     """Batched (x, y) pipeline. Training batches are full (fixed shapes: no retracing,
     XLA-friendly); the shuffle order is fixed by ``seed`` and differs each epoch."""
@@ -44,42 +77,58 @@ def make_dataset(
             min(options.shuffle_buffer, len(x)), seed=seed, reshuffle_each_iteration=True
         )
     ds = ds.batch(batch_size, drop_remainder=training)
+    if transform is not None:
+        ds = ds.map(lambda xb, yb: (transform(xb), yb), num_parallel_calls=tf.data.AUTOTUNE)
     if options.prefetch:
         ds = ds.prefetch(tf.data.AUTOTUNE)
     return ds
 
 
-def bundle_from_arrays(
-    name: str,
-    x: np.ndarray,
-    y: np.ndarray,
-    class_names: tuple[str, ...],
+def bundle_from_source(
+    data: SourceData,
     batch_size: int,
     validation_split: float,
     seed: int,
     options: DataOptions,
+    replicas: int = 1,
 ) -> DataBundle:
-    """Split in-memory arrays from the seed and wrap them as train/validation pipelines."""
-    train_idx, val_idx = stratified_split(y, validation_split, seed)
-    if len(train_idx) < batch_size:
-        raise ValueError(
-            f"dataset {name!r} has {len(train_idx)} training examples after the validation "
-            f"split, fewer than one batch of {batch_size}; lower the batch size"
+    """Split the source's training data from the seed and wrap it as pipelines.
+
+    ``batch_size`` is per replica, as in Keras: a distribution strategy with
+    ``replicas`` replicas takes global batches of ``batch_size * replicas``.
+    """
+    global_batch = batch_size * replicas
+    train_idx, val_idx = stratified_split(data.y_train, validation_split, seed)
+    if len(train_idx) < global_batch:
+        raise DataError(
+            f"dataset {data.name!r} has {len(train_idx):,} training examples after the "
+            f"validation split, fewer than one batch of {global_batch:,}; lower the batch size"
         )
-    train = make_dataset(x[train_idx], y[train_idx], batch_size, options, seed, training=True)
+    x_train = data.x_train[train_idx]
+    transform, lo, hi = scaling_transform(data.scaling, x_train)
+
+    def pipeline(x: np.ndarray, y: np.ndarray, training: bool) -> tf.data.Dataset:
+        return make_dataset(x, y, global_batch, options, seed, training, transform)
+
     val = None
     if len(val_idx):
-        val = make_dataset(x[val_idx], y[val_idx], batch_size, options, seed, training=False)
+        val = pipeline(data.x_train[val_idx], data.y_train[val_idx], training=False)
+    test = None
+    if data.x_test is not None and data.y_test is not None and len(data.x_test):
+        test = pipeline(data.x_test, data.y_test, training=False)
     return DataBundle(
-        name=name,
-        train=train,
+        name=data.name,
+        train=pipeline(x_train, data.y_train[train_idx], training=True),
         val=val,
-        input_shape=tuple(int(n) for n in x.shape[1:]),
-        num_classes=len(class_names),
-        class_names=class_names,
+        input_shape=data.input_shape,
+        num_classes=len(data.class_names),
+        class_names=data.class_names,
         train_examples=len(train_idx),
         val_examples=len(val_idx),
-        batch_size=batch_size,
-        steps_per_epoch=len(train_idx) // batch_size,
-        value_range=(float(x.min()), float(x.max())),
+        batch_size=global_batch,
+        steps_per_epoch=len(train_idx) // global_batch,
+        value_range=(lo, hi),
+        report=data.report(),
+        test=test,
+        test_examples=0 if test is None else len(data.x_test),
     )

@@ -11,7 +11,9 @@ from __future__ import annotations
 import tensorflow as tf
 
 from mpstudio.engine.datasets.bundle import DataBundle
-from mpstudio.engine.datasets.synthetic_options import SyntheticOptions
+from mpstudio.engine.datasets.context import LoadContext
+from mpstudio.engine.datasets.errors import DataError
+from mpstudio.engine.datasets.synthetic_options import SyntheticOptions, synthetic_report
 from mpstudio.engine.spec import RunSpec
 
 
@@ -25,11 +27,11 @@ def _random_batch(
     return x, y
 
 
-def load_synthetic(spec: RunSpec) -> DataBundle:
+def load_synthetic(spec: RunSpec, ctx: LoadContext, replicas: int = 1) -> DataBundle:
     opts = SyntheticOptions.from_dict(spec.dataset_options)
-    batch = spec.batch_size
+    batch = spec.batch_size * replicas
     if opts.samples < batch:
-        raise ValueError(
+        raise DataError(
             f"synthetic samples ({opts.samples}) are fewer than one batch of {batch}; "
             "raise the samples or lower the batch size"
         )
@@ -53,4 +55,5 @@ def load_synthetic(spec: RunSpec) -> DataBundle:
         batch_size=batch,
         steps_per_epoch=steps,
         value_range=(0.0, 1.0),
+        report=synthetic_report(spec.dataset_options),
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mpstudio.engine.datasets.report import DataReport
+
 
 @dataclass(frozen=True)
 class SyntheticOptions:
@@ -44,3 +46,23 @@ def validate_synthetic_options(options: dict[str, Any]) -> list[str]:
     if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
         problems.append(f"synthetic samples must be a positive integer, got {samples!r}")
     return problems
+
+
+def synthetic_report(options: dict[str, Any]) -> DataReport:
+    opts = SyntheticOptions.from_dict(options)
+    kind = {3: "image", 2: "sequence", 1: "flat"}[len(opts.shape)]
+    per_class = opts.samples // opts.classes
+    return DataReport(
+        name="synthetic",
+        origin="generated: one random batch, repeated",
+        kind=kind,
+        input_shape=opts.shape,
+        train_samples=opts.samples,
+        test_samples=0,
+        class_names=tuple(str(c) for c in range(opts.classes)),
+        class_counts=(per_class,) * opts.classes,  # uniform random labels: about this many
+        raw_dtype="float32",
+        raw_range=(0.0, 1.0),
+        scaling="used as stored (uniform random in [0, 1))",
+        notes=("random labels: accuracy stays at chance; use it to measure speed only",),
+    )

@@ -45,16 +45,19 @@ def template_entry(name: str) -> TemplateEntry:
 
 def input_problem(name: str, input_shape: tuple[int, ...]) -> str | None:
     """Why ``name`` cannot take inputs of ``input_shape``, or None when it can."""
+    kind = _RANK_KIND.get(len(input_shape), f"rank-{len(input_shape)}")
+    return kind_problem(name, kind, f" ({'x'.join(map(str, input_shape))})")
+
+
+def kind_problem(name: str, kind: str, detail: str = "") -> str | None:
+    """Why ``name`` cannot take ``kind`` inputs (image, sequence, flat), or None."""
     entry = template_entry(name)
-    kind = _RANK_KIND.get(len(input_shape))
     if kind in entry.accepts:
         return None
     fits = [t.name for t in _TEMPLATES.entries() if kind in t.accepts]
-    shape = "x".join(map(str, input_shape))
     return (
         f"template {name!r} takes {' or '.join(sorted(entry.accepts))} inputs, but the data "
-        f"is {kind or 'rank-' + str(len(input_shape))} ({shape}); "
-        f"templates that fit: {', '.join(fits) or 'none'}"
+        f"is {kind}{detail}; templates that fit: {', '.join(fits) or 'none'}"
     )
 
 

@@ -9,6 +9,7 @@ event carrying a readable reason and what was measured.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -19,6 +20,9 @@ import tensorflow as tf
 from mpstudio.engine import device_info
 from mpstudio.engine.datasets import load_dataset
 from mpstudio.engine.datasets.bundle import DataBundle
+from mpstudio.engine.datasets.context import LoadContext
+from mpstudio.engine.datasets.errors import DataError, DownloadError
+from mpstudio.engine.datasets.registry import display_name
 from mpstudio.engine.events import (
     EpochMetrics,
     Reporter,
@@ -61,12 +65,25 @@ class RunSetupError(RuntimeError):
     """The run could not start (loading data or building the model failed)."""
 
 
-def prepare_data(spec: RunSpec) -> DataBundle:
-    """Load the dataset and check it fits the template, raising SpecError if not."""
+def prepare_data(spec: RunSpec, reporter: Reporter | None = None) -> DataBundle:
+    """Load the dataset and check it fits the template, raising SpecError if not.
+
+    Progress of long work (a download, decoding images) goes to ``reporter`` as
+    DataProgress events; its stop request cancels the loading (DataLoadStopped).
+    """
+    ctx = LoadContext(display_name(spec.dataset))
+    if reporter is not None:
+        ctx = LoadContext(ctx.source, emit=reporter.emit, should_stop=reporter.should_stop)
     try:
-        bundle = load_dataset(spec)
-    except ValueError as exc:
+        bundle = load_dataset(spec, ctx)
+    except (DataError, ValueError) as exc:
         raise SpecError([str(exc)]) from None
+    except DownloadError as exc:
+        raise RunSetupError(str(exc)) from None
+    except MemoryError:
+        raise RunSetupError(
+            f"not enough memory to load {ctx.source}: pick a smaller image size or dataset"
+        ) from None
     except Exception as exc:
         raise RunSetupError(
             f"could not load dataset {spec.dataset!r}: {type(exc).__name__}: {exc}"
@@ -119,6 +136,22 @@ def device_warnings(spec: RunSpec) -> list[str]:
     return []
 
 
+def evaluate_test(
+    model: keras.Model, bundle: DataBundle, summary: RunSummary, reporter: Reporter
+) -> RunSummary:
+    """The trained model on the dataset's own test split (never seen in training)."""
+    try:
+        result = model.evaluate(bundle.test, verbose=0, return_dict=True)
+    except Exception as exc:  # the run itself succeeded: keep it, say what went wrong
+        reporter.emit(RunWarning(f"could not evaluate on the test split: {exc}"))
+        return summary
+    return dataclasses.replace(
+        summary,
+        test_loss=float(result["loss"]),
+        test_accuracy=float(result["accuracy"]),
+    )
+
+
 def run(
     spec: RunSpec,
     reporter: Reporter,
@@ -133,7 +166,7 @@ def run(
     """
     warnings = spec.validate() + device_warnings(spec)
     keras.utils.set_random_seed(spec.seed)  # weights, dropout and shuffle order
-    bundle = prepare_data(spec)
+    bundle = prepare_data(spec, reporter)
     memory_in_use = device_info.start_memory_measure()
     model, optimizer, jit = build_compiled_model(spec, bundle, initial_weights)
     start_weights = [w.copy() for w in model.get_weights()]
@@ -171,6 +204,7 @@ def run(
             log_every_steps=monitor.log_every,
             xla=jit,
             loss_scaling=loss_scaling_note(spec),
+            data_report=bundle.report,
         )
     )
 
@@ -206,6 +240,8 @@ def run(
         status, xla=jit, device=device, params=model_summary.params,
         peak_memory=peak, memory_note=memory_note,
     )
+    if status == "finished" and bundle.test is not None:
+        summary = evaluate_test(model, bundle, summary, reporter)
     failure = RunFailed(*problem, summary=summary) if problem is not None else None
     reporter.emit(failure or RunFinished(summary))
     return RunResult(

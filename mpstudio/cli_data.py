@@ -1,0 +1,113 @@
+"""``mpstudio data list`` and ``mpstudio data show SOURCE``: what there is to train on."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from mpstudio.cli_support import (
+    EXIT_FAILED,
+    EXIT_OK,
+    ctrl_c_stops,
+    make_console,
+    tensorflow_logs_hidden,
+    usage_error,
+)
+from mpstudio.engine.datasets.registry import (
+    availability,
+    dataset_entry,
+    dataset_names,
+    dataset_problems,
+    display_name,
+)
+
+
+def add_data_commands(commands: Any, source_options: Callable[[Any], None]) -> None:
+    data = commands.add_parser("data", help="list the dataset sources, or show what one holds")
+    sub = data.add_subparsers(dest="data_command", required=True, parser_class=type(data))
+    listing = sub.add_parser("list", help="every dataset and whether it works offline now")
+    listing.add_argument("--json", action="store_true", help="print JSON to stdout")
+    show = sub.add_parser(
+        "show", help="read a dataset (downloading it if needed) and print what it holds"
+    )
+    show.add_argument("source", help="a dataset name, or an .npz, .csv or image-folder path")
+    show.add_argument("--json", action="store_true", help="print JSON to stdout")
+    source_options(show)
+
+
+def run_data_command(args: argparse.Namespace) -> int:
+    if args.data_command == "list":
+        return _list(args.json)
+    return _show(args)
+
+
+def _list(as_json: bool) -> int:
+    rows = []
+    for name in dataset_names():
+        entry, avail = dataset_entry(name), availability(name)
+        rows.append({"name": name, "origin": entry.origin, "offline": avail.offline,
+                     "detail": avail.detail, "description": entry.description})
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return EXIT_OK
+    from rich.table import Table
+
+    table = Table(title="datasets", title_justify="left")
+    for column in ("name", "offline now", "where", "what"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        offline = "[green]yes[/]" if row["offline"] else "[yellow]no[/]"
+        table.add_row(row["name"], offline, row["detail"], row["description"])
+    console = make_console(stderr=False)
+    console.print(table)
+    console.print(
+        "Your own data: --dataset PATH with an .npz file (x_train, y_train[, x_test, y_test]), "
+        "a .csv file (numeric features and a label column) or a folder with one sub-folder "
+        "of images per class."
+    )
+    return EXIT_OK
+
+
+def _show(args: argparse.Namespace) -> int:
+    from mpstudio.cli import dataset_argument, source_options
+    from mpstudio.engine.spec import SpecError
+
+    try:
+        options = source_options(args, {})
+    except SpecError as exc:
+        return usage_error("data show", exc.problems)
+    source = dataset_argument(args.source)
+    problems = dataset_problems(source, options)
+    if problems:
+        return usage_error("data show", problems)
+
+    from mpstudio.console import ConsoleReporter, data_report_table
+    from mpstudio.engine.datasets.context import LoadContext
+    from mpstudio.engine.datasets.errors import DataError, DataLoadStopped, DownloadError
+
+    with tensorflow_logs_hidden():
+        from mpstudio.engine.datasets.registry import inspect_dataset
+
+    reporter = ConsoleReporter(make_console(stderr=True), quiet=args.json)
+    ctx = LoadContext(display_name(source), emit=reporter.emit, should_stop=reporter.should_stop)
+    try:
+        with ctrl_c_stops(reporter):
+            report = inspect_dataset(source, options, ctx)
+    except DataError as exc:
+        return usage_error("data show", [str(exc)])
+    except DownloadError as exc:
+        print(f"mpstudio data show: error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except DataLoadStopped as exc:
+        print(f"mpstudio data show: {exc}", file=sys.stderr)
+        return EXIT_OK
+    finally:
+        reporter.close()
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        make_console(stderr=False).print(data_report_table(report))
+    return EXIT_OK

@@ -1,0 +1,60 @@
+"""What every ``mpstudio`` command shares: exit codes, error lines, quiet TensorFlow
+start-up, Ctrl-C as a cooperative stop, and a console sized for logs."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Iterator
+
+from rich.console import Console
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def make_console(stderr: bool) -> Console:
+    plain = Console(stderr=stderr)  # a log file or pipe gets 80 columns: too narrow
+    return plain if plain.is_terminal else Console(stderr=stderr, width=110)
+
+
+def usage_error(command: str, problems: list[str]) -> int:
+    for problem in problems:
+        print(f"mpstudio {command}: error: {problem}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+@contextlib.contextmanager
+def tensorflow_logs_hidden() -> Iterator[None]:
+    """Import TensorFlow without its C++ start-up chatter (CUDA probing on machines
+    without a GPU), unless the user asked for logs with TF_CPP_MIN_LOG_LEVEL."""
+    if "TF_CPP_MIN_LOG_LEVEL" in os.environ:
+        yield
+        return
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    sys.stderr.flush()
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)  # absl writes its pre-init lines straight to file descriptor 2
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
+@contextlib.contextmanager
+def ctrl_c_stops(reporter) -> Iterator[None]:
+    """First Ctrl-C stops cooperatively after the current step; a second one aborts."""
+
+    def handler(signum, frame):
+        print("\nstopping after this step (Ctrl-C again to abort)", file=sys.stderr)
+        reporter.stop()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

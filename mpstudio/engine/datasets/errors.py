@@ -1,0 +1,29 @@
+"""Errors of dataset sources. Every message names the file or dataset and what to do."""
+
+from __future__ import annotations
+
+
+class DataError(ValueError):
+    """The data cannot be used as given: a bad file, a missing column, labels out of range.
+
+    A ValueError, so front ends treat it like any other invalid setting (exit 2).
+    """
+
+
+class DownloadError(RuntimeError):
+    """A public dataset could not be fetched (no network, server error, cut short)."""
+
+
+class DataLoadStopped(Exception):
+    """The user asked to stop while data was loading; nothing partial was kept."""
+
+
+def unreadable(path: object, exc: OSError) -> DataError:
+    """A DataError for a file that cannot be opened, naming it and the reason."""
+    if isinstance(exc, PermissionError):
+        return DataError(f"cannot read {path}: permission denied; check the file's permissions")
+    if isinstance(exc, FileNotFoundError):
+        return DataError(f"{path} does not exist")
+    if isinstance(exc, IsADirectoryError):
+        return DataError(f"{path} is a folder, not a file")
+    return DataError(f"cannot read {path}: {exc.strerror or exc}")

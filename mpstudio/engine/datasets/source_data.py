@@ -1,0 +1,66 @@
+"""SourceData: the arrays a source read, with how to scale them for the model.
+
+Images stay uint8 in memory (a quarter of float32) and are scaled to [0, 1]
+per batch in the pipeline; tabular features and other value ranges are
+standardized with statistics of the training split only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mpstudio.engine.datasets.report import DataReport
+
+NONE, DIVIDE, STANDARDIZE = "none", "divide", "standardize"
+
+
+@dataclass(frozen=True)
+class Scaling:
+    mode: str  # none | divide | standardize
+    divisor: float = 1.0  # for "divide"
+    per_feature: bool = True  # for "standardize": a mean/std per feature (last axis)
+
+    def describe(self) -> str:
+        if self.mode == DIVIDE:
+            return f"divided by {self.divisor:g} to [0, 1]"
+        if self.mode == STANDARDIZE:
+            what = "each feature" if self.per_feature else "all values"
+            return f"{what} standardized with the training split's mean and std"
+        return "used as stored"
+
+
+@dataclass
+class SourceData:
+    name: str
+    origin: str
+    kind: str  # image | sequence | flat
+    x_train: np.ndarray  # (N, *input_shape), uint8 or float32
+    y_train: np.ndarray  # (N,) int32 class indices
+    class_names: tuple[str, ...]
+    scaling: Scaling
+    x_test: np.ndarray | None = None
+    y_test: np.ndarray | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        return tuple(int(n) for n in self.x_train.shape[1:])
+
+    def report(self) -> DataReport:
+        counts = np.bincount(self.y_train, minlength=len(self.class_names))
+        return DataReport(
+            name=self.name,
+            origin=self.origin,
+            kind=self.kind,
+            input_shape=self.input_shape,
+            train_samples=len(self.x_train),
+            test_samples=0 if self.x_test is None else len(self.x_test),
+            class_names=self.class_names,
+            class_counts=tuple(int(c) for c in counts),
+            raw_dtype=str(self.x_train.dtype),
+            raw_range=(float(self.x_train.min()), float(self.x_train.max())),
+            scaling=self.scaling.describe(),
+            notes=tuple(self.notes),
+        )

@@ -1,0 +1,142 @@
+"""A folder of images with one sub-folder per class, resized to one size, kept as uint8.
+
+Files are decoded in parallel by tf.data. Before that, every image file's first
+bytes are checked, so a file that only pretends to be an image is named in the
+error instead of failing somewhere inside TensorFlow.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from mpstudio.engine.datasets.context import LoadContext
+from mpstudio.engine.datasets.errors import DataError, unreadable
+from mpstudio.engine.datasets.features import IMAGE
+from mpstudio.engine.datasets.source_data import DIVIDE, Scaling, SourceData
+from mpstudio.engine.datasets.user_sources import COLOR_MODES, ImageFolderOptions
+
+IMAGE_SUFFIXES = (".bmp", ".gif", ".jpeg", ".jpg", ".png")  # what tf.io.decode_image reads
+SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM")
+DECODE_BATCH = 64
+
+
+def _visible(path: Path) -> bool:
+    return not path.name.startswith(".")
+
+
+def list_images(root: Path) -> tuple[list[str], list[list[Path]], list[Path]]:
+    """(class names, image files per class, ignored files), classes in sorted order."""
+    try:
+        entries = sorted(p for p in root.iterdir() if _visible(p))
+    except OSError as exc:
+        raise unreadable(root, exc) from None
+    class_dirs = [p for p in entries if p.is_dir()]
+    loose = [p for p in entries if p.is_file()]
+    if not class_dirs:
+        hint = " (it holds files directly)" if loose else ""
+        raise DataError(
+            f"{root} has no class sub-folders{hint}; put each class's images in its own "
+            f"sub-folder, e.g. {root}/cats/1.jpg and {root}/dogs/1.jpg"
+        )
+    if len(class_dirs) == 1:
+        raise DataError(
+            f"{root} has only one class sub-folder ({class_dirs[0].name}); a classifier "
+            "needs at least two classes"
+        )
+    files: list[list[Path]] = []
+    ignored = list(loose)
+    for folder in class_dirs:
+        found = sorted(
+            p for p in folder.rglob("*")
+            if p.is_file() and all(_visible(part) for part in p.relative_to(root).parts)
+        )
+        images = [p for p in found if p.suffix.lower() in IMAGE_SUFFIXES]
+        ignored += [p for p in found if p.suffix.lower() not in IMAGE_SUFFIXES]
+        if not images:
+            raise DataError(
+                f"{folder} has no images ({', '.join(IMAGE_SUFFIXES)}); remove the folder or "
+                "add its images"
+            )
+        files.append(images)
+    return [p.name for p in class_dirs], files, ignored
+
+
+def check_signature(path: Path) -> None:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    if not head.startswith(SIGNATURES):
+        raise DataError(
+            f"{path} is not a PNG, JPEG, GIF or BMP image (it starts with {head[:8]!r}); "
+            "remove it or replace it with a real image"
+        )
+
+
+def _decoder(size: tuple[int, int], channels: int):
+    def decode(path: tf.Tensor) -> tf.Tensor:
+        image = tf.io.decode_image(
+            tf.io.read_file(path), channels=channels, expand_animations=False
+        )
+        image = tf.image.resize(image, size)  # bilinear, as image_dataset_from_directory
+        return tf.cast(tf.clip_by_value(tf.round(image), 0, 255), tf.uint8)
+
+    return decode
+
+
+def _decode_all(paths: list[Path], opts: ImageFolderOptions, ctx: LoadContext) -> np.ndarray:
+    channels = COLOR_MODES[opts.color_mode]
+    decode = _decoder(opts.image_size, channels)
+    ds = tf.data.Dataset.from_tensor_slices([str(p) for p in paths])
+    ds = ds.map(decode, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    out = np.empty((len(paths), *opts.image_size, channels), dtype=np.uint8)
+    done = 0
+    try:
+        for batch in ds.batch(DECODE_BATCH).prefetch(2):
+            out[done:done + len(batch)] = batch.numpy()
+            done += len(batch)
+            ctx.progress("reading images", done, len(paths))
+            ctx.check_stop()
+    except (tf.errors.InvalidArgumentError, tf.errors.UnknownError) as exc:
+        _name_bad_image(paths[done:], decode, exc)
+    return out
+
+
+def _name_bad_image(paths: list[Path], decode, exc: Exception) -> None:
+    """The fast path failed somewhere in this stretch: decode one by one to name the file."""
+    for path in paths:
+        try:
+            decode(tf.constant(str(path)))
+        except (tf.errors.InvalidArgumentError, tf.errors.UnknownError) as err:
+            first_line = err.message.strip().splitlines()[0] if err.message else type(err).__name__
+            raise DataError(
+                f"{path} is damaged or not a readable image ({first_line}); remove or "
+                "replace it"
+            ) from None
+    raise DataError(f"reading the images failed: {exc}") from None
+
+
+def read_image_folder(dataset: str, options: dict[str, Any], ctx: LoadContext) -> SourceData:
+    opts = ImageFolderOptions.from_dict(options)
+    root = Path(dataset).expanduser()
+    class_names, files, ignored = list_images(root)
+    paths = [p for group in files for p in group]
+    for path in paths:
+        check_signature(path)
+    x = _decode_all(paths, opts, ctx)
+    y = np.concatenate([np.full(len(group), i, dtype=np.int32) for i, group in enumerate(files)])
+    height, width = opts.image_size
+    notes = [f"every image resized to {height}x{width}, {opts.color_mode}"]
+    if ignored:
+        shown = ", ".join(str(p.relative_to(root)) for p in ignored[:5])
+        more = f" and {len(ignored) - 5} more" if len(ignored) > 5 else ""
+        notes.append(f"ignored {len(ignored)} files that are not images: {shown}{more}")
+    return SourceData(
+        name=root.name, origin=str(root.resolve()), kind=IMAGE, x_train=x, y_train=y,
+        class_names=tuple(class_names), scaling=Scaling(DIVIDE, 255.0), notes=notes,
+    )

@@ -1,0 +1,119 @@
+"""The user's own data: which kind of source a path is, and its options, checked without TF.
+
+A dataset that is not a registered name is a path: an ``.npz`` file, a ``.csv``
+file or a folder of images with one sub-folder per class.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+NPZ, CSV, IMAGE_FOLDER = "npz", "csv", "image_folder"
+SUFFIXES = {".npz": NPZ, ".csv": CSV, ".tsv": CSV}
+USER_INPUT_KINDS = {CSV: "flat", IMAGE_FOLDER: "image"}  # .npz: depends on the arrays
+COLOR_MODES = {"grayscale": 1, "rgb": 3, "rgba": 4}
+MAX_IMAGE_SIDE = 4096
+
+
+@dataclass(frozen=True)
+class UserKind:
+    kind: str
+    reader: str  # "module:function" (path, options, ctx) -> SourceData
+    options: tuple[str, ...]
+
+
+USER_KINDS = {
+    NPZ: UserKind(NPZ, "mpstudio.engine.datasets.user_npz:read_npz", ()),
+    CSV: UserKind(CSV, "mpstudio.engine.datasets.user_csv:read_csv", ("label_column",)),
+    IMAGE_FOLDER: UserKind(
+        IMAGE_FOLDER, "mpstudio.engine.datasets.user_images:read_image_folder",
+        ("image_size", "color_mode"),
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ImageFolderOptions:
+    image_size: tuple[int, int] = (64, 64)  # height, width every image is resized to
+    color_mode: str = "rgb"
+
+    @classmethod
+    def from_dict(cls, options: dict[str, Any]) -> ImageFolderOptions:
+        size = tuple(options.get("image_size", cls.image_size))
+        return cls((int(size[0]), int(size[1])), options.get("color_mode", cls.color_mode))
+
+
+@dataclass(frozen=True)
+class CsvOptions:
+    label_column: str = "label"
+
+    @classmethod
+    def from_dict(cls, options: dict[str, Any]) -> CsvOptions:
+        return cls(options.get("label_column", cls.label_column))
+
+
+def looks_like_path(dataset: str) -> bool:
+    return (
+        "/" in dataset
+        or os.sep in dataset
+        or Path(dataset).suffix.lower() in SUFFIXES
+        or os.path.exists(dataset)
+    )
+
+
+def user_kind(path: Path) -> str | None:
+    """The source kind of an existing path, or None for a file mpstudio cannot read."""
+    if path.is_dir():
+        return IMAGE_FOLDER
+    return SUFFIXES.get(path.suffix.lower())
+
+
+def path_problems(dataset: str, options: dict[str, Any]) -> list[str]:
+    """Why ``dataset`` (a path) cannot be used, before anything is read."""
+    path = Path(dataset).expanduser()
+    if not path.exists():
+        return [f"dataset path {dataset!r} does not exist"]
+    kind = user_kind(path)
+    if kind is None:
+        return [
+            f"{dataset}: mpstudio reads .npz files, .csv files and folders of images "
+            f"(one sub-folder per class), not {path.suffix or 'files without a suffix'}"
+        ]
+    return option_problems(kind, options, dataset)
+
+
+def option_problems(kind: str, options: dict[str, Any], dataset: str) -> list[str]:
+    valid = USER_KINDS[kind].options
+    problems = [
+        f"{dataset}: {kind.replace('_', ' ')} data takes "
+        + (f"the options {', '.join(valid)}" if valid else "no options")
+        + f", not {key!r}"
+        for key in options
+        if key not in valid
+    ]
+    if "image_size" in options:
+        size = options["image_size"]
+        if (
+            not isinstance(size, (list, tuple))
+            or len(size) != 2
+            or not all(
+                isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MAX_IMAGE_SIDE
+                for n in size
+            )
+        ):
+            problems.append(
+                f"image size must be two integers from 1 to {MAX_IMAGE_SIDE} (height, width) "
+                f"such as [64, 64], got {size!r}"
+            )
+    if "color_mode" in options and options["color_mode"] not in COLOR_MODES:
+        problems.append(
+            f"color mode must be one of {', '.join(COLOR_MODES)}, got {options['color_mode']!r}"
+        )
+    if "label_column" in options and (
+        not isinstance(options["label_column"], str) or not options["label_column"]
+    ):
+        problems.append(f"label column must be a column name, got {options['label_column']!r}")
+    return problems
