@@ -94,7 +94,8 @@ class ConsoleReporter:
             if event.done == 0 or finished:
                 size = f" ({_amount(event.total, event.unit)})" if event.total else ""
                 state = "done" if finished else "..."
-                self.console.print(f"{event.source}: {event.task}{size} {state}")
+                self.console.print(f"{event.source}: {event.task}{size} {state}",
+                                   markup=False, highlight=False)
             return
         if self._data_bar is None:
             self._data_bar = data_progress_bar(self.console, event.unit)
@@ -105,8 +106,10 @@ class ConsoleReporter:
         if finished:
             self._data_bar.stop()
             self._data_bar = None
-            self.console.print(f"{event.source}: {event.task} ({_amount(event.total, event.unit)})"
-                               " done")
+            self.console.print(
+                f"{event.source}: {event.task} ({_amount(event.total, event.unit)}) done",
+                markup=False, highlight=False,
+            )
 
     def close(self) -> None:
         """Take down a live bar left by work that ended early (an error, a stop)."""

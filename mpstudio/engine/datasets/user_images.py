@@ -52,7 +52,7 @@ def list_images(root: Path) -> tuple[list[str], list[list[Path]], list[Path]]:
     for folder in class_dirs:
         found = sorted(
             p for p in folder.rglob("*")
-            if p.is_file() and all(_visible(part) for part in p.relative_to(root).parts)
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
         )
         images = [p for p in found if p.suffix.lower() in IMAGE_SUFFIXES]
         ignored += [p for p in found if p.suffix.lower() not in IMAGE_SUFFIXES]
