@@ -13,6 +13,7 @@ from user_data_files import (
 )
 
 from mpstudio.engine.datasets.context import LoadContext
+from mpstudio.engine.datasets.errors import DataLoadStopped
 from mpstudio.engine.datasets.registry import load_dataset, read_source
 from mpstudio.engine.events import CollectingReporter, RunStarted
 from mpstudio.engine.spec import RunSpec, SpecError
@@ -171,3 +172,14 @@ def test_relative_dataset_path_in_a_config_is_relative_to_the_config(tmp_path, m
     monkeypatch.chdir("/")
     spec = RunSpec.load(config)
     assert spec.dataset == str(tmp_path / "d.npz") and spec.problems() == []
+
+
+def test_stop_while_reading_images_keeps_nothing(tmp_path):
+    root = write_image_folder(tmp_path / "pets", per_class=40)
+    before = sorted(p.name for p in root.rglob("*"))
+    events: list = []
+    ctx = LoadContext("pets", emit=events.append, should_stop=lambda: bool(events))
+    with pytest.raises(DataLoadStopped, match="stopped while loading pets"):
+        read_source(str(root), {"image_size": [8, 8]}, ctx)
+    assert events[-1].done < 80  # stopped after the first batch of decoded images
+    assert sorted(p.name for p in root.rglob("*")) == before

@@ -161,8 +161,10 @@ def run(
 ) -> RunResult:
     """Train ``spec`` and report through ``reporter``.
 
-    Raises SpecError for a spec that cannot run and RunSetupError when the data or
-    the model cannot be set up; once training starts, every ending is an event.
+    Raises SpecError for a spec that cannot run (bad data included), RunSetupError
+    when the data (a download) or the model cannot be set up, and DataLoadStopped
+    when the reporter asks to stop while the data loads; once training starts,
+    every ending is an event.
     """
     warnings = spec.validate() + device_warnings(spec)
     keras.utils.set_random_seed(spec.seed)  # weights, dropout and shuffle order
