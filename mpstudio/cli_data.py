@@ -87,9 +87,11 @@ def _show(args: argparse.Namespace) -> int:
     from mpstudio.console import ConsoleReporter, data_report_table
     from mpstudio.engine.datasets.context import LoadContext
     from mpstudio.engine.datasets.errors import DataError, DataLoadStopped, DownloadError
+    from mpstudio.engine.datasets.registry import inspect_dataset, needs_tensorflow
 
-    with tensorflow_logs_hidden():
-        from mpstudio.engine.datasets.registry import inspect_dataset
+    if needs_tensorflow(source):  # import it now, with its start-up chatter hidden
+        with tensorflow_logs_hidden():
+            import tensorflow  # noqa: F401
 
     reporter = ConsoleReporter(make_console(stderr=True), quiet=args.json)
     ctx = LoadContext(display_name(source), emit=reporter.emit, should_stop=reporter.should_stop)

@@ -199,3 +199,58 @@ def test_a_file_without_read_permission(images, kind):
         finally:
             path.chmod(0o644)
     assert message == f"cannot read {path}: permission denied; check the file's permissions"
+
+
+# ------------------------------------------------ found in review: more bad inputs
+def test_npz_single_values_and_foreign_members(tmp_path):
+    path = write_npz(tmp_path / "d.npz", x_train=np.float32(3), y_train=np.arange(3))
+    refused(path, "x_train is a single value")
+    import zipfile
+
+    odd = tmp_path / "odd.npz"
+    with zipfile.ZipFile(odd, "w") as zf:
+        zf.writestr("x_train.npy", b"not an array")
+        zf.writestr("y_train.npy", b"nor this")
+    refused(odd, "x_train")
+
+
+def test_npz_labels_that_are_not_text(tmp_path, images):
+    path = write_npz(tmp_path / "d.npz", x_train=images[0],
+                     y_train=np.array([b"\xff\xfe"] * 10 + [b"ok"] * 10))
+    refused(path, "byte strings that are not UTF-8 text", names="d.npz: y_train")
+    x, y = images
+    inf = write_npz(tmp_path / "i.npz", x_train=x, y_train=y, x_test=x[:2],
+                    y_test=np.array([0.0, np.inf]))
+    refused(inf, "NaN, infinite or non-integer labels", names="i.npz: y_test")
+
+
+def test_npz_test_images_on_another_scale(tmp_path, images):
+    x, y = images  # uint8 0..255
+    path = write_npz(tmp_path / "d.npz", x_train=x, y_train=y,
+                     x_test=(x[:4] / 255).astype(np.float32), y_test=y[:4])
+    refused(path, "x_test has values 0..", "save x_test on the same scale", names="d.npz: x_test")
+
+
+def test_csv_line_numbers_count_blank_lines(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,label\n1,0\n\n\n2,1\nred,0\n")
+    refused(path, "('red' on line 6)")
+
+
+def test_unreadable_class_folder_is_named(images):
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        root.chmod(0o755)
+        write_image_folder(root / "pets", per_class=2)
+        for p in [root / "pets", root / "pets" / "cats"]:
+            p.chmod(0o755)
+        locked = root / "pets" / "dogs"
+        locked.chmod(0o000)
+        try:
+            with unprivileged(), pytest.raises(DataError) as err:
+                read_source(str(root / "pets"), {})
+        finally:
+            locked.chmod(0o755)
+    assert str(err.value) == (
+        f"cannot read {locked}: permission denied; check the file's permissions"
+    )

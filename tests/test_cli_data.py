@@ -48,7 +48,7 @@ def test_data_list_sees_a_finished_download(served_mnist, capsys):
     assert report["train_samples"] == 256 and report["input_shape"] == [28, 28, 1]
     main(["data", "list", "--json"])
     rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
-    assert rows["mnist"]["offline"] and "downloaded to" in rows["mnist"]["detail"]
+    assert rows["mnist"]["offline"] and "on disk in" in rows["mnist"]["detail"]
 
 
 def test_data_show_prints_what_a_file_holds(tmp_path, capsys):

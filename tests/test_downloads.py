@@ -5,6 +5,8 @@ Files come from a local HTTP server on 127.0.0.1 (never the network)."""
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -185,3 +187,48 @@ def test_download_goes_to_the_user_cache_folder_by_default(monkeypatch):
     folder = public.PUBLIC["mnist"].folder()
     assert folder.name == "mnist" and "mpstudio" in str(folder).lower()
     assert os.path.isabs(folder)
+
+
+def test_a_server_sending_too_much_is_cut_off(served):
+    served.files["mnist.npz"] = served.files["mnist.npz"] * 40  # published size stays small
+    with pytest.raises(DownloadError, match="does not match its published checksum"):
+        read_source("mnist", {}, LoadContext("mnist"))
+    assert not any(public.PUBLIC["mnist"].folder().iterdir())
+
+
+def test_fashion_without_network_names_every_file(isolated_datasets):
+    with pytest.raises(DownloadError) as err:
+        read_source("fashion_mnist", {}, LoadContext("fashion_mnist"))
+    for f in public.PUBLIC["fashion_mnist"].files:
+        assert f.name in str(err.value)
+
+
+def test_a_bad_mirror_setting_is_named(monkeypatch):
+    monkeypatch.setenv("MPSTUDIO_DATASETS_MIRROR", "127.0.0.1:1")
+    with pytest.raises(DownloadError, match=r"MPSTUDIO_DATASETS_MIRROR=127\.0\.0\.1:1"):
+        read_source("mnist", {}, LoadContext("mnist"))
+
+
+def test_a_folder_in_the_way_and_a_read_only_cache(served, isolated_datasets):
+    folder = public.PUBLIC["mnist"].folder()
+    (folder / "mnist.npz").mkdir(parents=True)
+    with pytest.raises(DataError, match="is in the way: it is not a file"):
+        read_source("mnist", {}, LoadContext("mnist"))
+    assert (folder / "mnist.npz").is_dir()
+
+
+def test_a_read_only_cache_folder(served):
+    from test_bad_data import unprivileged
+
+    with tempfile.TemporaryDirectory() as top:  # reachable by 'nobody' when run as root
+        folder = Path(top) / "mnist"
+        folder.mkdir()
+        Path(top).chmod(0o755)
+        folder.chmod(0o555)
+        try:
+            with unprivileged(), pytest.raises(DownloadError) as err:
+                fetch(public.PUBLIC["mnist"].files[0], folder, LoadContext("mnist"))
+        finally:
+            folder.chmod(0o755)
+    assert str(err.value).startswith(f"could not write to the dataset folder {folder}")
+    assert "MPSTUDIO_DATA_DIR" in str(err.value)

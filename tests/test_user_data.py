@@ -183,3 +183,32 @@ def test_stop_while_reading_images_keeps_nothing(tmp_path):
         read_source(str(root), {"image_size": [8, 8]}, ctx)
     assert events[-1].done < 80  # stopped after the first batch of decoded images
     assert sorted(p.name for p in root.rglob("*")) == before
+
+
+def test_every_color_mode_reads_every_format(tmp_path):
+    """decode_image alone refuses grayscale GIF/BMP and RGBA JPEG; mpstudio converts."""
+    import tensorflow as tf
+
+    rng = np.random.default_rng(0)
+    for c in ("a", "b"):
+        folder = tmp_path / "mixed" / c
+        folder.mkdir(parents=True)
+        rgb = (rng.random((9, 7, 3)) * 255).astype(np.uint8)
+        (folder / "color.jpg").write_bytes(tf.io.encode_jpeg(rgb).numpy())
+        (folder / "gray.png").write_bytes(tf.io.encode_png(rgb[..., :1]).numpy())
+        (folder / "gray_alpha.png").write_bytes(tf.io.encode_png(rgb[..., :2]).numpy())
+        rgba = np.concatenate([rgb, np.full((9, 7, 1), 128, np.uint8)], axis=-1)
+        (folder / "rgba.png").write_bytes(tf.io.encode_png(rgba).numpy())
+    for mode, channels in (("grayscale", 1), ("rgb", 3), ("rgba", 4)):
+        data = read_source(str(tmp_path / "mixed"), {"image_size": [4, 4], "color_mode": mode})
+        assert data.x_train.shape == (8, 4, 4, channels)
+    alpha = data.x_train[..., 3]  # rgba: opaque where the file had no alpha
+    assert set(np.unique(alpha[data.y_train == 0])) >= {128, 255}
+
+
+def test_stop_while_loading_is_a_stop_not_a_failure(tmp_path):
+    root = write_image_folder(tmp_path / "pets", per_class=4)
+    reporter = CollectingReporter()
+    reporter.stop()
+    with pytest.raises(DataLoadStopped):
+        run(small(str(root), "cnn", dataset_options={"image_size": [8, 8]}), reporter)

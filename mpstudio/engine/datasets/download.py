@@ -3,7 +3,7 @@
 A file already in the folder (downloaded earlier, or put there by the user) is
 never deleted or overwritten: if it does not match the checksum, the user gets
 a message and the file stays. A download goes to a temporary file in the same
-folder and becomes the real name only once it is complete and verified.
+folder and becomes the real name only once it is complete, verified and synced.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from mpstudio import __version__
-from mpstudio.engine.datasets.cache_dir import keras_datasets_dir, mirror_url
+from mpstudio.engine.datasets.cache_dir import MIRROR_ENV, keras_datasets_dir, mirror_url
 from mpstudio.engine.datasets.context import LoadContext
-from mpstudio.engine.datasets.errors import DataError, DownloadError
+from mpstudio.engine.datasets.errors import DataError, DownloadError, unreadable
 
 CHUNK = 1 << 18  # 256 KiB
 TIMEOUT = 30.0  # seconds without data before giving up
@@ -46,48 +47,64 @@ def sha256_of(path: Path, ctx: LoadContext | None = None) -> str:
     return digest.hexdigest()
 
 
-def _matches(path: Path, remote: RemoteFile, ctx: LoadContext) -> bool:
-    return path.stat().st_size == remote.size and sha256_of(path, ctx) == remote.sha256
-
-
 def local_copy(remote: RemoteFile, folder: Path) -> Path | None:
-    """The file if it is already on disk (ours or Keras' download), unverified."""
-    ours = folder / remote.name
-    if ours.is_file():
-        return ours
+    """The file if it is on disk with the published size (ours, or Keras' download).
+    The checksum is checked when the file is loaded."""
+    candidates = [folder / remote.name]
     if remote.keras_name:
-        theirs = keras_datasets_dir() / remote.keras_name
-        if theirs.is_file() and theirs.stat().st_size == remote.size:
-            return theirs
+        candidates.append(keras_datasets_dir() / remote.keras_name)
+    for path in candidates:
+        with contextlib.suppress(OSError):
+            if path.is_file() and path.stat().st_size == remote.size:
+                return path
     return None
 
 
-def fetch(remote: RemoteFile, folder: Path, ctx: LoadContext) -> Path:
-    """The verified local file, downloading it first when it is not there."""
+def fetch(
+    remote: RemoteFile, folder: Path, ctx: LoadContext, missing: tuple[str, ...] = ()
+) -> Path:
+    """The verified local file, downloading it first when it is not there.
+
+    ``missing`` names every file of the dataset still to fetch, for the message a
+    user without network gets (they need to put all of them in place)."""
     dest = folder / remote.name
-    if dest.exists():
+    try:
+        present = dest.exists() or dest.is_symlink()
+    except OSError as exc:  # a folder on the way that cannot be entered
+        raise unreadable(folder, exc) from None
+    if present:
         _verify_existing(dest, remote, ctx)
         return dest
-    keras_copy = local_copy(remote, folder)
-    if keras_copy is not None and _matches(keras_copy, remote, ctx):
-        return keras_copy  # read in place: nothing copied, nothing changed
+    if remote.keras_name:
+        theirs = keras_datasets_dir() / remote.keras_name
+        with contextlib.suppress(OSError):  # an unreadable copy is simply not used
+            if theirs.is_file() and theirs.stat().st_size == remote.size and (
+                sha256_of(theirs, ctx) == remote.sha256
+            ):
+                return theirs  # read in place: nothing copied, nothing changed
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{remote.name}.", suffix=".part", dir=folder)
     except OSError as exc:
         raise DownloadError(
-            f"could not create the dataset folder {folder}: {exc.strerror}; set "
+            f"could not write to the dataset folder {folder}: {exc.strerror or exc}; set "
             "MPSTUDIO_DATA_DIR to a writable folder"
         ) from None
-    _download(remote, dest, ctx)
+    _download(remote, dest, fd, Path(tmp_name), ctx, missing or (remote.name,))
     return dest
 
 
 def _verify_existing(dest: Path, remote: RemoteFile, ctx: LoadContext) -> None:
+    if not dest.is_file():
+        raise DataError(
+            f"{dest} is in the way: it is not a file; move it so mpstudio can download "
+            f"{remote.name} there"
+        )
     try:
         size = dest.stat().st_size
         digest = sha256_of(dest, ctx)
-    except PermissionError:
-        raise DataError(f"cannot read {dest}: permission denied") from None
+    except OSError as exc:
+        raise unreadable(dest, exc) from None
     if size == remote.size and digest == remote.sha256:
         return
     raise DataError(
@@ -99,46 +116,65 @@ def _verify_existing(dest: Path, remote: RemoteFile, ctx: LoadContext) -> None:
     )
 
 
-def _no_network(remote: RemoteFile, folder: Path, ctx: LoadContext, why: str) -> DownloadError:
-    return DownloadError(
-        f"could not download {ctx.source}: {why}; put {remote.name} in {folder} "
-        "or pick another dataset"
-    )
-
-
-def _download(remote: RemoteFile, dest: Path, ctx: LoadContext) -> None:
+def _download(
+    remote: RemoteFile, dest: Path, fd: int, tmp: Path, ctx: LoadContext,
+    missing: tuple[str, ...],
+) -> None:
     url = mirror_url(remote.url)
-    task = f"downloading {remote.name}"
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{remote.name}.", suffix=".part", dir=dest.parent)
-    tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as out:
-            digest, done, announced = _stream(url, remote, dest.parent, out, task, ctx)
-        expected = announced if announced is not None else remote.size
-        if done < expected:
-            raise DownloadError(
-                f"the download of {remote.name} was cut short ({done:,} of {expected:,} "
-                "bytes); nothing was kept, try again"
-            )
+            digest, done, announced = _stream(url, remote, out, ctx, missing, dest.parent)
+            if done == remote.size and digest == remote.sha256:
+                out.flush()
+                os.fsync(out.fileno())  # a crash must not leave a short file under the name
         if done != remote.size or digest != remote.sha256:
-            raise DownloadError(
-                f"the downloaded {remote.name} does not match its published checksum "
-                f"({done:,} bytes, sha256 {digest[:12]}...; expected {remote.size:,} bytes, "
-                f"sha256 {remote.sha256[:12]}...); nothing was kept. The server sent a "
-                f"different file: try again later, or put a good copy in {dest.parent}"
-            )
-        _move_into_place(tmp, dest)
+            raise _bad_download(remote, done, digest, announced, dest.parent)
+        if not _move_into_place(tmp, dest):
+            _verify_existing(dest, remote, ctx)  # someone else's file appeared meanwhile
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
 
 
-def _stream(url, remote, folder, out, task, ctx) -> tuple[str, int, int | None]:
-    """(sha256, bytes received, the length the server announced) of one download."""
+def _bad_download(
+    remote: RemoteFile, done: int, digest: str, announced: int | None, folder: Path
+) -> DownloadError:
+    expected = announced if announced is not None else remote.size
+    if done < expected and done <= remote.size:
+        return DownloadError(
+            f"the download of {remote.name} was cut short ({done:,} of {expected:,} "
+            "bytes); nothing was kept, try again"
+        )
+    got = f"{done:,} bytes" if done <= remote.size else f"more than {remote.size:,} bytes"
+    return DownloadError(
+        f"the downloaded {remote.name} does not match its published checksum ({got}, "
+        f"expected {remote.size:,} bytes, sha256 {remote.sha256[:12]}...); nothing was "
+        f"kept. The server sent a different file: try again later, or put a good copy "
+        f"in {folder}"
+    )
+
+
+def _cannot_download(source: str, why: str, missing: tuple[str, ...], folder: Path) -> str:
+    files = " and ".join(missing) if len(missing) <= 2 else ", ".join(missing)
+    return f"could not download {source}: {why}; put {files} in {folder} or pick another dataset"
+
+
+def _stream(
+    url: str, remote: RemoteFile, out: BinaryIO, ctx: LoadContext,
+    missing: tuple[str, ...], folder: Path,
+) -> tuple[str, int, int | None]:
+    """(sha256, bytes received, the length the server announced) of one download.
+    Reading stops one chunk past the published size: a wrong file cannot fill the disk."""
+    mirror = f" (from {MIRROR_ENV}={os.environ[MIRROR_ENV]})" if os.environ.get(MIRROR_ENV) else ""
     request = urllib.request.Request(url, headers={"User-Agent": f"mpstudio/{__version__}"})
     digest = hashlib.sha256()
     done = 0
     announced: int | None = None
+    task = f"downloading {remote.name}"
+
+    def failed(why: str) -> DownloadError:
+        return DownloadError(_cannot_download(ctx.source, why, missing, folder))
+
     ctx.progress(task, 0, remote.size, "B")
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
@@ -148,39 +184,41 @@ def _stream(url, remote, folder, out, task, ctx) -> tuple[str, int, int | None]:
                 _write(out, chunk, remote, folder)
                 digest.update(chunk)
                 done += len(chunk)
+                if done > remote.size:
+                    break
                 ctx.progress(task, done, remote.size, "B")
                 ctx.check_stop()
     except urllib.error.HTTPError as exc:
-        raise DownloadError(
-            f"could not download {ctx.source}: the server answered {exc.code} {exc.reason} "
-            f"for {url}; put {remote.name} in {folder} or pick another dataset"
-        ) from None
+        raise failed(f"the server answered {exc.code} {exc.reason} for {url}{mirror}") from None
     except urllib.error.URLError as exc:
         why = getattr(exc.reason, "strerror", None) or str(exc.reason)
-        raise _no_network(remote, folder, ctx, f"no network ({why})") from None
-    except (http.client.IncompleteRead, ConnectionError) as exc:
+        raise failed(f"no network ({why}){mirror}") from None
+    except (http.client.HTTPException, ValueError) as exc:
         if done == 0:
-            raise _no_network(remote, folder, ctx, f"no network ({exc})") from None
-    except TimeoutError:
+            raise failed(f"{url}{mirror} did not answer as a web server "
+                         f"({type(exc).__name__}: {exc})") from None
+    except OSError as exc:  # connection reset, timeout, TLS error mid-way
         if done == 0:
-            raise _no_network(remote, folder, ctx, "no network (timed out)") from None
-        # a stall mid-way falls through to the size check: "cut short"
+            raise failed(f"no network ({exc.strerror or exc}){mirror}") from None
+        # a failure mid-way falls through to the size check: "cut short"
     return digest.hexdigest(), done, announced
 
 
-def _write(out, chunk: bytes, remote: RemoteFile, folder: Path) -> None:
+def _write(out: BinaryIO, chunk: bytes, remote: RemoteFile, folder: Path) -> None:
     try:
         out.write(chunk)
     except OSError as exc:  # a full or read-only disk, not the network
         raise DownloadError(f"could not save {remote.name} in {folder}: {exc.strerror}") from None
 
 
-def _move_into_place(tmp: Path, dest: Path) -> None:
-    """Give the finished file its name, without replacing one that appeared meanwhile."""
+def _move_into_place(tmp: Path, dest: Path) -> bool:
+    """Give the finished file its name unless one appeared meanwhile (then False)."""
     try:
-        os.link(tmp, dest)  # fails if dest exists: the user's file wins
+        os.link(tmp, dest)  # fails if dest exists: an existing file always wins
     except FileExistsError:
-        return
+        return False
     except OSError:  # a filesystem without hard links
-        if not dest.exists():
-            os.replace(tmp, dest)
+        if dest.exists():
+            return False
+        os.replace(tmp, dest)
+    return True

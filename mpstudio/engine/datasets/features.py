@@ -22,7 +22,7 @@ IMAGE, SEQUENCE, FLAT = "image", "sequence", "flat"
 def check_numeric(x: np.ndarray, where: str) -> np.ndarray:
     """Reject arrays that are not numbers, or that hold NaN or infinity."""
     if x.dtype.kind == "b":
-        return x.astype(np.uint8)
+        return x.astype(np.float32)  # 0.0/1.0: already in the model's range
     if x.dtype.kind not in "iuf":
         raise DataError(
             f"{where} holds {x.dtype} values, not numbers; save numeric arrays "
@@ -96,9 +96,11 @@ def prepare_features(x: np.ndarray, where: str) -> tuple[np.ndarray, str, Scalin
 
 
 def match_test_features(
-    x_test: np.ndarray, train_shape: tuple[int, ...], kind: str, scaling: Scaling, where: str
+    x_test: np.ndarray, x_train: np.ndarray, kind: str, scaling: Scaling, where: str
 ) -> np.ndarray:
-    """Bring the test features into the training layout, or say why they do not fit."""
+    """Bring the test features into the training layout, or say why they do not fit
+    (a different shape, or values on another scale than the training features)."""
+    train_shape = x_train.shape[1:]
     x_test = check_numeric(x_test, where)
     if kind == FLAT and x_test.ndim == 1:
         x_test = x_test.reshape(-1, 1)
@@ -111,7 +113,22 @@ def match_test_features(
             f"{where} has examples of shape {'x'.join(map(str, x_test.shape[1:]))}, "
             f"but the training examples are {'x'.join(map(str, train_shape))}"
         )
+    _check_test_scale(x_test, x_train, scaling, where)
     pixels = x_test.dtype.kind in "iu" and 0 <= x_test.min() <= x_test.max() <= 255
     if scaling.mode == DIVIDE and pixels:
         return x_test.astype(np.uint8)
     return x_test.astype(np.float32)
+
+
+def _check_test_scale(x_test: np.ndarray, x_train: np.ndarray, scaling: Scaling, where: str):
+    """Test pixels must be on the training pixels' scale, or the test accuracy means nothing."""
+    if scaling.mode == STANDARDIZE:
+        return
+    lo, hi = float(x_test.min()), float(x_test.max())
+    train_hi = float(x_train.max())
+    top = scaling.divisor if scaling.mode == DIVIDE else 1.0
+    if lo < 0 or hi > top or (train_hi > 1 and 0 < hi <= 1):
+        raise DataError(
+            f"{where} has values {lo:g}..{hi:g}, but the training images are 0..{train_hi:g}; "
+            "save x_test on the same scale as x_train"
+        )

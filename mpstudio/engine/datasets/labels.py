@@ -26,9 +26,12 @@ def _as_vector(y: np.ndarray, where: str, notes: list[str]) -> np.ndarray:
     return y
 
 
-def _names_of(y: np.ndarray) -> np.ndarray:
+def _names_of(y: np.ndarray, where: str) -> np.ndarray:
     if y.dtype.kind == "S":
-        return np.char.decode(y, "utf-8")
+        try:
+            return np.char.decode(y, "utf-8")
+        except UnicodeDecodeError:
+            raise DataError(f"{where} holds byte strings that are not UTF-8 text") from None
     return y
 
 
@@ -46,7 +49,7 @@ def to_class_indices(
     if len(y) == 0:
         raise DataError(f"{where} is empty")
     if y.dtype.kind in "US":
-        text = _names_of(y)
+        text = _names_of(y, where)
         names, indices = np.unique(text, return_inverse=True)
         found = tuple(str(n) for n in names)
         _check_count(len(found), where)
@@ -109,7 +112,7 @@ def match_test_labels(y: np.ndarray, class_names: tuple[str, ...], where: str) -
     notes: list[str] = []
     y = _as_vector(np.asarray(y), where, notes)
     if y.dtype.kind in "US":
-        text = _names_of(y)
+        text = _names_of(y, where)
         index = {name: i for i, name in enumerate(class_names)}
         unknown = sorted(set(text.tolist()) - index.keys())
         if unknown:
@@ -117,8 +120,11 @@ def match_test_labels(y: np.ndarray, class_names: tuple[str, ...], where: str) -
                 f"{where} has classes the training labels do not: {', '.join(unknown[:5])}"
             )
         return np.array([index[t] for t in text], dtype=np.int32)
-    if y.dtype.kind == "f" and np.any(y != np.round(y)):
-        raise DataError(f"{where} has non-integer labels; labels must be class indices")
+    if y.dtype.kind not in "biuf":
+        raise DataError(f"{where} holds {y.dtype} values; labels must be integers or text")
+    if y.dtype.kind == "f" and (not np.all(np.isfinite(y)) or np.any(y != np.round(y))):
+        raise DataError(f"{where} has NaN, infinite or non-integer labels; labels must be "
+                        "class indices or names")
     if len(y) and (y.min() < 0 or y.max() >= len(class_names)):
         bad = int(y.min()) if y.min() < 0 else int(y.max())
         raise DataError(

@@ -128,16 +128,21 @@ PUBLIC: dict[str, PublicDataset] = {
 }
 
 
-def is_cached(name: str) -> bool:
-    """All files are on disk (size-checked; the full checksum is checked when loading)."""
+def cached_folders(name: str) -> list[Path] | None:
+    """Where the files are when all are on disk with the right size (the checksum is
+    checked when loading), else None."""
     dataset = PUBLIC[name]
-    return all(local_copy(f, dataset.folder()) is not None for f in dataset.files)
+    found = [local_copy(f, dataset.folder()) for f in dataset.files]
+    if any(path is None for path in found):
+        return None
+    return sorted({path.parent for path in found if path is not None})
 
 
 def read_public(name: str, options: dict, ctx: LoadContext) -> SourceData:
     dataset = PUBLIC[name]
     folder = dataset.folder()
-    paths = {f.name: fetch(f, folder, ctx) for f in dataset.files}
+    missing = tuple(f.name for f in dataset.files if local_copy(f, folder) is None)
+    paths = {f.name: fetch(f, folder, ctx, missing) for f in dataset.files}
     (x_train, y_train), (x_test, y_test), class_names = dataset.read(paths, ctx)
     if x_train.ndim == 3:  # grayscale: give it the channel axis the conv templates expect
         x_train, x_test = x_train[..., np.newaxis], x_test[..., np.newaxis]

@@ -70,23 +70,21 @@ def read_cifar_binary(
     ctx: LoadContext,
 ) -> tuple[Split, Split, tuple[str, ...]]:
     """CIFAR-10/100 binary release: records of label byte(s) then 3072 pixels (CHW)."""
-    wanted = (*train_members, *test_members, names_member)
+    wanted = {*train_members, *test_members, names_member}
     found: dict[str, bytes] = {}
     try:
-        with tarfile.open(path, "r:gz") as tar:
-            for i, name in enumerate(wanted):
-                member = tar.extractfile(name)  # reads bytes only; nothing is written
-                if member is None:
-                    raise KeyError(name)
-                found[name] = member.read()
-                ctx.progress(f"reading {path.name}", i + 1, len(wanted))
-                ctx.check_stop()
-    except KeyError as exc:
-        raise DataError(
-            f"{path} has no member {exc.args[0]}: not the CIFAR binary release"
-        ) from None
+        with tarfile.open(path, "r|gz") as tar:  # one streaming pass: gzip has no seeking
+            for member in tar:
+                if member.name in wanted and member.isfile():
+                    data = tar.extractfile(member)  # bytes in memory; nothing is written
+                    found[member.name] = data.read() if data else b""
+                    ctx.progress(f"reading {path.name}", len(found), len(wanted))
+                    ctx.check_stop()
     except (OSError, EOFError, tarfile.TarError) as exc:
         raise DataError(f"{path} is not a readable .tar.gz file ({exc})") from None
+    absent = sorted(wanted - found.keys())
+    if absent:
+        raise DataError(f"{path} has no member {absent[0]}: not the CIFAR binary release")
 
     def split(members: tuple[str, ...]) -> Split:
         parts = [_records(found[m], label_bytes, label_index, f"{path}:{m}") for m in members]

@@ -104,17 +104,25 @@ def known_kind(dataset: str) -> str | None:
     return None
 
 
+def needs_tensorflow(dataset: str) -> bool:
+    """Reading this source imports TensorFlow (image decoding, generated data)."""
+    if is_registered(dataset):
+        return dataset_entry(dataset).loader is not None
+    return user_kind(Path(dataset).expanduser()) == "image_folder"
+
+
 def availability(name: str) -> Availability:
     entry = dataset_entry(name)
     if entry.origin == BUNDLED:
         return Availability(True, "bundled with mpstudio")
     if entry.origin == GENERATED:
         return Availability(True, "generated on the fly")
-    from mpstudio.engine.datasets.public import PUBLIC, is_cached
+    from mpstudio.engine.datasets.public import PUBLIC, cached_folders
 
     public = PUBLIC[name]
-    if is_cached(name):
-        return Availability(True, f"downloaded to {public.folder()}")
+    folders = cached_folders(name)
+    if folders:
+        return Availability(True, f"on disk in {', '.join(map(str, folders))}")
     size = public.download_size / 1e6
     return Availability(False, f"downloads {size:,.1f} MB on first use")
 

@@ -43,6 +43,7 @@ class SourceData:
     x_test: np.ndarray | None = None
     y_test: np.ndarray | None = None
     notes: list[str] = field(default_factory=list)
+    raw_dtype: str | None = None  # the dtype as stored, when the arrays were converted
 
     @property
     def input_shape(self) -> tuple[int, ...]:
@@ -59,7 +60,7 @@ class SourceData:
             test_samples=0 if self.x_test is None else len(self.x_test),
             class_names=self.class_names,
             class_counts=tuple(int(c) for c in counts),
-            raw_dtype=str(self.x_train.dtype),
+            raw_dtype=self.raw_dtype or str(self.x_train.dtype),
             raw_range=(float(self.x_train.min()), float(self.x_train.max())),
             scaling=self.scaling.describe(),
             notes=tuple(self.notes),

@@ -29,7 +29,11 @@ def _read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
                 dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
             reader = csv.reader(fh, dialect)
             header = next(reader, None)
-            rows = [row for row in reader if any(cell.strip() for cell in row)]
+            rows, lines = [], []
+            for row in reader:
+                if any(cell.strip() for cell in row):
+                    rows.append(row)
+                    lines.append(reader.line_num)  # blank lines and quoted newlines counted
     except OSError as exc:
         raise unreadable(path, exc) from None
     except UnicodeDecodeError:
@@ -38,17 +42,19 @@ def _read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
         raise DataError(f"{path} is not a readable CSV file ({exc})") from None
     if not header or not rows:
         raise DataError(f"{path} has no data rows; it needs a header row, then one row per sample")
-    return [name.strip() for name in header], rows
+    return [name.strip() for name in header], rows, lines
 
 
-def _column(rows: list[list[str]], index: int, name: str, path: Path) -> np.ndarray:
+def _column(
+    rows: list[list[str]], lines: list[int], index: int, name: str, path: Path
+) -> np.ndarray:
     """One feature column as float64, or a message naming the first cell that is not a number."""
     cells = [row[index].strip() for row in rows]
     try:
         return np.asarray(cells, dtype=np.float64)
     except ValueError:
         pass
-    for line, cell in enumerate(cells, start=2):
+    for line, cell in zip(lines, cells, strict=True):
         try:
             float(cell)
         except ValueError:
@@ -67,14 +73,14 @@ def _column(rows: list[list[str]], index: int, name: str, path: Path) -> np.ndar
 def read_csv(dataset: str, options: dict[str, Any], ctx: LoadContext) -> SourceData:
     opts = CsvOptions.from_dict(options)
     path = Path(dataset).expanduser()
-    header, rows = _read_rows(path)
+    header, rows, lines = _read_rows(path)
     if opts.label_column not in header:
         raise DataError(
             f"{path} has no column {opts.label_column!r}; its columns are: "
             f"{', '.join(header)}. Choose the label column with --label-column "
             "(label_column in the run config)"
         )
-    for line, row in enumerate(rows, start=2):
+    for line, row in zip(lines, rows, strict=True):
         if len(row) != len(header):
             raise DataError(
                 f"{path}: line {line} has {len(row)} fields but the header has {len(header)}"
@@ -85,14 +91,22 @@ def read_csv(dataset: str, options: dict[str, Any], ctx: LoadContext) -> SourceD
         raise DataError(f"{path} has no feature columns besides {opts.label_column!r}")
     columns = []
     for i, name in features:
-        columns.append(_column(rows, i, name, path))
+        columns.append(_column(rows, lines, i, name, path))
         ctx.check_stop()
-    x = check_numeric(np.stack(columns, axis=1).astype(np.float32), f"{path.name}: features")
+    x64 = check_numeric(np.stack(columns, axis=1), f"{path.name}: features")
+    too_big = np.abs(x64) > np.finfo(np.float32).max
+    if too_big.any():
+        row, col = np.argwhere(too_big)[0]
+        raise DataError(
+            f"{path}: column {features[col][1]!r} has {x64[row, col]:g} on line {lines[row]}, "
+            "beyond float32's range; rescale that column"
+        )
+    x = x64.astype(np.float32)
     raw_labels = np.array([row[label_index].strip() for row in rows])
     empty = np.flatnonzero(raw_labels == "")
     if len(empty):
         raise DataError(
-            f"{path}: the label column {opts.label_column!r} is empty on line {empty[0] + 2}; "
+            f"{path}: the label column {opts.label_column!r} is empty on line {lines[empty[0]]}; "
             "every row needs a label"
         )
     try:

@@ -7,6 +7,8 @@ error instead of failing somewhere inside TensorFlow.
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -50,10 +52,7 @@ def list_images(root: Path) -> tuple[list[str], list[list[Path]], list[Path]]:
     files: list[list[Path]] = []
     ignored = list(loose)
     for folder in class_dirs:
-        found = sorted(
-            p for p in folder.rglob("*")
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
-        )
+        found = _files_under(folder)
         images = [p for p in found if p.suffix.lower() in IMAGE_SUFFIXES]
         ignored += [p for p in found if p.suffix.lower() not in IMAGE_SUFFIXES]
         if not images:
@@ -63,6 +62,20 @@ def list_images(root: Path) -> tuple[list[str], list[list[Path]], list[Path]]:
             )
         files.append(images)
     return [p.name for p in class_dirs], files, ignored
+
+
+def _files_under(folder: Path) -> list[Path]:
+    """Every visible file under ``folder``, sorted; a folder that cannot be read is an error
+    (rglob would skip it silently and the class would look empty)."""
+
+    def fail(exc: OSError) -> None:
+        raise unreadable(exc.filename or folder, exc)
+
+    found = []
+    for dirpath, dirnames, filenames in os.walk(folder, onerror=fail):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        found += [Path(dirpath, f) for f in filenames if not f.startswith(".")]
+    return sorted(found)
 
 
 def check_signature(path: Path) -> None:
@@ -78,11 +91,32 @@ def check_signature(path: Path) -> None:
         )
 
 
+def _to_channels(image: tf.Tensor, channels: int) -> tf.Tensor:
+    """Any of 1, 2 (gray + alpha), 3 or 4 channels to ``channels``. decode_image cannot
+    do this itself for every format (no grayscale BMP/GIF, no RGBA JPEG)."""
+    have = tf.shape(image)[-1]
+    rgb = tf.case(
+        [(tf.equal(have, 1), lambda: tf.image.grayscale_to_rgb(image)),
+         (tf.equal(have, 2), lambda: tf.image.grayscale_to_rgb(image[..., :1]))],
+        default=lambda: image[..., :3],
+    )
+    if channels == 3:
+        return rgb
+    if channels == 1:
+        return tf.cast(tf.round(tf.image.rgb_to_grayscale(tf.cast(rgb, tf.float32))), tf.uint8)
+    opaque = tf.fill(tf.concat([tf.shape(image)[:-1], [1]], 0), tf.constant(255, tf.uint8))
+    alpha = tf.case(
+        [(tf.equal(have, 4), lambda: image[..., 3:]),
+         (tf.equal(have, 2), lambda: image[..., 1:])],
+        default=lambda: opaque,
+    )
+    return tf.concat([rgb, alpha], axis=-1)
+
+
 def _decoder(size: tuple[int, int], channels: int):
     def decode(path: tf.Tensor) -> tf.Tensor:
-        image = tf.io.decode_image(
-            tf.io.read_file(path), channels=channels, expand_animations=False
-        )
+        image = tf.io.decode_image(tf.io.read_file(path), expand_animations=False)
+        image = _to_channels(image, channels)
         image = tf.image.resize(image, size)  # bilinear, as image_dataset_from_directory
         return tf.cast(tf.clip_by_value(tf.round(image), 0, 255), tf.uint8)
 
@@ -113,12 +147,18 @@ def _name_bad_image(paths: list[Path], decode, exc: Exception) -> None:
         try:
             decode(tf.constant(str(path)))
         except (tf.errors.InvalidArgumentError, tf.errors.UnknownError) as err:
-            first_line = err.message.strip().splitlines()[0] if err.message else type(err).__name__
             raise DataError(
-                f"{path} is damaged or not a readable image ({first_line}); remove or "
+                f"{path} is damaged or not a readable image ({_plain(err)}); remove or "
                 "replace it"
             ) from None
     raise DataError(f"reading the images failed: {exc}") from None
+
+
+def _plain(err: tf.errors.OpError) -> str:
+    """TensorFlow's message without its graph and op decorations."""
+    text = (err.message or type(err).__name__).strip().splitlines()[0]
+    text = re.sub(r"\{\{[^}]*\}\}\s*", "", text)
+    return re.sub(r"\s*\[Op:\w+\].*$", "", text).strip() or type(err).__name__
 
 
 def read_image_folder(dataset: str, options: dict[str, Any], ctx: LoadContext) -> SourceData:
@@ -126,8 +166,11 @@ def read_image_folder(dataset: str, options: dict[str, Any], ctx: LoadContext) -
     root = Path(dataset).expanduser()
     class_names, files, ignored = list_images(root)
     paths = [p for group in files for p in group]
-    for path in paths:
+    for i, path in enumerate(paths):
         check_signature(path)
+        if i % 256 == 0:
+            ctx.progress("checking images", i, len(paths))
+            ctx.check_stop()
     x = _decode_all(paths, opts, ctx)
     y = np.concatenate([np.full(len(group), i, dtype=np.int32) for i, group in enumerate(files)])
     height, width = opts.image_size

@@ -20,7 +20,7 @@ OPTIONAL = ("x_test", "y_test", "class_names")
 
 def _array(data: Any, key: str, path: Path) -> np.ndarray:
     try:
-        return data[key]
+        array = data[key]
     except ValueError as exc:
         if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
             raise DataError(
@@ -31,6 +31,11 @@ def _array(data: Any, key: str, path: Path) -> np.ndarray:
         raise DataError(f"{path}: {key} cannot be read ({exc})") from None
     except (OSError, zipfile.BadZipFile, EOFError) as exc:
         raise DataError(f"{path}: {key} is damaged ({exc})") from None
+    if not isinstance(array, np.ndarray):
+        raise DataError(f"{path}: {key} is not a numpy array; save arrays with np.savez")
+    if array.ndim == 0:
+        raise DataError(f"{path}: {key} is a single value; it needs one entry per sample")
+    return array
 
 
 def read_npz(dataset: str, options: dict[str, Any], ctx: LoadContext) -> SourceData:
@@ -78,7 +83,11 @@ def _source(
         )
     names = None
     if "class_names" in arrays:
-        names = tuple(str(n) for n in np.asarray(arrays["class_names"]).ravel())
+        raw_names = np.asarray(arrays["class_names"]).ravel()
+        if raw_names.dtype.kind == "S":
+            raw_names = np.char.decode(raw_names, "utf-8", errors="replace")
+        names = tuple(str(n) for n in raw_names)
+    raw_dtype = str(x.dtype)
     x, kind, scaling, notes = prepare_features(x, f"{path.name}: {x_key}")
     y, class_names, label_notes = to_class_indices(y, f"{path.name}: {y_key}", names)
     notes += label_notes
@@ -89,11 +98,12 @@ def _source(
             raise DataError(
                 f"{path}: x_test has {len(x_test):,} samples but y_test has {len(y_test):,}"
             )
-        x_test = match_test_features(x_test, x.shape[1:], kind, scaling, f"{path.name}: x_test")
+        x_test = match_test_features(x_test, x, kind, scaling, f"{path.name}: x_test")
         y_test = match_test_labels(y_test, class_names, f"{path.name}: y_test")
     if ignored:
         notes.append(f"ignored arrays: {', '.join(ignored)}")
     return SourceData(
         name=path.name, origin=str(path.resolve()), kind=kind, x_train=x, y_train=y,
         class_names=class_names, scaling=scaling, x_test=x_test, y_test=y_test, notes=notes,
+        raw_dtype=raw_dtype,
     )

@@ -21,7 +21,7 @@ from mpstudio.engine import device_info
 from mpstudio.engine.datasets import load_dataset
 from mpstudio.engine.datasets.bundle import DataBundle
 from mpstudio.engine.datasets.context import LoadContext
-from mpstudio.engine.datasets.errors import DataError, DownloadError
+from mpstudio.engine.datasets.errors import DataError, DataLoadStopped, DownloadError
 from mpstudio.engine.datasets.registry import display_name
 from mpstudio.engine.events import (
     EpochMetrics,
@@ -80,6 +80,8 @@ def prepare_data(spec: RunSpec, reporter: Reporter | None = None) -> DataBundle:
         raise SpecError([str(exc)]) from None
     except DownloadError as exc:
         raise RunSetupError(str(exc)) from None
+    except DataLoadStopped:
+        raise
     except MemoryError:
         raise RunSetupError(
             f"not enough memory to load {ctx.source}: pick a smaller image size or dataset"
