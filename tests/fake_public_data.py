@@ -115,6 +115,8 @@ class FileServer:
                 pass
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        # a client that stops reading early (a cancelled or capped download) is expected
+        self.httpd.handle_error = lambda request, client_address: None
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
         self.thread = threading.Thread(
             target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True

@@ -171,6 +171,7 @@ def read_image_folder(dataset: str, options: dict[str, Any], ctx: LoadContext) -
         if i % 256 == 0:
             ctx.progress("checking images", i, len(paths))
             ctx.check_stop()
+    ctx.progress("checking images", len(paths), len(paths))
     x = _decode_all(paths, opts, ctx)
     y = np.concatenate([np.full(len(group), i, dtype=np.int32) for i, group in enumerate(files)])
     height, width = opts.image_size
