@@ -11,7 +11,6 @@ import argparse
 import dataclasses
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -22,6 +21,7 @@ from mpstudio.cli_support import (
     EXIT_OK,
     EXIT_USAGE,
     ctrl_c_stops,
+    ended_early,
     make_console,
     tensorflow_logs_hidden,
     usage_error,
@@ -121,16 +121,11 @@ def source_options(args: argparse.Namespace, options: dict[str, Any]) -> dict[st
     options = dict(options)
     if args.image_size is not None:
         options["image_size"] = _shape(args.image_size, "image size", "64,64")
-    if args.color_mode is not None:
-        options["color_mode"] = args.color_mode
-    if args.label_column is not None:
-        options["label_column"] = args.label_column
     if args.synthetic_shape is not None:
         options["shape"] = _shape(args.synthetic_shape, "synthetic shape", "32,32,3")
-    if args.synthetic_classes is not None:
-        options["classes"] = args.synthetic_classes
-    if args.synthetic_samples is not None:
-        options["samples"] = args.synthetic_samples
+    plain = {"color_mode": args.color_mode, "label_column": args.label_column,
+             "classes": args.synthetic_classes, "samples": args.synthetic_samples}
+    options.update({key: value for key, value in plain.items() if value is not None})
     return options
 
 
@@ -212,12 +207,8 @@ def _run_command(args: argparse.Namespace) -> int:
                     make_console(stderr=False).print(comparison_table(comparison))
     except SpecError as exc:
         return usage_error(args.command, exc.problems)
-    except runner.RunSetupError as exc:
-        print(f"mpstudio {args.command}: error: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    except DataLoadStopped as exc:
-        print(f"mpstudio {args.command}: {exc}", file=sys.stderr)
-        return EXIT_OK
+    except (runner.RunSetupError, DataLoadStopped) as exc:
+        return ended_early(args.command, exc)
     finally:
         reporter.close()
     if args.json:

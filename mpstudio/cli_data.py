@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable
 from typing import Any
 
 from mpstudio.cli_support import (
-    EXIT_FAILED,
     EXIT_OK,
     ctrl_c_stops,
+    ended_early,
     make_console,
     tensorflow_logs_hidden,
     usage_error,
@@ -100,12 +99,8 @@ def _show(args: argparse.Namespace) -> int:
             report = inspect_dataset(source, options, ctx)
     except DataError as exc:
         return usage_error("data show", [str(exc)])
-    except DownloadError as exc:
-        print(f"mpstudio data show: error: {exc}", file=sys.stderr)
-        return EXIT_FAILED
-    except DataLoadStopped as exc:
-        print(f"mpstudio data show: {exc}", file=sys.stderr)
-        return EXIT_OK
+    except (DownloadError, DataLoadStopped) as exc:
+        return ended_early("data show", exc)
     finally:
         reporter.close()
     if args.json:

@@ -14,6 +14,17 @@ from rich.console import Console
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
+def ended_early(command: str, exc: Exception) -> int:
+    """One line for work that could not go on: a user's stop exits 0, a failure 1."""
+    from mpstudio.engine.datasets.errors import DataLoadStopped
+
+    if isinstance(exc, DataLoadStopped):
+        print(f"mpstudio {command}: {exc}", file=sys.stderr)
+        return EXIT_OK
+    print(f"mpstudio {command}: error: {exc}", file=sys.stderr)
+    return EXIT_FAILED
+
+
 def make_console(stderr: bool) -> Console:
     plain = Console(stderr=stderr)  # a log file or pipe gets 80 columns: too narrow
     return plain if plain.is_terminal else Console(stderr=stderr, width=110)
