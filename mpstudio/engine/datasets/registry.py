@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mpstudio.engine.datasets.context import LoadContext
+from mpstudio.engine.datasets.errors import DataError
 from mpstudio.engine.datasets.user_sources import (
     USER_INPUT_KINDS,
     USER_KINDS,
@@ -131,15 +132,17 @@ def _context(dataset: str, ctx: LoadContext | None) -> LoadContext:
     return ctx if ctx is not None else LoadContext(display_name(dataset))
 
 
+def _refuse_problems(dataset: str, options: dict[str, Any]) -> None:
+    problems = dataset_problems(dataset, options)
+    if problems:
+        raise DataError("; ".join(problems))
+
+
 def read_source(
     dataset: str, options: dict[str, Any], ctx: LoadContext | None = None
 ) -> SourceData:
     """Read an array source (anything but synthetic): downloads, files, the bundled set."""
-    problems = dataset_problems(dataset, options)
-    if problems:
-        from mpstudio.engine.datasets.errors import DataError
-
-        raise DataError("; ".join(problems))
+    _refuse_problems(dataset, options)
     if is_registered(dataset):
         reader = dataset_entry(dataset).reader
         if reader is None:
@@ -156,11 +159,7 @@ def inspect_dataset(
 ) -> DataReport:
     """What the source holds (sample count, shape, classes, values), without training."""
     if is_registered(dataset) and dataset_entry(dataset).report:
-        problems = dataset_problems(dataset, options)
-        if problems:
-            from mpstudio.engine.datasets.errors import DataError
-
-            raise DataError("; ".join(problems))
+        _refuse_problems(dataset, options)
         return resolve(dataset_entry(dataset).report)(options)
     return read_source(dataset, options, ctx).report()
 
