@@ -11,11 +11,13 @@ import argparse
 import dataclasses
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
 from mpstudio import __version__
 from mpstudio.cli_data import add_data_commands, run_data_command
+from mpstudio.cli_hw import add_hw_command, run_hw_command
 from mpstudio.cli_support import (
     EXIT_FAILED,
     EXIT_OK,
@@ -106,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _run_options(compare)
     add_data_commands(commands, _source_options)
+    add_hw_command(commands)
     return parser
 
 
@@ -181,8 +184,13 @@ def _run_command(args: argparse.Namespace) -> int:
     from mpstudio.engine.datasets.errors import DataLoadStopped
 
     with tensorflow_logs_hidden():
+        from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
         from mpstudio.engine.trainer import compare as compare_mod
         from mpstudio.engine.trainer import runner
+
+        memory = apply_saved_gpu_memory()  # before the first op initializes the GPUs
+    if memory.status in ("applied", "failed", "needs_restart"):
+        print(f"mpstudio {args.command}: GPU memory: {memory.message}", file=sys.stderr)
 
     reporter = ConsoleReporter(
         make_console(stderr=True), quiet=args.json, summaries=args.command == "train"
@@ -244,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "data":
         return run_data_command(args)
+    if args.command == "hw":
+        return run_hw_command(args)
     if args.command is None:
         print(
             "The mpstudio desktop app arrives in a later release. Until then, train from the "

@@ -32,13 +32,16 @@ def test_engine_loads_no_qt():
     assert qt == []
 
 
-def test_spec_and_registries_load_without_tensorflow():
+def test_spec_registries_and_hardware_advice_load_without_tensorflow():
     result = _run(
         "import json, sys\n"
         "import mpstudio.cli, mpstudio.engine.spec\n"
         "from mpstudio.engine.datasets import dataset_names\n"
         "from mpstudio.engine.templates import template_names\n"
         "mpstudio.engine.spec.RunSpec().validate()\n"
+        "import mpstudio.hardware_tables, mpstudio.engine.hardware.gpu_memory\n"
+        "from mpstudio.engine.hardware import advisor, detect, detect_tpu\n"
+        "detect.detect_cpu(); detect_tpu.detect_tpu(environ={})\n"
         "print(json.dumps({'modules': [], 'loaded': sorted(sys.modules)}))"
     )
     assert not [m for m in result["loaded"] if m.split(".")[0] in ("tensorflow", "keras")]

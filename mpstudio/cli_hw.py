@@ -1,0 +1,139 @@
+"""``mpstudio hw``: what this machine can do for mixed precision, measured on request;
+``--memory-growth`` / ``--memory-limit`` save the GPU memory settings runs apply."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from typing import Any
+
+from mpstudio.cli_support import (
+    EXIT_FAILED,
+    EXIT_OK,
+    ctrl_c_stops,
+    make_console,
+    tensorflow_logs_hidden,
+    usage_error,
+)
+from mpstudio.engine.app_settings import (
+    SettingsError,
+    load_settings,
+    save_settings,
+    settings_path,
+)
+
+
+def add_hw_command(commands: Any) -> None:
+    hw = commands.add_parser(
+        "hw", help="hardware check: devices, precision verdicts, and a measurement on request")
+    add = hw.add_argument
+    add("--measure", action="store_true",
+        help="time matmul and conv in float32/float16/bfloat16 on each device (~10-20 s)")
+    add("--seconds", type=float, default=0.5, metavar="S",
+        help="--measure: seconds timed for each kernel and precision (0.5)")
+    add("--json", action="store_true", help="print JSON to stdout")
+    add("--memory-growth", choices=("on", "off"),
+        help="save: let TensorFlow allocate GPU memory as needed (on) or up front (off)")
+    add("--memory-limit", metavar="MiB|none",
+        help="save: cap each GPU at this much memory, or 'none' to remove the cap")
+
+
+def _save_memory_settings(args: argparse.Namespace) -> int:
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        return usage_error("hw", [str(exc)])
+    memory = settings.gpu_memory
+    if args.memory_limit is not None:
+        text = args.memory_limit.strip().lower()
+        if text == "none":
+            memory = dataclasses.replace(memory, limit_mb=None)
+        elif text.isdigit():
+            memory = dataclasses.replace(memory, limit_mb=int(text), growth=False)
+        else:
+            return usage_error("hw", [f"--memory-limit takes MiB or 'none', got {text!r}"])
+    if args.memory_growth is not None:
+        memory = dataclasses.replace(memory, growth=args.memory_growth == "on")
+    try:
+        path = save_settings(dataclasses.replace(settings, gpu_memory=memory))
+    except SettingsError as exc:
+        return usage_error("hw", [str(exc)])
+    print(f"GPU memory: {memory.describe()}; saved to {path}. Runs started from now on "
+          "apply it (a running app: after a restart).")
+    return EXIT_OK
+
+
+class _Stop:
+    def __init__(self) -> None:
+        self.stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    def should_stop(self) -> bool:
+        return self.stopped
+
+
+def run_hw_command(args: argparse.Namespace) -> int:
+    if args.memory_growth is not None or args.memory_limit is not None:
+        return _save_memory_settings(args)
+    if not 0.05 <= args.seconds <= 10:
+        return usage_error("hw", [f"--seconds must be between 0.05 and 10, got {args.seconds}"])
+    from mpstudio import hardware_tables as tables
+
+    with tensorflow_logs_hidden():
+        from mpstudio.engine.hardware.advisor import advise
+        from mpstudio.engine.hardware.detect import detect_hardware
+        from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
+
+        memory = apply_saved_gpu_memory()  # before anything initializes the GPUs
+        report = detect_hardware()
+    out, err = make_console(stderr=False), make_console(stderr=True)
+    measurements = []
+    stopper = _Stop()
+    if args.measure:
+        measurements = _measure(report, args.seconds, err, stopper, quiet=args.json)
+    advice = advise(report, measurements)
+    if args.json:
+        print(json.dumps({
+            "hardware": report.to_dict(), "advice": advice.to_dict(),
+            "measurements": [m.to_dict() for m in measurements],
+            "gpu_memory": {"settings_file": str(settings_path()), "status": memory.status,
+                           "message": memory.message},
+        }, indent=2))
+    else:
+        out.print(tables.build_line(report))
+        out.print(tables.gpu_table(report))
+        out.print(tables.tpu_line(report))
+        out.print(tables.cpu_line(report))
+        out.print(f"GPU memory: {memory.message} · settings file {settings_path()}")
+        out.print(tables.verdict_table(advice))
+        if measurements:
+            out.print(tables.measurement_table(measurements))
+        elif not stopper.stopped:
+            out.print("Verdicts above are from what the hardware is; `mpstudio hw --measure` "
+                      "times it.")
+        out.print(tables.advice_block(advice))
+    if stopper.stopped:
+        print("mpstudio hw: measurement stopped early; verdicts use what was measured",
+              file=sys.stderr)
+    return EXIT_OK if memory.status != "failed" else EXIT_FAILED
+
+
+def _measure(report, seconds: float, console, stopper: _Stop, quiet: bool) -> list:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from mpstudio.engine.hardware.microbench import measure
+
+    progress = Progress(TextColumn("measuring {task.description}"), BarColumn(),
+                        MofNCompleteColumn(), console=console, transient=True,
+                        disable=quiet)
+    task = progress.add_task("", total=None)
+
+    def update(done: int, total: int, what: str) -> None:
+        progress.update(task, completed=done, total=total, description=what)
+
+    with progress, ctrl_c_stops(stopper):
+        return measure(report, seconds, update, stopper.should_stop)

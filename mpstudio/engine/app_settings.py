@@ -1,0 +1,128 @@
+"""Machine-wide settings that outlive a run (GPU memory behaviour), kept in a TOML
+file in the user's config folder (``MPSTUDIO_CONFIG_DIR`` overrides it).
+
+A file that cannot be read is never overwritten: the error names it and says
+what to do, so a hand edit is not lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import tomli_w
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+CONFIG_DIR_ENV = "MPSTUDIO_CONFIG_DIR"
+
+
+class SettingsError(ValueError):
+    """The settings file or a value in it is wrong; the message says how to fix it."""
+
+
+@dataclass(frozen=True)
+class GpuMemorySettings:
+    """``growth``: allocate GPU memory as needed instead of nearly all of it at start.
+    ``limit_mb``: cap each GPU at this many MiB (a logical device). TensorFlow refuses
+    both on one GPU, so they are exclusive."""
+
+    growth: bool = False
+    limit_mb: int | None = None
+
+    def problems(self) -> list[str]:
+        found = []
+        if not isinstance(self.growth, bool):
+            found.append(f"GPU memory growth must be true or false, got {self.growth!r}")
+        if self.limit_mb is not None and (
+            isinstance(self.limit_mb, bool) or not isinstance(self.limit_mb, int)
+            or self.limit_mb < 64
+        ):
+            found.append(f"GPU memory limit must be a whole number of MiB >= 64, "
+                         f"got {self.limit_mb!r}")
+        if self.growth is True and self.limit_mb is not None:
+            found.append("choose memory growth or a memory limit, not both: TensorFlow "
+                         "refuses memory growth on a GPU with a limit")
+        return found
+
+    def describe(self) -> str:
+        if self.limit_mb is not None:
+            return f"limit {self.limit_mb} MiB per GPU"
+        return "growth on (allocate as needed)" if self.growth else \
+            "TensorFlow default: reserve most GPU memory at start"
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    gpu_memory: GpuMemorySettings = field(default_factory=GpuMemorySettings)
+
+    def to_dict(self) -> dict[str, Any]:
+        memory = {"growth": self.gpu_memory.growth}
+        if self.gpu_memory.limit_mb is not None:
+            memory["limit_mb"] = self.gpu_memory.limit_mb
+        return {"gpu_memory": memory}
+
+
+def settings_path() -> Path:
+    folder = os.environ.get(CONFIG_DIR_ENV) or platformdirs.user_config_dir("mpstudio")
+    return Path(folder) / "settings.toml"
+
+
+def load_settings(path: Path | None = None) -> AppSettings:
+    """The saved settings, or the defaults when there is no file yet."""
+    path = path or settings_path()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return AppSettings()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"cannot read settings file {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"settings file {path} is not valid TOML ({exc}): fix it or "
+                            "delete it to start from the defaults") from None
+    memory = data.get("gpu_memory", {})
+    known = {f.name for f in dataclasses.fields(GpuMemorySettings)}
+    if not isinstance(memory, dict) or set(memory) - known:
+        raise SettingsError(f"settings file {path}: [gpu_memory] takes only "
+                            f"{', '.join(sorted(known))}")
+    settings = AppSettings(GpuMemorySettings(**memory))
+    problems = settings.gpu_memory.problems()
+    if problems:
+        raise SettingsError(f"settings file {path}: {'; '.join(problems)}")
+    return settings
+
+
+def save_settings(settings: AppSettings, path: Path | None = None) -> Path:
+    """Write atomically: a crash leaves the old file or the new one, never half of one.
+    An existing file that does not parse is left alone (SettingsError)."""
+    problems = settings.gpu_memory.problems()
+    if problems:
+        raise SettingsError("; ".join(problems))
+    path = path or settings_path()
+    load_settings(path)  # refuses to replace a file the user must fix by hand
+    tmp_name = ""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=".settings-",
+                                         suffix=".tmp", delete=False) as tmp:
+            tmp_name = tmp.name
+            tmp.write(tomli_w.dumps(settings.to_dict()).encode())
+            tmp.flush()
+            os.fsync(tmp.fileno())
+        os.replace(tmp_name, path)
+    except OSError as exc:
+        if tmp_name:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+        raise SettingsError(f"cannot write settings file {path}: {exc.strerror or exc}") from None
+    return path

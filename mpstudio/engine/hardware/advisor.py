@@ -1,0 +1,178 @@
+"""The precision advisor: a verdict per device and policy, the policy a run here
+should start with, and the advice users keep asking for.
+
+Rules describe what a device is; a measurement, when there is one, decides the
+half-precision verdicts and cites the ratio it saw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mpstudio.engine.hardware.gpu_architecture import tf32_capable
+from mpstudio.engine.hardware.measurement import POLICY_DTYPE, DeviceMeasurement
+from mpstudio.engine.hardware.report import HardwareReport
+from mpstudio.engine.hardware.verdict_rules import (
+    CPU_PREFERENCE,
+    GPU_PREFERENCE,
+    POLICIES,
+    TPU_PREFERENCE,
+    Rule,
+    Rules,
+    Verdict,
+    cpu_rules,
+    gpu_rules,
+    tpu_rules,
+)
+
+FASTER, SAME = 1.15, 0.95  # measured ratio bands: faster / no real difference / slower
+
+
+@dataclass(frozen=True)
+class PolicyVerdict:
+    policy: str
+    verdict: Verdict
+    reason: str
+    measured: float | None = None  # half time / float32 time ratio, inverted: x faster
+
+
+@dataclass(frozen=True)
+class DeviceAdvice:
+    device: str  # "GPU:0", "TPU", "CPU"
+    description: str
+    verdicts: tuple[PolicyVerdict, ...]
+    default: str
+    default_reason: str
+
+    def verdict(self, policy: str) -> PolicyVerdict:
+        return next(v for v in self.verdicts if v.policy == policy)
+
+
+@dataclass(frozen=True)
+class Advice:
+    devices: tuple[DeviceAdvice, ...]
+    run_device: str
+    run_policy: str
+    run_reason: str
+    tips: tuple[tuple[str, str], ...]
+
+    def device(self, label: str) -> DeviceAdvice:
+        return next(d for d in self.devices if d.device == label)
+
+    def to_dict(self) -> dict:
+        return {
+            "run": {"device": self.run_device, "policy": self.run_policy,
+                    "reason": self.run_reason},
+            "devices": [{"device": d.device, "description": d.description,
+                         "default": d.default, "default_reason": d.default_reason,
+                         "verdicts": [{"policy": v.policy, "verdict": v.verdict.value,
+                                       "reason": v.reason, "measured_speedup": v.measured}
+                                      for v in d.verdicts]}
+                        for d in self.devices],
+            "tips": [{"title": t, "text": x} for t, x in self.tips],
+        }
+
+
+def _measured(policy: str, rule: Rule, m: DeviceMeasurement) -> PolicyVerdict:
+    dtype = POLICY_DTYPE[policy]
+    ratio = m.speedup(dtype)
+    if ratio is None:
+        errors = m.errors(dtype)
+        if errors and rule.verdict is not Verdict.UNSUPPORTED:
+            return PolicyVerdict(policy, Verdict.UNSUPPORTED,
+                                 f"{dtype} failed here: {'; '.join(errors)}")
+        return PolicyVerdict(policy, rule.verdict, rule.reason)
+    parts = ", ".join(f"{k} {r:.2f}x" for k in m.kernels
+                      if (r := m.kernel_speedup(k, dtype)) is not None)
+    seen = f"{dtype} was {ratio:.2f}x {m.baseline} here ({parts})"
+    if ratio >= FASTER:
+        return PolicyVerdict(policy, Verdict.RECOMMENDED, f"{seen}: use it", ratio)
+    if ratio >= SAME:
+        return PolicyVerdict(policy, Verdict.NO_GAIN,
+                             f"{seen}: no faster; it only saves memory", ratio)
+    return PolicyVerdict(policy, Verdict.SLOWER, f"{seen}: keep float32", ratio)
+
+
+def _device_advice(device: str, description: str, rules: Rules, preference: Sequence[str],
+                   measurement: DeviceMeasurement | None) -> DeviceAdvice:
+    halves = [p for p in POLICIES if p != "float32"]
+    verdicts: dict[str, PolicyVerdict] = {}
+    for policy in halves:
+        rule = rules[policy]
+        if measurement is None or rule.verdict is Verdict.UNSUPPORTED:
+            verdicts[policy] = PolicyVerdict(policy, rule.verdict, rule.reason)
+        else:
+            verdicts[policy] = _measured(policy, rule, measurement)
+    winners = [p for p in halves if verdicts[p].verdict is Verdict.RECOMMENDED]
+    if measurement is not None:
+        winners.sort(key=lambda p: -(verdicts[p].measured or 0.0))
+    else:
+        winners.sort(key=lambda p: preference.index(p) if p in preference else len(preference))
+    base = rules["float32"]
+    if measurement is None:
+        verdicts["float32"] = PolicyVerdict("float32", base.verdict, base.reason)
+    elif winners:
+        best = verdicts[winners[0]]
+        verdicts["float32"] = PolicyVerdict("float32", Verdict.SLOWER, (
+            f"the accurate baseline, but {best.policy} measured {best.measured:.2f}x faster"))
+    else:
+        verdicts["float32"] = PolicyVerdict("float32", Verdict.RECOMMENDED, (
+            "measured fastest here: neither half type beat it"))
+    if winners:
+        default, why = winners[0], verdicts[winners[0]].reason
+    else:
+        default, why = "float32", verdicts["float32"].reason
+    return DeviceAdvice(device, description, tuple(verdicts[p] for p in POLICIES), default, why)
+
+
+def _tips(report: HardwareReport) -> tuple[tuple[str, str], ...]:
+    ampere = [g for g in report.usable_gpus if tf32_capable(g.compute_capability)]
+    tf32_state = "on" if report.build.tf32_enabled else "off"
+    tf32_here = (f" {ampere[0].name} is such a GPU and TF32 is {tf32_state}: compare against "
+                 "what float32 really is." if ampere else "")
+    xla_here = ("a GPU is visible, so mpstudio's xla=auto turns it on"
+                if report.usable_gpus else "no GPU here, so xla=auto leaves it off (on a CPU "
+                "it rarely helps float32)")
+    return (
+        ("Keep the output layer float32",
+         "End the model with a float32 softmax (mpstudio's templates do): a float16 softmax "
+         "and loss lose precision and can overflow."),
+        ("Sizes in multiples of 8",
+         "Tensor Cores need batch size, units and channels in multiples of 8 for float16 "
+         "(16 for int8, 64 is safest); odd sizes fall back to slower kernels."),
+        ("Spend the memory you save",
+         "Half-precision activations take half the memory: raise the batch size, scale the "
+         "learning rate linearly with it, and warm it up over the first few hundred steps."),
+        ("float16 needs loss scaling, bfloat16 does not",
+         "Keep dynamic loss scaling on under mixed_float16 (small gradients underflow "
+         "otherwise); bfloat16 has float32's exponent range and needs none."),
+        ("TF32 is the real float32 baseline on Ampere and newer",
+         "On compute capability 8.0+ TensorFlow runs float32 matmuls as TF32 by default, so "
+         f"the gain from mixed precision looks smaller than against true float32.{tf32_here}"),
+        ("XLA on for GPUs",
+         "XLA fuses the casts mixed precision adds and usually speeds GPU training; "
+         f"{xla_here}."),
+    )
+
+
+def advise(report: HardwareReport,
+           measurements: Sequence[DeviceMeasurement] = ()) -> Advice:
+    measured = {m.device: m for m in measurements}
+    devices = [
+        _device_advice(g.label, f"{g.name} (compute capability {g.capability_text})",
+                       gpu_rules(g, report.build), GPU_PREFERENCE, measured.get(g.label))
+        for g in report.gpus
+    ]
+    if report.tpu.found:
+        kind = report.tpu.accelerator_type or "TPU"
+        devices.append(_device_advice("TPU", f"{kind}, {report.tpu.cores} cores",
+                                      tpu_rules(report.tpu), TPU_PREFERENCE, measured.get("TPU")))
+    devices.append(_device_advice("CPU", f"{report.cpu.model}, {report.cpu.logical_cores} "
+                                  "logical cores", cpu_rules(report.cpu), CPU_PREFERENCE,
+                                  measured.get("CPU")))
+    usable = [d for d in devices if d.device.startswith("GPU:")]
+    tpu = [d for d in devices if d.device == "TPU"]
+    run = (usable or tpu or devices[-1:])[0]  # the CPU comes last
+    return Advice(tuple(devices), run.device, run.default,
+                  f"{run.device} {run.description}: {run.default_reason}", _tips(report))

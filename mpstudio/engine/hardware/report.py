@@ -1,0 +1,112 @@
+"""What the hardware check found: plain frozen dataclasses, JSON-ready."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from mpstudio.engine.hardware.gpu_architecture import (
+    Capability,
+    GpuArchitecture,
+    architecture,
+)
+
+# CPU flags that decide half-precision speed (Linux /proc/cpuinfo names; the last
+# three are Arm's half-precision SIMD, BF16 and SVE).
+CPU_FLAGS = ("avx512f", "avx512_bf16", "amx_bf16", "avx512_fp16", "amx_fp16", "f16c",
+             "asimdhp", "bf16", "sve")
+
+
+@dataclass(frozen=True)
+class TfBuild:
+    tensorflow: str
+    keras: str
+    cuda_build: bool
+    rocm_build: bool
+    cuda_version: str | None = None
+    cudnn_version: str | None = None
+    compiled_capabilities: tuple[str, ...] = ()
+    tf32_enabled: bool = True
+
+
+@dataclass(frozen=True)
+class GpuInfo:
+    name: str
+    compute_capability: Capability | None
+    tf_index: int | None  # None: NVML sees it, TensorFlow cannot use it
+    memory_total: int | None = None  # bytes (NVML)
+    memory_used: int | None = None
+    memory_free: int | None = None
+    driver_version: str | None = None
+    not_visible_reason: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"GPU:{self.tf_index}" if self.tf_index is not None else "GPU (unused)"
+
+    @property
+    def visible_to_tensorflow(self) -> bool:
+        return self.tf_index is not None
+
+    @property
+    def arch(self) -> GpuArchitecture:
+        return architecture(self.compute_capability, self.name)
+
+    @property
+    def capability_text(self) -> str:
+        cc = self.compute_capability
+        return f"{cc[0]}.{cc[1]}" if cc else "unknown"
+
+
+@dataclass(frozen=True)
+class TpuInfo:
+    found: bool
+    accelerator_type: str | None = None  # "v4-8"
+    cores: int | None = None
+    note: str = ""  # how it was (not) probed
+
+    @property
+    def generation(self) -> str | None:
+        kind = (self.accelerator_type or "").lower()
+        return kind.split("-")[0] if kind else None
+
+
+@dataclass(frozen=True)
+class CpuInfo:
+    model: str
+    architecture: str  # "x86_64", "aarch64", ...
+    logical_cores: int
+    physical_cores: int | None
+    memory_total: int | None  # bytes
+    flags: frozenset[str] = field(default_factory=frozenset)
+    flags_known: bool = True  # False where the OS gave no flag list
+    onednn: bool = True  # TensorFlow's oneDNN kernels (what uses AMX/AVX-512 BF16)
+
+    def has(self, flag: str) -> bool:
+        return flag in self.flags
+
+
+@dataclass(frozen=True)
+class HardwareReport:
+    build: TfBuild
+    gpus: tuple[GpuInfo, ...]
+    tpu: TpuInfo
+    cpu: CpuInfo
+    nvml_note: str = ""  # why memory use and driver are missing, or ""
+
+    @property
+    def usable_gpus(self) -> tuple[GpuInfo, ...]:
+        return tuple(g for g in self.gpus if g.visible_to_tensorflow)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["cpu"]["flags"] = sorted(self.cpu.flags)
+        for gpu, out in zip(self.gpus, data["gpus"], strict=True):
+            arch = gpu.arch
+            out["compute_capability"] = gpu.capability_text if gpu.compute_capability else None
+            out.update(architecture=arch.family, tensor_cores=arch.tensor_cores_label,
+                       float16_tensor_cores=arch.float16_tensor_cores,
+                       bfloat16_tensor_cores=arch.bfloat16_tensor_cores,
+                       fp8_tensor_cores=arch.fp8_tensor_cores, note=arch.note)
+        return data

@@ -1,0 +1,213 @@
+"""Hardware detection: the architecture facts, GPUs joined across TensorFlow and
+NVML, TPU probing that cannot hang, CPU flags, and real detection on this machine."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+import tensorflow as tf
+from machines import (
+    A100,
+    CPU_ONLY_BUILD,
+    CUDA_BUILD,
+    GRAVITON3,
+    GTX_970,
+    GTX_1080,
+    GTX_1660,
+    H100,
+    RTX_4090,
+    RTX_5090,
+    SAPPHIRE_RAPIDS,
+    T4,
+    V100,
+    cpu_from,
+    machine,
+    nvml_of,
+)
+
+from mpstudio.engine.hardware.detect import detect_hardware
+from mpstudio.engine.hardware.detect_cpu import detect_cpu, onednn_enabled, parse_cpuinfo
+from mpstudio.engine.hardware.detect_gpu import NvmlScan, TfGpu, merge_gpus, nvml_scan
+from mpstudio.engine.hardware.detect_tpu import detect_tpu
+from mpstudio.engine.hardware.gpu_architecture import architecture, kernel_support
+
+
+@pytest.mark.parametrize(
+    ("gpu", "family", "generation", "bf16", "fp8"),
+    [
+        (V100, "Volta", 1, False, False),
+        (T4, "Turing", 2, False, False),
+        (A100, "Ampere", 3, True, False),
+        (RTX_4090, "Ada Lovelace", 4, True, True),
+        (H100, "Hopper", 4, True, True),
+        (GTX_1080, "Pascal", 0, False, False),
+        (GTX_1660, "Turing", 0, False, False),  # Turing without Tensor Cores
+        (RTX_5090, "Blackwell", 5, True, True),
+    ],
+)
+def test_architecture_from_compute_capability_and_name(gpu, family, generation, bf16, fp8):
+    name, cc, _ = gpu
+    arch = architecture(cc, name)
+    assert (arch.family, arch.tensor_core_generation) == (family, generation)
+    assert arch.float16_tensor_cores == (generation > 0)
+    assert (arch.bfloat16_tensor_cores, arch.fp8_tensor_cores) == (bf16, fp8)
+    if fp8:
+        assert "FP8" in arch.note
+
+
+def test_tensor_core_labels():
+    assert architecture((7, 0)).tensor_cores_label == "1st gen"
+    assert architecture((9, 0)).tensor_cores_label == "4th gen"
+    assert architecture((6, 1)).tensor_cores_label == "none"
+    assert "1/64" in architecture((6, 1), "GeForce GTX 1080").note
+
+
+def test_compiled_kernels_decide_whether_tensorflow_runs_on_a_gpu():
+    compiled = list(CUDA_BUILD.compiled_capabilities)
+    assert kernel_support((8, 6), compiled) == (True, "")  # sm_80 code runs on 8.6
+    assert kernel_support((7, 5), compiled) == (True, "")
+    ok, note = kernel_support((12, 0), compiled)  # only the compute_90 PTX fits
+    assert ok and "PTX (9.0)" in note
+    ok, note = kernel_support((5, 2), compiled)
+    assert not ok and "6.0 and newer" in note
+
+
+def test_gpus_are_matched_by_name_when_tensorflow_and_nvml_order_differ():
+    scan = nvml_of(T4, A100)  # NVML: PCI order
+    tf_gpus = [TfGpu(A100[0], A100[1]), TfGpu(T4[0], T4[1])]  # CUDA: fastest first
+    gpus = merge_gpus(tf_gpus, scan, CUDA_BUILD, environ={})
+    assert [(g.label, g.name, g.memory_total) for g in gpus] == [
+        ("GPU:0", A100[0], 40 * 2**30), ("GPU:1", T4[0], 15 * 2**30)]
+    assert all(g.driver_version == "580.82.07" for g in gpus)
+
+
+def test_gpus_tensorflow_cannot_use_are_listed_with_the_reason():
+    # NVML sees an RTX 3090-class card, TensorFlow (no CUDA libraries) sees nothing.
+    report = detect_hardware(machine(A100, tf_sees=False))
+    (gpu,) = report.gpus
+    assert not gpu.visible_to_tensorflow and gpu.label == "GPU (unused)"
+    assert "mpstudio[cuda]" in gpu.not_visible_reason
+    report = detect_hardware(machine(A100, tf_sees=False, build=CPU_ONLY_BUILD))
+    assert "built without CUDA" in report.gpus[0].not_visible_reason
+    # TensorFlow ignores a Maxwell card: no kernels for 5.2.
+    report = detect_hardware(machine(A100, GTX_970))
+    assert [g.visible_to_tensorflow for g in report.gpus] == [True, False]
+    assert "no kernels for compute capability 5.2" in report.gpus[1].not_visible_reason
+
+
+def test_cuda_visible_devices_hides_gpus():
+    scan = nvml_of(H100, H100)
+    gpus = merge_gpus([TfGpu(H100[0], H100[1])], scan, CUDA_BUILD,
+                      environ={"CUDA_VISIBLE_DEVICES": "1"})
+    assert [(g.label, g.not_visible_reason) for g in gpus] == [
+        ("GPU:0", ""), ("GPU (unused)", "hidden by CUDA_VISIBLE_DEVICES")]
+    assert gpus[0].memory_free == scan.gpus[1].memory_free  # NVML's second is TF's GPU:0
+    by_uuid = merge_gpus([], scan, CUDA_BUILD, environ={"CUDA_VISIBLE_DEVICES": "GPU-0001"})
+    assert [g.not_visible_reason.startswith("hidden") for g in by_uuid] == [True, False]
+
+
+def test_without_nvml_gpus_still_come_from_tensorflow():
+    gpus = merge_gpus([TfGpu(*T4[:2])], NvmlScan(note="no driver"), CUDA_BUILD, environ={})
+    assert gpus[0].memory_total is None and gpus[0].capability_text == "7.5"
+
+
+def test_nvml_on_this_machine_degrades_to_a_note():
+    scan = nvml_scan()
+    if scan.gpus:
+        assert scan.driver_version
+    else:
+        assert scan.note  # says why, never raises
+
+
+def test_cpu_flags_from_proc_cpuinfo():
+    model, flags = parse_cpuinfo(SAPPHIRE_RAPIDS)
+    assert model == "Intel(R) Xeon(R) Platinum 8480+"
+    assert {"amx_bf16", "avx512_bf16", "avx512_fp16", "avx512f", "f16c"} <= flags
+    arm = cpu_from(GRAVITON3, architecture="aarch64")
+    assert {"asimdhp", "bf16", "sve"} <= arm.flags
+
+
+def test_onednn_follows_tensorflow_defaults_and_the_environment():
+    assert onednn_enabled({}, "x86_64", "Linux")
+    assert not onednn_enabled({}, "AMD64", "Windows")
+    assert not onednn_enabled({"TF_ENABLE_ONEDNN_OPTS": "0"}, "x86_64", "Linux")
+    assert onednn_enabled({"TF_ENABLE_ONEDNN_OPTS": "1"}, "AMD64", "Windows")
+
+
+def test_tpu_is_not_probed_without_a_hint():
+    info = detect_tpu(environ={}, device_glob=lambda pattern: [])
+    assert not info.found and "not probed" in info.note
+
+
+def test_tpu_found_through_the_probe():
+    probe = [sys.executable, "-c", "print('log line'); print('{\"cores\": 8}')"]
+    info = detect_tpu(environ={"TPU_NAME": "my-tpu", "TPU_ACCELERATOR_TYPE": "v4-8"},
+                      device_glob=lambda pattern: [], probe_command=probe)
+    assert (info.found, info.accelerator_type, info.cores, info.generation) == (
+        True, "v4-8", 8, "v4")
+    local = detect_tpu(environ={}, probe_command=probe,
+                       device_glob=lambda p: ["/dev/accel0"] if "accel" in p else [])
+    assert local.found and "/dev/accel0" in local.note
+
+
+def test_tpu_probe_that_hangs_is_stopped_at_the_timeout():
+    hang = [sys.executable, "-c", "import time; time.sleep(60)"]
+    start = time.monotonic()
+    info = detect_tpu(environ={"TPU_NAME": "far-away"}, device_glob=lambda p: [],
+                      probe_command=hang, timeout=1.0)
+    assert time.monotonic() - start < 10
+    assert not info.found and "no answer in 1 s" in info.note
+
+
+def test_tpu_probe_failure_is_a_note():
+    fail = [sys.executable, "-c", "import sys; sys.exit('ValueError: Please provide a TPU Name')"]
+    info = detect_tpu(environ={"COLAB_TPU_ADDR": "10.0.0.2:8470"}, device_glob=lambda p: [],
+                      probe_command=fail)
+    assert not info.found and "Please provide a TPU Name" in info.note
+
+
+def test_real_detection_on_this_machine():
+    report = detect_hardware()
+    assert report.build.tensorflow == tf.__version__
+    assert len(report.usable_gpus) == len(tf.config.list_physical_devices("GPU"))
+    assert report.cpu.logical_cores == os.cpu_count()
+    assert report.cpu.memory_total and report.cpu.memory_total > 2**30
+    if sys.platform == "linux":
+        with open("/proc/cpuinfo") as fh:
+            assert ("f16c" in fh.read().split()) == report.cpu.has("f16c")
+    hinted = any(os.environ.get(v) for v in ("TPU_NAME", "COLAB_TPU_ADDR"))
+    assert report.tpu.found or hinted or "not probed" in report.tpu.note
+    data = report.to_dict()
+    assert data["cpu"]["logical_cores"] == os.cpu_count()
+    assert isinstance(data["cpu"]["flags"], list)
+
+
+def test_detecting_leaves_gpu_memory_settings_possible():
+    """Listing devices must not initialize the runtime: the CPU's logical devices can
+    still be configured after detection (a fresh process: this one has run ops)."""
+    import subprocess
+
+    code = (
+        "import tensorflow as tf\n"
+        "from mpstudio.engine.hardware.detect import detect_hardware\n"
+        "detect_hardware()\n"
+        "cpu = tf.config.list_physical_devices('CPU')[0]\n"
+        "tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()]"
+        " * 2)\n"
+        "print(len(tf.config.list_logical_devices('CPU')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "2"
+
+
+def test_detect_cpu_reads_a_given_file(tmp_path):
+    path = tmp_path / "cpuinfo"
+    path.write_text(SAPPHIRE_RAPIDS)
+    cpu = detect_cpu(path)
+    assert cpu.model.startswith("Intel(R) Xeon") and cpu.has("amx_bf16") and cpu.flags_known
+    missing = detect_cpu(tmp_path / "absent")
+    assert not missing.flags_known and missing.model
