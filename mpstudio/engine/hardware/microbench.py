@@ -11,6 +11,7 @@ is pruned), and the clock stops after a device sync. XLA follows what a run's
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -111,10 +112,16 @@ def _run_case(kernel: str, dtype_name: str, device: str, xla: bool, sizes: Sizes
         try:
             per_step, steps = _timed(step, sync, seconds, should_stop)
         except (tf.errors.OpError, ValueError, TypeError) as exc:
-            message = str(getattr(exc, "message", exc)).strip().splitlines()
-            return KernelResult(kernel, dtype_name, shape, flops, None,
-                                error=(message or [type(exc).__name__])[0][:200])
+            return KernelResult(kernel, dtype_name, shape, flops, None, error=_first_line(exc))
     return KernelResult(kernel, dtype_name, shape, flops, per_step, steps)
+
+
+def _first_line(exc: Exception) -> str:
+    """The error itself, without the "in user code:" traceback a tf.function adds."""
+    lines = [line.strip() for line in str(getattr(exc, "message", exc)).splitlines()]
+    named = [line for line in lines if re.match(r"^[A-Za-z.]*Error: ", line)]
+    text = named[-1].split(": ", 1)[1] if named else next((x for x in lines if x), "")
+    return (text or type(exc).__name__)[:200]
 
 
 def measurable_devices(report: HardwareReport) -> list[tuple[str, str, bool]]:

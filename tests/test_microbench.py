@@ -1,0 +1,80 @@
+"""The micro-benchmark runs for real on this CPU (tiny sizes, short windows)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mpstudio.engine.hardware.advisor import advise
+from mpstudio.engine.hardware.detect import detect_hardware
+from mpstudio.engine.hardware.microbench import Sizes, measurable_devices, measure
+
+TINY = Sizes(matmul=64, conv=(2, 8, 8))
+
+
+@pytest.fixture(scope="module")
+def report():
+    return detect_hardware()
+
+
+@pytest.fixture(scope="module")
+def cpu_measurement(report):
+    seen = []
+    measurements = measure(report, seconds_per_case=0.05, progress=lambda *a: seen.append(a),
+                           sizes=lambda device: TINY)
+    return measurements, seen
+
+
+def test_every_case_runs_and_is_timed(cpu_measurement, report):
+    measurements, seen = cpu_measurement
+    assert [m.device for m in measurements] == [d for d, _, _ in measurable_devices(report)]
+    cpu = measurements[-1]
+    assert cpu.device == "CPU" and cpu.baseline == "float32" and not cpu.xla
+    assert len(cpu.results) == 6 and not [r.error for r in cpu.results if r.error]
+    for result in cpu.results:
+        assert result.steps >= 3 and result.seconds_per_step > 0 and result.tflops > 0
+    matmul = cpu.result("matmul", "float32")
+    assert matmul.flops_per_step == 6 * 64**3 and matmul.shape == "matmul 64x64x64"
+    assert cpu.result("conv", "bfloat16").shape == "conv 3x3 2x8x8x8"
+    ratio = cpu.kernel_speedup("conv", "float16")
+    conv32, conv16 = cpu.result("conv", "float32"), cpu.result("conv", "float16")
+    assert ratio == pytest.approx(conv32.seconds_per_step / conv16.seconds_per_step)
+    assert seen[0][:2] == (0, 6 * len(measurements)) and seen[-1][2] == "done"
+
+
+def test_the_advisor_cites_what_was_measured(cpu_measurement, report):
+    measurements, _ = cpu_measurement
+    cpu = advise(report, measurements).device("CPU")
+    ratio = measurements[-1].speedup("float16")
+    assert cpu.verdict("mixed_float16").measured == pytest.approx(ratio)
+    assert f"float16 was {ratio:.2f}x float32 here" in cpu.verdict("mixed_float16").reason
+
+
+def test_a_stop_ends_after_the_current_case(report):
+    calls = []
+
+    def should_stop() -> bool:
+        calls.append(1)
+        return len(calls) > 3
+
+    measurements = measure(report, seconds_per_case=0.05, should_stop=should_stop,
+                           sizes=lambda device: TINY)
+    assert measurements[-1].stopped
+    assert sum(len(m.results) for m in measurements) < 6
+
+
+def test_a_case_that_fails_is_reported_not_raised(report, monkeypatch):
+    """An out-of-memory cannot be provoked safely on a shared CPU, so the conv raises
+    TensorFlow's own ResourceExhaustedError; the other cases still run."""
+    import tensorflow as tf
+
+    def out_of_memory(*args, **kwargs):
+        raise tf.errors.ResourceExhaustedError(None, None, "OOM when allocating tensor\nmore")
+
+    monkeypatch.setattr(tf.nn, "conv2d", out_of_memory)
+    measurements = measure(report, seconds_per_case=0.05, sizes=lambda device: TINY)
+    cpu = measurements[-1]
+    conv = cpu.result("conv", "float16")
+    assert conv.seconds_per_step is None and conv.error == "OOM when allocating tensor"
+    assert cpu.result("matmul", "float16").seconds_per_step > 0
+    assert cpu.kernel_speedup("conv", "float16") is None
+    assert cpu.speedup("float16") == pytest.approx(cpu.kernel_speedup("matmul", "float16"))
