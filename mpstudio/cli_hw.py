@@ -81,59 +81,42 @@ def run_hw_command(args: argparse.Namespace) -> int:
         return _save_memory_settings(args)
     if not 0.05 <= args.seconds <= 10:
         return usage_error("hw", [f"--seconds must be between 0.05 and 10, got {args.seconds}"])
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
     from mpstudio import hardware_tables as tables
 
     with tensorflow_logs_hidden():
-        from mpstudio.engine.hardware.advisor import advise
-        from mpstudio.engine.hardware.detect import detect_hardware
-        from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
+        import tensorflow  # noqa: F401  (imported here, quietly, not inside the check)
 
-        memory = apply_saved_gpu_memory()  # before anything initializes the GPUs
-        report = detect_hardware()
+        from mpstudio.engine.hardware.check import run_hardware_check
     out, err = make_console(stderr=False), make_console(stderr=True)
-    measurements = []
     stopper = _Stop()
-    if args.measure:
-        measurements = _measure(report, args.seconds, err, stopper, quiet=args.json)
-    advice = advise(report, measurements)
-    if args.json:
-        print(json.dumps({
-            "hardware": report.to_dict(), "advice": advice.to_dict(),
-            "measurements": [m.to_dict() for m in measurements],
-            "gpu_memory": {"settings_file": str(settings_path()), "status": memory.status,
-                           "message": memory.message},
-        }, indent=2))
-    else:
-        out.print(tables.build_line(report))
-        out.print(tables.gpu_table(report))
-        out.print(tables.tpu_line(report))
-        out.print(tables.cpu_line(report))
-        out.print(f"GPU memory: {memory.message} · settings file {settings_path()}")
-        out.print(tables.verdict_table(advice))
-        if measurements:
-            out.print(tables.measurement_table(measurements))
-        elif not stopper.stopped:
-            out.print("Verdicts above are from what the hardware is; `mpstudio hw --measure` "
-                      "times it.")
-        out.print(tables.advice_block(advice))
-    if stopper.stopped:
-        print("mpstudio hw: measurement stopped early; verdicts use what was measured",
-              file=sys.stderr)
-    return EXIT_OK if memory.status != "failed" else EXIT_FAILED
-
-
-def _measure(report, seconds: float, console, stopper: _Stop, quiet: bool) -> list:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from mpstudio.engine.hardware.microbench import measure
-
     progress = Progress(TextColumn("measuring {task.description}"), BarColumn(),
-                        MofNCompleteColumn(), console=console, transient=True,
-                        disable=quiet)
+                        MofNCompleteColumn(), console=err, transient=True,
+                        disable=args.json or not args.measure)
     task = progress.add_task("", total=None)
 
     def update(done: int, total: int, what: str) -> None:
         progress.update(task, completed=done, total=total, description=what)
 
     with progress, ctrl_c_stops(stopper):
-        return measure(report, seconds, update, stopper.should_stop)
+        check = run_hardware_check(args.measure, args.seconds, update, stopper.should_stop)
+    if args.json:
+        print(json.dumps(check.to_dict(), indent=2))
+    else:
+        out.print(tables.build_line(check.report))
+        out.print(tables.gpu_table(check.report))
+        out.print(tables.tpu_line(check.report))
+        out.print(tables.cpu_line(check.report))
+        out.print(f"GPU memory: {check.memory.message} · settings file {settings_path()}")
+        out.print(tables.verdict_table(check.advice))
+        if check.measurements:
+            out.print(tables.measurement_table(check.measurements))
+        else:
+            out.print("Verdicts above are from what the hardware is; `mpstudio hw --measure` "
+                      "times it.")
+        out.print(tables.advice_block(check.advice))
+    if check.stopped:
+        print("mpstudio hw: measurement stopped early; verdicts use what was measured",
+              file=sys.stderr)
+    return EXIT_FAILED if check.memory.status == "failed" else EXIT_OK

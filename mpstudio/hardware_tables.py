@@ -8,11 +8,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from mpstudio.console import fmt_bytes
 from mpstudio.engine.hardware.advisor import Advice
 from mpstudio.engine.hardware.measurement import HALF_DTYPES, DeviceMeasurement
 from mpstudio.engine.hardware.report import CPU_FLAGS, HardwareReport
-from mpstudio.engine.hardware.verdict_rules import Verdict
+from mpstudio.engine.hardware.verdict_rules import Verdict, gpu_notes
 
 VERDICT_STYLE = {
     Verdict.RECOMMENDED: "bold green", Verdict.NO_GAIN: "yellow", Verdict.SLOWER: "yellow",
@@ -45,18 +44,22 @@ def gpu_table(report: HardwareReport) -> RenderableType:
     if not report.gpus:
         note = f"; {report.nvml_note}" if report.nvml_note else ""
         return Text(f"GPUs: none (TensorFlow sees no GPU{note})")
-    table = Table(title="GPUs", title_justify="left")
+    drivers = sorted({g.driver_version for g in report.gpus if g.driver_version})
+    title = f"GPUs (driver {', '.join(drivers)})" if drivers else "GPUs"
+    table = Table(title=title, title_justify="left")
     for column in ("device", "name", "compute cap.", "architecture", "Tensor Cores",
-                   "bfloat16", "memory used / total", "driver"):
+                   "bfloat16", "memory in use"):
         table.add_column(column, overflow="fold")
     for gpu in report.gpus:
         arch = gpu.arch
-        used = (f"{fmt_bytes(gpu.memory_used)} / {_gib(gpu.memory_total)}"
-                if gpu.memory_total is not None else "n/a")
+        used = "n/a"
+        if gpu.memory_total is not None and gpu.memory_used is not None:
+            used = f"{gpu.memory_used / 2**30:.1f} / {_gib(gpu.memory_total)}"
         table.add_row(gpu.label, gpu.name, gpu.capability_text, arch.family,
                       arch.tensor_cores_label, "yes" if arch.bfloat16_tensor_cores else "no",
-                      used, gpu.driver_version or "n/a")
-    notes = [f"{g.label} {g.name}: {g.arch.note}" for g in report.gpus if g.arch.note]
+                      used)
+    notes = [f"{g.label} {g.name}: {note}" for g in report.gpus
+             for note in gpu_notes(g, report.build)]
     notes += [f"{g.name}: not used by TensorFlow: {g.not_visible_reason}"
               for g in report.gpus if not g.visible_to_tensorflow]
     if report.nvml_note:
@@ -132,6 +135,8 @@ def measurement_table(measurements: Sequence[DeviceMeasurement]) -> Table:
 
 def advice_block(advice: Advice) -> Group:
     head = Text.assemble(("Recommended for a run here: ", "bold"),
-                         (advice.run_policy, "bold green"), f" ({advice.run_reason})")
+                         (advice.run_policy, "bold green"),
+                         f" on {advice.run_device} ({advice.run_description}): "
+                         f"{advice.run_reason}")
     tips = [Text.assemble("  • ", (title, "bold"), f": {text}") for title, text in advice.tips]
     return Group(head, Text("Advice:", style="bold"), *tips)

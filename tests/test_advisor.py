@@ -69,7 +69,9 @@ def test_gpu_reasons_name_the_hardware_facts():
     gtx16 = advise(detect_hardware(machine(GTX_1660))).device("GPU:0")
     assert "no Tensor Cores" in gtx16.verdict("mixed_float16").reason
     blackwell = advise(detect_hardware(machine(RTX_5090))).device("GPU:0")
-    assert "PTX" in blackwell.verdict("mixed_float16").reason  # newer than the build
+    assert any("PTX (9.0) at start" in n for n in blackwell.notes)  # newer than the build
+    assert not any("PTX" in n for n in a100.notes)
+    assert any("FP8" in n for n in advise(detect_hardware(machine(H100))).device("GPU:0").notes)
 
 
 def test_a_gpu_tensorflow_cannot_use_is_not_supported_and_the_run_goes_to_the_cpu():
@@ -156,7 +158,8 @@ def test_advice_covers_what_users_ask_and_serializes():
         assert topic.lower() in (titles + " ".join(x for _, x in advice.tips)).lower()
     assert A100[0] in dict(advice.tips)["TF32 is the real float32 baseline on Ampere and newer"]
     data = advice.to_dict()
-    assert data["run"] == {"device": "GPU:0", "policy": "mixed_float16",
-                           "reason": data["run"]["reason"]}
+    assert (data["run"]["device"], data["run"]["policy"]) == ("GPU:0", "mixed_float16")
+    assert data["run"]["description"] == f"{A100[0]}, compute capability 8.0"
+    assert "Tensor Cores" in data["run"]["reason"]
     assert {v["verdict"] for d in data["devices"] for v in d["verdicts"]} <= {
         v.value for v in Verdict}

@@ -136,3 +136,18 @@ def test_saved_settings_are_what_a_run_applies():
     gpus = FakeGpus(count=1)
     assert apply_saved_gpu_memory(gpus).status == "applied"
     assert gpus.growth_of == {"GPU:0": True}
+
+
+def test_the_check_the_gui_calls_applies_settings_then_detects_and_advises():
+    from machines import A100, machine
+
+    from mpstudio.engine.hardware.check import run_hardware_check
+
+    save_settings(AppSettings(GpuMemorySettings(growth=True)))
+    check = run_hardware_check(sources=machine(A100))
+    assert check.advice.run_policy == "mixed_float16" and check.measurements == ()
+    assert check.memory.status in ("no_gpu", "applied", "unchanged")
+    assert "growth on" in check.memory.message
+    data = check.to_dict()
+    assert data["hardware"]["gpus"][0]["bfloat16_tensor_cores"] is True
+    assert data["gpu_memory"]["settings_file"] == str(settings_path())

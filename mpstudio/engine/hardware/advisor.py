@@ -22,6 +22,7 @@ from mpstudio.engine.hardware.verdict_rules import (
     Rules,
     Verdict,
     cpu_rules,
+    gpu_notes,
     gpu_rules,
     tpu_rules,
 )
@@ -44,6 +45,7 @@ class DeviceAdvice:
     verdicts: tuple[PolicyVerdict, ...]
     default: str
     default_reason: str
+    notes: tuple[str, ...] = ()
 
     def verdict(self, policy: str) -> PolicyVerdict:
         return next(v for v in self.verdicts if v.policy == policy)
@@ -53,6 +55,7 @@ class DeviceAdvice:
 class Advice:
     devices: tuple[DeviceAdvice, ...]
     run_device: str
+    run_description: str
     run_policy: str
     run_reason: str
     tips: tuple[tuple[str, str], ...]
@@ -62,10 +65,11 @@ class Advice:
 
     def to_dict(self) -> dict:
         return {
-            "run": {"device": self.run_device, "policy": self.run_policy,
-                    "reason": self.run_reason},
+            "run": {"device": self.run_device, "description": self.run_description,
+                    "policy": self.run_policy, "reason": self.run_reason},
             "devices": [{"device": d.device, "description": d.description,
                          "default": d.default, "default_reason": d.default_reason,
+                         "notes": list(d.notes),
                          "verdicts": [{"policy": v.policy, "verdict": v.verdict.value,
                                        "reason": v.reason, "measured_speedup": v.measured}
                                       for v in d.verdicts]}
@@ -95,7 +99,8 @@ def _measured(policy: str, rule: Rule, m: DeviceMeasurement) -> PolicyVerdict:
 
 
 def _device_advice(device: str, description: str, rules: Rules, preference: Sequence[str],
-                   measurement: DeviceMeasurement | None) -> DeviceAdvice:
+                   measurement: DeviceMeasurement | None,
+                   notes: tuple[str, ...] = ()) -> DeviceAdvice:
     halves = [p for p in POLICIES if p != "float32"]
     verdicts: dict[str, PolicyVerdict] = {}
     for policy in halves:
@@ -123,7 +128,8 @@ def _device_advice(device: str, description: str, rules: Rules, preference: Sequ
         default, why = winners[0], verdicts[winners[0]].reason
     else:
         default, why = "float32", verdicts["float32"].reason
-    return DeviceAdvice(device, description, tuple(verdicts[p] for p in POLICIES), default, why)
+    return DeviceAdvice(device, description, tuple(verdicts[p] for p in POLICIES), default, why,
+                        notes)
 
 
 def _tips(report: HardwareReport) -> tuple[tuple[str, str], ...]:
@@ -160,8 +166,9 @@ def advise(report: HardwareReport,
            measurements: Sequence[DeviceMeasurement] = ()) -> Advice:
     measured = {m.device: m for m in measurements}
     devices = [
-        _device_advice(g.label, f"{g.name} (compute capability {g.capability_text})",
-                       gpu_rules(g, report.build), GPU_PREFERENCE, measured.get(g.label))
+        _device_advice(g.label, f"{g.name}, compute capability {g.capability_text}",
+                       gpu_rules(g, report.build), GPU_PREFERENCE, measured.get(g.label),
+                       gpu_notes(g, report.build))
         for g in report.gpus
     ]
     if report.tpu.found:
@@ -174,5 +181,5 @@ def advise(report: HardwareReport,
     usable = [d for d in devices if d.device.startswith("GPU:")]
     tpu = [d for d in devices if d.device == "TPU"]
     run = (usable or tpu or devices[-1:])[0]  # the CPU comes last
-    return Advice(tuple(devices), run.device, run.default,
-                  f"{run.device} {run.description}: {run.default_reason}", _tips(report))
+    return Advice(tuple(devices), run.device, run.description, run.default,
+                  run.default_reason, _tips(report))

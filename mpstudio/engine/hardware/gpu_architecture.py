@@ -107,8 +107,8 @@ def kernel_support(capability: Capability, compiled: list[str]) -> tuple[bool, s
     if usable_ptx:
         newest = max(usable_ptx)
         return True, (f"no kernels compiled for {capability[0]}.{capability[1]}: the driver "
-                      f"compiles TensorFlow's PTX ({newest[0]}.{newest[1]}) on first use, which "
-                      "can take minutes once")
+                      f"compiles TensorFlow's PTX ({newest[0]}.{newest[1]}) at start, which "
+                      "TensorFlow warns can take 30 minutes the first time")
     oldest = min(binaries + ptx) if binaries + ptx else None
     floor = f" ({oldest[0]}.{oldest[1]} and newer)" if oldest else ""
     return False, (f"this TensorFlow has no kernels for compute capability "

@@ -41,7 +41,6 @@ def gpu_rules(gpu: GpuInfo, build: TfBuild) -> Rules:
         why = f"TensorFlow cannot use this GPU: {gpu.not_visible_reason}"
         return {p: Rule(Verdict.UNSUPPORTED, why) for p in POLICIES}
     arch, cc = gpu.arch, gpu.compute_capability
-    _, ptx_note = kernel_support(cc, list(build.compiled_capabilities)) if cc else (True, "")
     rules: Rules = {}
     if arch.float16_tensor_cores:
         rules["mixed_float16"] = Rule(Verdict.RECOMMENDED, (
@@ -75,9 +74,17 @@ def gpu_rules(gpu: GpuInfo, build: TfBuild) -> Rules:
     else:
         rules["float32"] = Rule(Verdict.RECOMMENDED, "no Tensor Cores to gain from: float32 "
                                 "is the fastest safe choice on this GPU")
-    if ptx_note:
-        rules = {p: Rule(r.verdict, f"{r.reason}; {ptx_note}") for p, r in rules.items()}
     return rules
+
+
+def gpu_notes(gpu: GpuInfo, build: TfBuild) -> tuple[str, ...]:
+    """What matters beside the verdicts: FP8, missing Tensor Cores, PTX start-up cost."""
+    notes = [gpu.arch.note] if gpu.arch.note else []
+    if gpu.visible_to_tensorflow and gpu.compute_capability:
+        _, ptx = kernel_support(gpu.compute_capability, list(build.compiled_capabilities))
+        if ptx:
+            notes.append(ptx)
+    return tuple(notes)
 
 
 def tpu_rules(tpu: TpuInfo) -> Rules:
@@ -86,7 +93,8 @@ def tpu_rules(tpu: TpuInfo) -> Rules:
             "the TPU's matrix units multiply in bfloat16 natively; mixed_bfloat16 also halves "
             "activation memory and needs no loss scaling")),
         "float32": Rule(Verdict.SLOWER, (
-            "works, but float32 matmuls take several bfloat16 passes on the matrix units")),
+            "works, but every tensor moves as float32: twice the memory traffic of bfloat16 "
+            "for matrix units that multiply in bfloat16 anyway")),
         "mixed_float16": Rule(Verdict.UNSUPPORTED, (
             "TPUs have no float16 arithmetic: use mixed_bfloat16")),
     }

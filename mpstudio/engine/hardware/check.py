@@ -1,0 +1,56 @@
+"""The whole hardware check in one call, for the CLI and the GUI's worker thread:
+apply the saved GPU memory settings (before anything initializes the GPUs), detect,
+optionally measure, advise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mpstudio.engine.app_settings import settings_path
+from mpstudio.engine.hardware.advisor import Advice, advise
+from mpstudio.engine.hardware.detect import HardwareSources, detect_hardware
+from mpstudio.engine.hardware.gpu_memory import MemoryApplyResult, apply_saved_gpu_memory
+from mpstudio.engine.hardware.measurement import DeviceMeasurement
+from mpstudio.engine.hardware.report import HardwareReport
+
+
+@dataclass(frozen=True)
+class HardwareCheck:
+    report: HardwareReport
+    advice: Advice
+    measurements: tuple[DeviceMeasurement, ...]
+    memory: MemoryApplyResult
+
+    @property
+    def stopped(self) -> bool:
+        return any(m.stopped for m in self.measurements)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hardware": self.report.to_dict(),
+            "advice": self.advice.to_dict(),
+            "measurements": [m.to_dict() for m in self.measurements],
+            "gpu_memory": {"settings_file": str(settings_path()), "status": self.memory.status,
+                           "message": self.memory.message},
+        }
+
+
+def run_hardware_check(
+    measure: bool = False,
+    seconds_per_case: float = 0.5,
+    progress: Callable[[int, int, str], None] | None = None,
+    should_stop: Callable[[], bool] = lambda: False,
+    sources: HardwareSources | None = None,
+) -> HardwareCheck:
+    """Blocks for a few seconds (TensorFlow import), plus 10-20 s with ``measure``:
+    call it off the GUI thread. ``should_stop`` ends the measurement after a case."""
+    memory = apply_saved_gpu_memory()
+    report = detect_hardware(sources)
+    measurements: list[DeviceMeasurement] = []
+    if measure:
+        from mpstudio.engine.hardware.microbench import measure as run_measurement
+
+        measurements = run_measurement(report, seconds_per_case, progress, should_stop)
+    return HardwareCheck(report, advise(report, measurements), tuple(measurements), memory)
