@@ -11,6 +11,7 @@ from typing import Any
 
 from mpstudio.cli_support import (
     EXIT_FAILED,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     ctrl_c_stops,
     make_console,
@@ -18,6 +19,8 @@ from mpstudio.cli_support import (
     usage_error,
 )
 from mpstudio.engine.app_settings import (
+    AppSettings,
+    InvalidSettings,
     SettingsError,
     load_settings,
     save_settings,
@@ -43,6 +46,9 @@ def add_hw_command(commands: Any) -> None:
 def _save_memory_settings(args: argparse.Namespace) -> int:
     try:
         settings = load_settings()
+    except InvalidSettings as exc:  # parses, wrong values: the new values replace them
+        print(f"mpstudio hw: replacing what was saved: {exc}", file=sys.stderr)
+        settings = AppSettings()
     except SettingsError as exc:
         return usage_error("hw", [str(exc)])
     memory = settings.gpu_memory
@@ -56,6 +62,8 @@ def _save_memory_settings(args: argparse.Namespace) -> int:
             return usage_error("hw", [f"--memory-limit takes MiB or 'none', got {text!r}"])
     if args.memory_growth is not None:
         memory = dataclasses.replace(memory, growth=args.memory_growth == "on")
+        if memory.growth and args.memory_limit is None:
+            memory = dataclasses.replace(memory, limit_mb=None)  # growth replaces a limit
     try:
         path = save_settings(dataclasses.replace(settings, gpu_memory=memory))
     except SettingsError as exc:
@@ -99,8 +107,12 @@ def run_hw_command(args: argparse.Namespace) -> int:
     def update(done: int, total: int, what: str) -> None:
         progress.update(task, completed=done, total=total, description=what)
 
-    with progress, ctrl_c_stops(stopper):
-        check = run_hardware_check(args.measure, args.seconds, update, stopper.should_stop)
+    try:
+        with progress, ctrl_c_stops(stopper):
+            check = run_hardware_check(args.measure, args.seconds, update, stopper.should_stop)
+    except KeyboardInterrupt:  # the second Ctrl-C: leave now, without a traceback
+        print("mpstudio hw: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if args.json:
         print(json.dumps(check.to_dict(), indent=2))
     else:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from rich.console import Console
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 
 
 def ended_early(command: str, exc: Exception) -> int:

@@ -60,7 +60,9 @@ def cpu_from(text: str, architecture: str = "x86_64", onednn: bool = True) -> Cp
 
 def nvml_of(*gpus: tuple[str, tuple[int, int], int]) -> NvmlScan:
     return NvmlScan(
-        tuple(NvmlGpu(i, name, f"GPU-{i:04d}-uuid", cc, mem * GIB, GIB // 2, mem * GIB - GIB // 2)
+        # each GPU has a different amount in use, so a wrong match shows
+        tuple(NvmlGpu(i, name, f"GPU-{i:04d}-uuid", cc, mem * GIB, (i + 1) * GIB // 4,
+                      mem * GIB - (i + 1) * GIB // 4)
               for i, (name, cc, mem) in enumerate(gpus)),
         driver_version="580.82.07",
     )

@@ -77,6 +77,7 @@ def test_gpu_reasons_name_the_hardware_facts():
 def test_a_gpu_tensorflow_cannot_use_is_not_supported_and_the_run_goes_to_the_cpu():
     advice = advise(detect_hardware(machine(A100, tf_sees=False)))
     assert verdicts(advice.device("GPU (unused)")) == (NO, NO, NO)
+    assert advice.device("GPU (unused)").default == ""
     assert advice.run_device == "CPU" and advice.run_policy == "float32"
 
 
@@ -163,3 +164,42 @@ def test_advice_covers_what_users_ask_and_serializes():
     assert "Tensor Cores" in data["run"]["reason"]
     assert {v["verdict"] for d in data["devices"] for v in d["verdicts"]} <= {
         v.value for v in Verdict}
+
+
+def test_a_measurement_stopped_early_keeps_the_rules_for_what_it_missed():
+    report = detect_hardware(machine(H100))
+    only_float32 = DeviceMeasurement("GPU:0", "TF32", True, (
+        KernelResult("matmul", "float32", "matmul", 1e12, 0.01, 5),))
+    h100 = advise(report, [only_float32]).device("GPU:0")
+    assert verdicts(h100) == (SLOW, R, R) and h100.default == "mixed_float16"
+    assert h100.verdict("mixed_float16").measured is None
+    nothing = DeviceMeasurement("CPU", "float32", False, (), stopped=True)
+    amx = advise(detect_hardware(machine(cpu=cpu_from(SAPPHIRE_RAPIDS))), [nothing])
+    assert amx.run_policy == "mixed_bfloat16"
+    assert "measured" not in amx.device("CPU").verdict("float32").reason
+
+
+def test_a_half_type_that_fails_on_one_kernel_is_not_recommended():
+    results = (
+        KernelResult("matmul", "float32", "m", 1e9, 0.010, 5),
+        KernelResult("matmul", "bfloat16", "m", 1e9, 0.004, 5),
+        KernelResult("conv", "float32", "c", 1e9, 0.010, 5),
+        KernelResult("conv", "bfloat16", "c", 1e9, None, error="no bfloat16 Conv2D kernel"),
+    )
+    arm = detect_hardware(machine(cpu=cpu_from(GRAVITON3, "aarch64")))
+    cpu = advise(arm, [DeviceMeasurement("CPU", "float32", False, results)]).device("CPU")
+    bf16 = cpu.verdict("mixed_bfloat16")
+    assert bf16.verdict is NO
+    assert bf16.reason == ("bfloat16 failed here: conv: no bfloat16 Conv2D kernel "
+                           "(matmul 2.50x ran)")
+    assert cpu.default == "float32"
+
+
+@pytest.mark.parametrize(("f16", "bf16", "default"), [
+    (0.0050, 0.0049, "mixed_float16"),  # 2.00x vs 2.04x: noise, the GPU's preference wins
+    (0.0050, 0.0040, "mixed_bfloat16"),  # 2.00x vs 2.50x: bfloat16 really is faster
+])
+def test_close_measurements_do_not_flip_the_default(f16, bf16, default):
+    report = detect_hardware(machine(A100))
+    advice = advise(report, [_measured("GPU:0", 0.010, f16, bf16, baseline="TF32")])
+    assert advice.run_policy == default

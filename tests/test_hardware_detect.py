@@ -31,7 +31,7 @@ from machines import (
 from mpstudio.engine.hardware.detect import detect_hardware
 from mpstudio.engine.hardware.detect_cpu import detect_cpu, onednn_enabled, parse_cpuinfo
 from mpstudio.engine.hardware.detect_gpu import NvmlScan, TfGpu, merge_gpus, nvml_scan
-from mpstudio.engine.hardware.detect_tpu import detect_tpu
+from mpstudio.engine.hardware.detect_tpu import detect_tpu, google_pci_devices, tpu_hints
 from mpstudio.engine.hardware.gpu_architecture import architecture, kernel_support
 
 
@@ -98,15 +98,41 @@ def test_gpus_tensorflow_cannot_use_are_listed_with_the_reason():
     assert "no kernels for compute capability 5.2" in report.gpus[1].not_visible_reason
 
 
-def test_cuda_visible_devices_hides_gpus():
+def test_cuda_visible_devices_with_pci_order_or_uuids_is_exact():
     scan = nvml_of(H100, H100)
-    gpus = merge_gpus([TfGpu(H100[0], H100[1])], scan, CUDA_BUILD,
-                      environ={"CUDA_VISIBLE_DEVICES": "1"})
+    pci = {"CUDA_VISIBLE_DEVICES": "1", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+    gpus = merge_gpus([TfGpu(*H100[:2])], scan, CUDA_BUILD, environ=pci)
     assert [(g.label, g.not_visible_reason) for g in gpus] == [
         ("GPU:0", ""), ("GPU (unused)", "hidden by CUDA_VISIBLE_DEVICES")]
-    assert gpus[0].memory_free == scan.gpus[1].memory_free  # NVML's second is TF's GPU:0
+    assert gpus[0].memory_used == scan.gpus[1].memory_used  # NVML's second is TF's GPU:0
     by_uuid = merge_gpus([], scan, CUDA_BUILD, environ={"CUDA_VISIBLE_DEVICES": "GPU-0001"})
     assert [g.not_visible_reason.startswith("hidden") for g in by_uuid] == [True, False]
+
+
+def test_cuda_visible_devices_in_cuda_order_is_matched_by_name():
+    """CUDA's default order puts the fastest GPU first, so "0" is the A100 here even
+    though NVML (PCI order) lists the GTX 1080 first."""
+    scan = nvml_of(GTX_1080, A100)
+    gpus = merge_gpus([TfGpu(*A100[:2])], scan, CUDA_BUILD,
+                      environ={"CUDA_VISIBLE_DEVICES": "0"})
+    assert [(g.label, g.name) for g in gpus] == [("GPU:0", A100[0]), ("GPU (unused)", GTX_1080[0])]
+    assert gpus[0].memory_used == scan.gpus[1].memory_used
+    assert "CUDA_VISIBLE_DEVICES=0" in gpus[1].not_visible_reason
+
+
+def test_mig_slices_and_renamed_gpus_are_not_listed_twice():
+    scan = nvml_of(A100, V100)
+    mig = TfGpu(f"{A100[0]} MIG 1g.5gb", A100[1])
+    renamed = TfGpu("Tesla V100 (renamed by a driver)", V100[1])
+    gpus = merge_gpus([mig, renamed], scan, CUDA_BUILD,
+                      environ={"CUDA_VISIBLE_DEVICES": "MIG-4f3e-aaaa,1"})
+    assert len(gpus) == 2 and all(g.visible_to_tensorflow for g in gpus)
+    assert [g.memory_used for g in gpus] == [s.memory_used for s in scan.gpus]
+
+
+def test_native_windows_is_told_about_wsl2():
+    gpus = merge_gpus([], nvml_of(RTX_4090), CUDA_BUILD, environ={}, system="Windows")
+    assert "WSL2" in gpus[0].not_visible_reason
 
 
 def test_without_nvml_gpus_still_come_from_tensorflow():
@@ -138,7 +164,7 @@ def test_onednn_follows_tensorflow_defaults_and_the_environment():
 
 
 def test_tpu_is_not_probed_without_a_hint():
-    info = detect_tpu(environ={}, device_glob=lambda pattern: [])
+    info = detect_tpu(environ={}, device_glob=lambda pattern: [], pci_devices=lambda: [])
     assert not info.found and "not probed" in info.note
 
 
@@ -151,6 +177,15 @@ def test_tpu_found_through_the_probe():
     local = detect_tpu(environ={}, probe_command=probe,
                        device_glob=lambda p: ["/dev/accel0"] if "accel" in p else [])
     assert local.found and "/dev/accel0" in local.note
+
+
+def test_newer_tpu_vms_are_found_by_their_pci_vendor(tmp_path):
+    for name, vendor in (("0000:00:04.0", "0x1ae0\n"), ("0000:00:05.0", "0x10de\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "vendor").write_text(vendor)
+    assert google_pci_devices(tmp_path) == ["Google PCI device 0000:00:04.0"]
+    assert google_pci_devices(tmp_path / "absent") == []
+    assert tpu_hints({}, device_glob=lambda p: [], pci_devices=lambda: []) == []
 
 
 def test_tpu_probe_that_hangs_is_stopped_at_the_timeout():

@@ -1,8 +1,8 @@
 """Machine-wide settings that outlive a run (GPU memory behaviour), kept in a TOML
 file in the user's config folder (``MPSTUDIO_CONFIG_DIR`` overrides it).
 
-A file that cannot be read is never overwritten: the error names it and says
-what to do, so a hand edit is not lost.
+A file that does not parse is never overwritten: the error names it and says
+what to do, so a hand edit is not lost. Tables other than mpstudio's are kept.
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ CONFIG_DIR_ENV = "MPSTUDIO_CONFIG_DIR"
 
 class SettingsError(ValueError):
     """The settings file or a value in it is wrong; the message says how to fix it."""
+
+
+class InvalidSettings(SettingsError):
+    """The file parses but a value in it is wrong: saving new values repairs it."""
 
 
 @dataclass(frozen=True)
@@ -78,51 +82,71 @@ def settings_path() -> Path:
     return Path(folder) / "settings.toml"
 
 
-def load_settings(path: Path | None = None) -> AppSettings:
-    """The saved settings, or the defaults when there is no file yet."""
-    path = path or settings_path()
+def _read_table(path: Path) -> dict[str, Any]:
+    """The file's TOML as a dict ({} when there is no file); SettingsError when it
+    cannot be read or parsed, which a save must not paper over."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return AppSettings()
+        return {}
     except (OSError, UnicodeDecodeError) as exc:
         raise SettingsError(f"cannot read settings file {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"settings file {path} is not valid TOML ({exc}): fix it or "
                             "delete it to start from the defaults") from None
-    memory = data.get("gpu_memory", {})
+
+
+def load_settings(path: Path | None = None) -> AppSettings:
+    """The saved settings, or the defaults when there is no file yet. A file that
+    parses but holds a wrong value raises InvalidSettings (a save may repair it)."""
+    path = path or settings_path()
+    memory = _read_table(path).get("gpu_memory", {})
     known = {f.name for f in dataclasses.fields(GpuMemorySettings)}
     if not isinstance(memory, dict) or set(memory) - known:
-        raise SettingsError(f"settings file {path}: [gpu_memory] takes only "
-                            f"{', '.join(sorted(known))}")
+        raise InvalidSettings(f"settings file {path}: [gpu_memory] takes only "
+                              f"{', '.join(sorted(known))}")
     settings = AppSettings(GpuMemorySettings(**memory))
     problems = settings.gpu_memory.problems()
     if problems:
-        raise SettingsError(f"settings file {path}: {'; '.join(problems)}")
+        raise InvalidSettings(f"settings file {path}: {'; '.join(problems)}")
     return settings
 
 
 def save_settings(settings: AppSettings, path: Path | None = None) -> Path:
-    """Write atomically: a crash leaves the old file or the new one, never half of one.
-    An existing file that does not parse is left alone (SettingsError)."""
+    """Replace the [gpu_memory] table and keep every other table in the file (TOML
+    comments are not kept). Atomic: a crash leaves the old file or the new one. A
+    file that does not parse is left alone (SettingsError); a symlink keeps
+    pointing where it did, with the new content at its target."""
     problems = settings.gpu_memory.problems()
     if problems:
         raise SettingsError("; ".join(problems))
-    path = path or settings_path()
-    load_settings(path)  # refuses to replace a file the user must fix by hand
+    path = (path or settings_path()).resolve()
+    table = _read_table(path)
+    table.update(settings.to_dict())
     tmp_name = ""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("wb", dir=path.parent, prefix=".settings-",
                                          suffix=".tmp", delete=False) as tmp:
             tmp_name = tmp.name
-            tmp.write(tomli_w.dumps(settings.to_dict()).encode())
+            tmp.write(tomli_w.dumps(table).encode())
             tmp.flush()
             os.fsync(tmp.fileno())
         os.replace(tmp_name, path)
+        _fsync_folder(path.parent)
     except OSError as exc:
         if tmp_name:
             with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
         raise SettingsError(f"cannot write settings file {path}: {exc.strerror or exc}") from None
     return path
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename itself durable (POSIX; Windows cannot open a folder)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

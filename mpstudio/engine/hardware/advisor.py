@@ -28,6 +28,7 @@ from mpstudio.engine.hardware.verdict_rules import (
 )
 
 FASTER, SAME = 1.15, 0.95  # measured ratio bands: faster / no real difference / slower
+TIE = 1.05  # two half types this close are a tie: the device's preference decides
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class DeviceAdvice:
     device: str  # "GPU:0", "TPU", "CPU"
     description: str
     verdicts: tuple[PolicyVerdict, ...]
-    default: str
+    default: str  # "" where no policy runs (a GPU TensorFlow cannot use)
     default_reason: str
     notes: tuple[str, ...] = ()
 
@@ -80,15 +81,15 @@ class Advice:
 
 def _measured(policy: str, rule: Rule, m: DeviceMeasurement) -> PolicyVerdict:
     dtype = POLICY_DTYPE[policy]
-    ratio = m.speedup(dtype)
-    if ratio is None:
-        errors = m.errors(dtype)
-        if errors and rule.verdict is not Verdict.UNSUPPORTED:
-            return PolicyVerdict(policy, Verdict.UNSUPPORTED,
-                                 f"{dtype} failed here: {'; '.join(errors)}")
-        return PolicyVerdict(policy, rule.verdict, rule.reason)
+    ratio, errors = m.speedup(dtype), m.errors(dtype)
     parts = ", ".join(f"{k} {r:.2f}x" for k in m.kernels
                       if (r := m.kernel_speedup(k, dtype)) is not None)
+    if errors:  # a policy whose conv (or matmul) fails here is not one to train in
+        ran = f" ({parts} ran)" if parts else ""
+        return PolicyVerdict(policy, Verdict.UNSUPPORTED,
+                             f"{dtype} failed here: {'; '.join(errors)}{ran}", ratio)
+    if ratio is None:  # not measured (stopped early): the rule stands
+        return PolicyVerdict(policy, rule.verdict, rule.reason)
     seen = f"{dtype} was {ratio:.2f}x {m.baseline} here ({parts})"
     if ratio >= FASTER:
         return PolicyVerdict(policy, Verdict.RECOMMENDED, f"{seen}: use it", ratio)
@@ -96,6 +97,42 @@ def _measured(policy: str, rule: Rule, m: DeviceMeasurement) -> PolicyVerdict:
         return PolicyVerdict(policy, Verdict.NO_GAIN,
                              f"{seen}: no faster; it only saves memory", ratio)
     return PolicyVerdict(policy, Verdict.SLOWER, f"{seen}: keep float32", ratio)
+
+
+def _ranked(winners: list[str], verdicts: dict[str, PolicyVerdict],
+            preference: Sequence[str]) -> list[str]:
+    """Best first: measured speed decides, except that ratios within 5% of each other
+    are noise, and then the device's preferred policy goes first."""
+    def pref(policy: str) -> int:
+        return preference.index(policy) if policy in preference else len(preference)
+
+    ranked = sorted(winners, key=lambda p: (-(verdicts[p].measured or 0.0), pref(p)))
+    if len(ranked) >= 2:
+        first, second = (verdicts[p].measured for p in ranked[:2])
+        close = first is None or (second is not None and second * TIE >= first)
+        if close and pref(ranked[1]) < pref(ranked[0]):
+            ranked[0], ranked[1] = ranked[1], ranked[0]
+    return ranked
+
+
+def _float32_verdict(base: Rule, best: PolicyVerdict | None,
+                     halves: list[PolicyVerdict]) -> PolicyVerdict:
+    if best is not None:
+        if best.measured is None:
+            return PolicyVerdict("float32", Verdict.SLOWER, base.reason)
+        return PolicyVerdict("float32", Verdict.SLOWER, (
+            f"the accurate baseline, but {best.policy} measured {best.measured:.2f}x faster"))
+    if base.verdict is Verdict.UNSUPPORTED:  # TensorFlow cannot use the device at all
+        return PolicyVerdict("float32", base.verdict, base.reason)
+    all_measured = all(v.measured is not None or v.verdict is Verdict.UNSUPPORTED
+                       for v in halves)
+    if all_measured and any(v.measured is not None for v in halves):
+        return PolicyVerdict("float32", Verdict.RECOMMENDED,
+                             "measured fastest here: neither half type beat it")
+    if base.verdict is Verdict.RECOMMENDED:
+        return PolicyVerdict("float32", Verdict.RECOMMENDED, base.reason)
+    return PolicyVerdict("float32", Verdict.RECOMMENDED,
+                         "the fastest choice that works here: no half type is recommended")
 
 
 def _device_advice(device: str, description: str, rules: Rules, preference: Sequence[str],
@@ -109,27 +146,17 @@ def _device_advice(device: str, description: str, rules: Rules, preference: Sequ
             verdicts[policy] = PolicyVerdict(policy, rule.verdict, rule.reason)
         else:
             verdicts[policy] = _measured(policy, rule, measurement)
-    winners = [p for p in halves if verdicts[p].verdict is Verdict.RECOMMENDED]
-    if measurement is not None:
-        winners.sort(key=lambda p: -(verdicts[p].measured or 0.0))
-    else:
-        winners.sort(key=lambda p: preference.index(p) if p in preference else len(preference))
-    base = rules["float32"]
-    if measurement is None:
-        verdicts["float32"] = PolicyVerdict("float32", base.verdict, base.reason)
-    elif winners:
-        best = verdicts[winners[0]]
-        verdicts["float32"] = PolicyVerdict("float32", Verdict.SLOWER, (
-            f"the accurate baseline, but {best.policy} measured {best.measured:.2f}x faster"))
-    else:
-        verdicts["float32"] = PolicyVerdict("float32", Verdict.RECOMMENDED, (
-            "measured fastest here: neither half type beat it"))
-    if winners:
-        default, why = winners[0], verdicts[winners[0]].reason
-    else:
-        default, why = "float32", verdicts["float32"].reason
-    return DeviceAdvice(device, description, tuple(verdicts[p] for p in POLICIES), default, why,
-                        notes)
+    winners = _ranked([p for p in halves if verdicts[p].verdict is Verdict.RECOMMENDED],
+                      verdicts, preference)
+    best = verdicts[winners[0]] if winners else None
+    verdicts["float32"] = _float32_verdict(rules["float32"], best,
+                                           [verdicts[p] for p in halves])
+    default = winners[0] if winners else "float32"
+    reason = verdicts[default].reason
+    if verdicts[default].verdict is Verdict.UNSUPPORTED:
+        default = ""  # nothing runs here
+    return DeviceAdvice(device, description, tuple(verdicts[p] for p in POLICIES), default,
+                        reason, notes)
 
 
 def _tips(report: HardwareReport) -> tuple[tuple[str, str], ...]:

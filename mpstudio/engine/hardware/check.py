@@ -11,7 +11,11 @@ from typing import Any
 from mpstudio.engine.app_settings import settings_path
 from mpstudio.engine.hardware.advisor import Advice, advise
 from mpstudio.engine.hardware.detect import HardwareSources, detect_hardware
-from mpstudio.engine.hardware.gpu_memory import MemoryApplyResult, apply_saved_gpu_memory
+from mpstudio.engine.hardware.gpu_memory import (
+    GpuConfig,
+    MemoryApplyResult,
+    apply_saved_gpu_memory,
+)
 from mpstudio.engine.hardware.measurement import DeviceMeasurement
 from mpstudio.engine.hardware.report import HardwareReport
 
@@ -43,10 +47,11 @@ def run_hardware_check(
     progress: Callable[[int, int, str], None] | None = None,
     should_stop: Callable[[], bool] = lambda: False,
     sources: HardwareSources | None = None,
+    gpu_config: GpuConfig | None = None,
 ) -> HardwareCheck:
     """Blocks for a few seconds (TensorFlow import), plus 10-20 s with ``measure``:
     call it off the GUI thread. ``should_stop`` ends the measurement after a case."""
-    memory = apply_saved_gpu_memory()
+    memory = apply_saved_gpu_memory(gpu_config)
     report = detect_hardware(sources)
     measurements: list[DeviceMeasurement] = []
     if measure:

@@ -41,7 +41,7 @@ def onednn_enabled(environ: dict[str, str] | os._Environ, machine: str, system: 
     with TF_ENABLE_ONEDNN_OPTS=0) AMX and AVX-512 BF16 go unused."""
     setting = environ.get("TF_ENABLE_ONEDNN_OPTS")
     if setting is not None:
-        return setting.strip() not in ("0", "false", "False")
+        return setting.strip().lower() not in ("0", "false", "off", "no")
     return system == "Linux" and machine.lower() in ("x86_64", "amd64")
 
 

@@ -8,19 +8,23 @@ is killed after ``timeout`` seconds.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from glob import glob
+from pathlib import Path
 
 from mpstudio.engine.hardware.report import TpuInfo
 
 TPU_ENV_VARS = ("TPU_NAME", "COLAB_TPU_ADDR", "TPU_ACCELERATOR_TYPE", "TPU_WORKER_HOSTNAMES",
                 "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", "TPU_IP_ADDRESS")
-# TPU VMs expose the chips as /dev/accel* (v2-v4) or VFIO groups (v5e and newer).
-TPU_DEVICE_GLOBS = ("/dev/accel[0-9]*", "/dev/vfio/[0-9]*")
+# TPU VMs expose v2-v4 chips as /dev/accel*; newer ones are PCI devices of Google's
+# vendor id under VFIO (a bare /dev/vfio is common on GPU-passthrough hosts too).
+TPU_DEVICE_GLOB = "/dev/accel[0-9]*"
+GOOGLE_PCI_VENDOR = "0x1ae0"
 
 _PROBE = r"""
 import json, os
@@ -33,13 +37,22 @@ print(json.dumps({"cores": int(cores)}))
 """
 
 
+def google_pci_devices(root: Path = Path("/sys/bus/pci/devices")) -> list[str]:
+    """PCI devices made by Google (TPU chips), from sysfs; none where it is missing."""
+    found = []
+    for vendor in sorted(root.glob("*/vendor")):
+        with contextlib.suppress(OSError):
+            if vendor.read_text().strip().lower() == GOOGLE_PCI_VENDOR:
+                found.append(f"Google PCI device {vendor.parent.name}")
+    return found
+
+
 def tpu_hints(environ: Mapping[str, str], device_glob: Callable[[str], list[str]] = glob,
-              ) -> list[str]:
-    """Why a TPU may be here: the variables and device nodes seen (empty: none)."""
+              pci_devices: Callable[[], list[str]] = google_pci_devices) -> list[str]:
+    """Why a TPU may be here: the variables and devices seen (empty: none)."""
     hints = [name for name in TPU_ENV_VARS if environ.get(name)]
-    for pattern in TPU_DEVICE_GLOBS:
-        hints.extend(sorted(device_glob(pattern))[:1])
-    return hints
+    hints.extend(sorted(device_glob(TPU_DEVICE_GLOB))[:1])
+    return hints + pci_devices()[:1]
 
 
 def detect_tpu(
@@ -47,9 +60,10 @@ def detect_tpu(
     device_glob: Callable[[str], list[str]] = glob,
     probe_command: list[str] | None = None,
     timeout: float = 30.0,
+    pci_devices: Callable[[], list[str]] = google_pci_devices,
 ) -> TpuInfo:
     environ = os.environ if environ is None else environ
-    hints = tpu_hints(environ, device_glob)
+    hints = tpu_hints(environ, device_glob, pci_devices)
     if not hints:
         return TpuInfo(False, note="no TPU environment variables or TPU devices: not probed")
     accelerator_type = environ.get("TPU_ACCELERATOR_TYPE") or None

@@ -26,9 +26,10 @@ _FAMILIES: tuple[tuple[Capability, str, int], ...] = (
     ((10, 0), "Blackwell", 5),
 )
 
-# Turing chips without Tensor Cores (TU116/TU117): GTX 16xx and the MX450/MX550/T400-class.
+# Turing chips without Tensor Cores (TU116/TU117): GTX 16xx, MX450/MX550 and the
+# Quadro/RTX-less T-series (T400 ... T2000).
 _TURING_WITHOUT_TENSOR_CORES = re.compile(
-    r"GTX\s*16\d\d|\bMX\s*[45]\d0\b|\bT(?:[46]00|1000)\b", re.I
+    r"GTX\s*16\d\d|\bMX\s*[45]\d0\b|\bT(?:400|500|550|600|1000|1200|2000)\b", re.I
 )
 
 

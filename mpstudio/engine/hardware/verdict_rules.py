@@ -30,6 +30,8 @@ class Rule:
 
 
 Rules = dict[str, Rule]  # policy -> rule
+UNTIL_MEASURED = Rule(Verdict.RECOMMENDED, "the safe choice until the measurement shows a "
+                      "half type is faster")
 # Which half policy a device prefers when both would help.
 GPU_PREFERENCE = ("mixed_float16", "mixed_bfloat16")
 TPU_PREFERENCE = ("mixed_bfloat16",)
@@ -101,6 +103,11 @@ def tpu_rules(tpu: TpuInfo) -> Rules:
 
 
 def cpu_rules(cpu: CpuInfo) -> Rules:
+    if not cpu.flags_known:  # macOS, Windows: no flag list, so no claim either way
+        unknown = Rule(Verdict.MEASURE, "this OS gives no CPU flag list, so native "
+                       "half-precision support is unknown: run the measurement")
+        return {"mixed_bfloat16": unknown, "mixed_float16": unknown,
+                "float32": UNTIL_MEASURED}
     onednn = "" if cpu.onednn else " (but TensorFlow's oneDNN kernels are off here: " \
         "TF_ENABLE_ONEDNN_OPTS=0 or not x86 Linux)"
     rules: Rules = {}
@@ -127,6 +134,8 @@ def cpu_rules(cpu: CpuInfo) -> Rules:
             "slower than float32"))
     if rules["mixed_bfloat16"].verdict is Verdict.RECOMMENDED:
         rules["float32"] = Rule(Verdict.SLOWER, "works, but leaves the AMX bfloat16 rate unused")
+    elif Verdict.MEASURE in (r.verdict for r in rules.values()):
+        rules["float32"] = UNTIL_MEASURED
     else:
         rules["float32"] = Rule(Verdict.RECOMMENDED, (
             "the fastest safe choice: this CPU has no half-precision math that TensorFlow "
