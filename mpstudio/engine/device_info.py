@@ -12,6 +12,9 @@ import platform
 import keras
 import tensorflow as tf
 
+from mpstudio.engine.hardware.detect_gpu import tf32_switched_on
+from mpstudio.engine.hardware.gpu_architecture import tf32_capable
+
 
 def gpus() -> list:
     return tf.config.list_physical_devices("GPU")
@@ -41,11 +44,10 @@ def resolve_xla(mode: str) -> bool:
 
 
 def float32_label() -> str:
-    """What a float32 run really computes in: TF32 on Ampere and newer when enabled."""
-    if gpus() and tf.config.experimental.tensor_float_32_execution_enabled():
-        _, cc = _gpu_details()
-        if cc and cc >= (8, 0):
-            return "TF32"
+    """What a float32 run really computes in: TF32 on Ampere and newer when enabled
+    (the same rule the hardware check's measurement labels its baseline with)."""
+    if gpus() and tf32_switched_on() and tf32_capable(_gpu_details()[1]):
+        return "TF32"
     return "float32"
 
 

@@ -55,10 +55,16 @@ def tensorflow_build() -> TfBuild:
         cuda_version=str(info["cuda_version"]) if info.get("cuda_version") else None,
         cudnn_version=str(info["cudnn_version"]) if info.get("cudnn_version") else None,
         compiled_capabilities=tuple(info.get("cuda_compute_capabilities") or ()),
-        # NVIDIA_TF32_OVERRIDE=0 turns TF32 off below TensorFlow, whatever its setting says.
-        tf32_enabled=tf.config.experimental.tensor_float_32_execution_enabled()
-        and os.environ.get("NVIDIA_TF32_OVERRIDE") != "0",
+        tf32_enabled=tf32_switched_on(),
     )
+
+
+def tf32_switched_on() -> bool:
+    """TensorFlow's TF32 setting, unless NVIDIA_TF32_OVERRIDE=0 turns TF32 off below it."""
+    import tensorflow as tf
+
+    return (tf.config.experimental.tensor_float_32_execution_enabled()
+            and os.environ.get("NVIDIA_TF32_OVERRIDE") != "0")
 
 
 def tensorflow_gpus() -> list[TfGpu]:
