@@ -50,7 +50,8 @@ def run_hardware_check(
     gpu_config: GpuConfig | None = None,
 ) -> HardwareCheck:
     """Blocks for a few seconds (TensorFlow import), plus 10-20 s with ``measure``:
-    call it off the GUI thread. ``should_stop`` ends the measurement after a case."""
+    call it off the GUI thread. ``should_stop`` ends the measurement at once
+    (the interrupted case is dropped)."""
     memory = apply_saved_gpu_memory(gpu_config)
     report = detect_hardware(sources)
     measurements: list[DeviceMeasurement] = []
