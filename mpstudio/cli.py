@@ -255,13 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "hw":
         return run_hw_command(args)
     if args.command is None:
-        print(
-            "The mpstudio desktop app arrives in a later release. Until then, train from the "
-            "command line, for example:\n"
-            "  mpstudio train --dataset digits --template cnn --precision mixed_float16 "
-            "--epochs 2\n"
-            "  mpstudio compare --dataset digits --template mlp --epochs 3\n"
-            "`mpstudio --help` lists every command."
-        )
-        return EXIT_OK
+        from mpstudio.ui.app import launch
+
+        return launch()
     return _run_command(args)

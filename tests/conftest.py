@@ -37,3 +37,36 @@ def tiny_spec() -> RunSpec:
         log_every_steps=1,
         validation_split=0.2,
     )
+
+
+@pytest.fixture(autouse=True)
+def no_qt_threads_or_timers_left(request):
+    """A GUI test must not leave a QThread running or a QTimer active behind it."""
+    yield
+    if "qtbot" not in request.fixturenames:
+        return
+    import gc
+
+    from PySide6.QtCore import QThread, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()  # qtbot has closed its widgets by now (torn down first)
+    app.processEvents()
+    gc.collect()
+    threads = [o for o in gc.get_objects() if isinstance(o, QThread) and _alive(o)]
+    running = [t for t in threads if t.isRunning()]
+    timers = {id(o): o for o in gc.get_objects() if isinstance(o, QTimer) and _alive(o)}
+    for widget in app.topLevelWidgets():
+        timers.update((id(t), t) for t in widget.findChildren(QTimer))
+    active = [t for t in timers.values() if t.isActive()]
+    assert not running, f"QThread still running after the test: {running}"
+    assert not active, (
+        "QTimer still active after the test: "
+        + ", ".join(f"{t.objectName() or 'unnamed'} ({t.parent()!r})" for t in active)
+    )
+
+
+def _alive(obj) -> bool:
+    import shiboken6
+
+    return shiboken6.isValid(obj)

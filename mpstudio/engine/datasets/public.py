@@ -30,6 +30,8 @@ class PublicDataset:
     description: str
     files: tuple[RemoteFile, ...]
     read: Callable[[dict[str, Path], LoadContext], Splits]
+    input_shape: tuple[int, ...]  # per example, known before the download (model previews)
+    num_classes: int
 
     @property
     def download_size(self) -> int:
@@ -92,6 +94,8 @@ PUBLIC: dict[str, PublicDataset] = {
                         "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1",
                         11_490_434, keras_name="mnist.npz"),),
             _read_mnist,
+            (28, 28, 1),
+            10,
         ),
         PublicDataset(
             "fashion_mnist",
@@ -107,6 +111,8 @@ PUBLIC: dict[str, PublicDataset] = {
                     "346e55b948d973a97e58d2351dde16a484bd415d4595297633bb08f03db6a073"),
             ),
             _read_fashion,
+            (28, 28, 1),
+            10,
         ),
         PublicDataset(
             "cifar10",
@@ -115,6 +121,8 @@ PUBLIC: dict[str, PublicDataset] = {
                         "c4a38c50a1bc5f3a1c5537f2155ab9d68f9f25eb1ed8d9ddda3db29a59bca1dd",
                         170_052_171),),
             _read_cifar10,
+            (32, 32, 3),
+            10,
         ),
         PublicDataset(
             "cifar100",
@@ -123,6 +131,8 @@ PUBLIC: dict[str, PublicDataset] = {
                         "58a81ae192c23a4be8b1804d68e518ed807d710a4eb253b1f2a199162a40d8ec",
                         168_513_733),),
             _read_cifar100,
+            (32, 32, 3),
+            100,
         ),
     )
 }

@@ -46,6 +46,8 @@ class DatasetEntry:
     report: str | None = None  # "module:function" (options) -> DataReport, for loader sources
     validate_options: OptionsValidator | None = None
     kind: str | None = None  # image | sequence | flat when fixed; None: depends on options
+    input_shape: tuple[int, ...] | None = None  # when known without reading (model previews)
+    num_classes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -189,6 +191,8 @@ def _register_builtins() -> None:
             origin=BUNDLED,
             reader=f"{pkg}.digits:read_digits_source",
             kind="image",
+            input_shape=(8, 8, 1),
+            num_classes=10,
         )
     )
     for public in PUBLIC.values():
@@ -199,6 +203,8 @@ def _register_builtins() -> None:
                 origin=DOWNLOAD,
                 reader=f"{pkg}.public:read_public",
                 kind="image",
+                input_shape=public.input_shape,
+                num_classes=public.num_classes,
             )
         )
     register_dataset(

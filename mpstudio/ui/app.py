@@ -1,0 +1,66 @@
+"""Start the desktop app: the window first, TensorFlow afterwards in the background."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+STARTED = time.perf_counter()  # as early as this module is imported (by `mpstudio`)
+
+STYLE = """
+QLabel[role="hint"] { color: #4b5563; }
+QLabel[role="error"] { color: #b91c1c; }
+QLabel#banner { padding: 8px 10px; border-radius: 4px; border: 1px solid #d1d5db;
+                background: #f3f4f6; }
+QLabel#banner[level="success"] { background: #ecfdf5; border-color: #86efac; }
+QLabel#banner[level="error"] { background: #fef2f2; border-color: #fca5a5; color: #7f1d1d; }
+QPushButton#runButton:enabled { background: #2563eb; color: white; font-weight: bold;
+                                padding: 6px; border-radius: 4px; }
+QGroupBox { font-weight: bold; }
+QGroupBox QLabel, QGroupBox QComboBox, QGroupBox QCheckBox, QGroupBox QSpinBox,
+QGroupBox QDoubleSpinBox, QGroupBox QTableWidget { font-weight: normal; }
+"""
+
+
+def _display_problem() -> str | None:
+    """Why no window can open here (a server without a display), or None."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return ("no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set). "
+            "On a server, train headless: `mpstudio train --help`; or set "
+            "QT_QPA_PLATFORM=offscreen")
+
+
+def launch(argv: list[str] | None = None) -> int:
+    problem = _display_problem()
+    if problem:
+        print(f"mpstudio: {problem}", file=sys.stderr)
+        return 2
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app.setApplicationName("mpstudio")
+    app.setOrganizationName("mpstudio")
+    app.setStyle("Fusion")
+    app.setStyleSheet(STYLE)
+    app.setQuitOnLastWindowClosed(False)  # quit once the run has stopped, not on hide
+
+    from mpstudio.ui.main_window import MainWindow
+
+    window = MainWindow()
+    window.closed.connect(app.quit)
+    app.aboutToQuit.connect(window.shutdown)  # a logout or SIGTERM: still join the threads
+    window.show()
+    shown = time.perf_counter() - STARTED
+    window.log.add(f"window shown {shown:.2f} s after start; loading TensorFlow in the background")
+    if os.environ.get("MPSTUDIO_EXIT_AFTER_SHOW"):  # the start-up benchmark
+        print(f"window visible after {shown:.3f} s", flush=True)
+        QTimer.singleShot(0, window.close)
+        return app.exec()
+    QTimer.singleShot(0, window.start_background)
+    return app.exec()

@@ -1,0 +1,145 @@
+"""The dataset choice: the registry's sources, the user's imported files and folders,
+and a short summary of what the selected one holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mpstudio.engine.datasets.registry import (
+    availability,
+    dataset_entry,
+    dataset_names,
+    is_registered,
+)
+from mpstudio.engine.datasets.report import DataReport
+
+MAX_RECENT = 8
+
+
+def describe_report(report: DataReport, validation_split: float) -> str:
+    """Two short lines: how much data, what shape, how many classes, where from."""
+    shape = "x".join(map(str, report.input_shape))
+    val = int(report.train_samples * validation_split)
+    test = f", {report.test_samples:,} test" if report.test_samples else ""
+    return (
+        f"{report.train_samples - val:,} train / {val:,} validation{test} · "
+        f"{report.kind} {shape} · {report.num_classes} classes\n{report.origin}"
+    )
+
+
+class DatasetPicker(QWidget):
+    changed = Signal()  # the selected dataset changed
+    import_file_requested = Signal()
+    import_folder_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.combo = QComboBox()
+        self.combo.setObjectName("dataset")
+        self.combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        for name in dataset_names():
+            self.combo.addItem(self._registered_text(name), name)
+            self.combo.setItemData(
+                self.combo.count() - 1, dataset_entry(name).description, Qt.ItemDataRole.ToolTipRole
+            )
+        self.import_button = QPushButton("Import…")
+        self.import_button.setToolTip("Train on your own data: an .npz or .csv file, "
+                                      "or a folder of images with one sub-folder per class")
+        menu = QMenu(self.import_button)
+        menu.addAction("Data file (.npz, .csv)…", self.import_file_requested.emit)
+        menu.addAction("Image folder…", self.import_folder_requested.emit)
+        self.import_button.setMenu(menu)
+        self.summary = QLabel()
+        self.summary.setObjectName("datasetSummary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setProperty("role", "hint")
+
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.combo, 1)
+        row.addWidget(self.import_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
+        layout.addWidget(self.summary)
+        self._options: dict[str, dict[str, Any]] = {}  # a user path -> its reading options
+        self.combo.currentIndexChanged.connect(lambda _i: self.changed.emit())
+
+    @staticmethod
+    def _registered_text(name: str) -> str:
+        detail = "bundled" if availability(name).offline else "download"
+        origin = dataset_entry(name).origin
+        if origin == "generated":
+            detail = "generated"
+        elif origin == "download" and availability(name).offline:
+            detail = "downloaded"
+        return f"{name}  ({detail})"
+
+    # ------------------------------------------------------------------ API
+    def dataset(self) -> str:
+        return str(self.combo.currentData())
+
+    def options(self) -> dict[str, Any]:
+        return dict(self._options.get(self.dataset(), {}))
+
+    def set_dataset(self, dataset: str, options: dict[str, Any] | None = None) -> None:
+        """Select ``dataset`` (a registered name or a path), adding a path if new."""
+        if not is_registered(dataset):
+            self.add_path(dataset, options or {}, select=False)
+        index = self.combo.findData(dataset)
+        if index >= 0:
+            self.combo.setCurrentIndex(index)
+
+    def add_path(self, path: str, options: dict[str, Any], select: bool = True) -> None:
+        self._options[path] = dict(options)
+        if self.combo.findData(path) < 0:
+            p = Path(path)
+            kind = "folder" if p.is_dir() else p.suffix.lstrip(".") or "file"
+            self.combo.addItem(f"{p.name}  ({kind})", path)
+            self.combo.setItemData(self.combo.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
+            self._forget_oldest()
+        if select:
+            self.combo.setCurrentIndex(self.combo.findData(path))
+
+    def user_paths(self) -> list[str]:
+        """The imported paths, oldest first (persisted between launches)."""
+        items = (str(self.combo.itemData(i)) for i in range(self.combo.count()))
+        return [d for d in items if not is_registered(d)]
+
+    def path_options(self) -> dict[str, dict[str, Any]]:
+        return {p: dict(self._options.get(p, {})) for p in self.user_paths()}
+
+    def refresh_labels(self) -> None:
+        """After a download the item says 'downloaded'."""
+        for i in range(self.combo.count()):
+            data = str(self.combo.itemData(i))
+            if is_registered(data):
+                self.combo.setItemText(i, self._registered_text(data))
+
+    def set_summary(self, text: str, problem: bool = False) -> None:
+        self.summary.setText(text)
+        self.summary.setProperty("role", "error" if problem else "hint")
+        self.summary.style().unpolish(self.summary)
+        self.summary.style().polish(self.summary)
+
+    def _forget_oldest(self) -> None:
+        paths = self.user_paths()
+        current = self.dataset()
+        for path in paths[: max(0, len(paths) - MAX_RECENT)]:
+            if path != current:
+                self.combo.removeItem(self.combo.findData(path))
+                self._options.pop(path, None)

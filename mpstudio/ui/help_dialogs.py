@@ -1,0 +1,87 @@
+"""Help: a short page on what mixed precision does, and About with the versions."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
+
+MIXED_PRECISION_PAGE = """
+<h2>What mixed precision does</h2>
+<p>Mixed precision runs most of a model's math in a 16-bit type while keeping the
+model's weights in float32. Keras calls this a <i>dtype policy</i>:</p>
+<ul>
+<li><b>float32</b>: everything in 32-bit floats. The reference for accuracy.</li>
+<li><b>mixed_float16</b>: layers compute in float16, variables stay float32. On NVIDIA
+GPUs with Tensor Cores (compute capability 7.0 and newer: V100, T4, RTX 20xx and later,
+A100, H100) matrix multiplies and convolutions run several times faster, and activations
+take half the memory.</li>
+<li><b>mixed_bfloat16</b>: the same with bfloat16, which has float32's exponent range.
+Fast on TPUs and on NVIDIA GPUs from Ampere (compute capability 8.0) on.</li>
+</ul>
+<h3>Why the output stays float32</h3>
+<p>The last layer (the softmax) and the loss compute in float32, so the probabilities and
+the loss are exact; the layer table in the setup panel highlights it.</p>
+<h3>Loss scaling (float16 only)</h3>
+<p>float16 cannot represent numbers below about 6e-8, so small gradients would
+underflow to zero. Loss scaling multiplies the loss by a large factor (32768 by default)
+before the backward pass and divides the gradients by it afterwards. <b>Dynamic</b>
+scaling halves the factor and skips the step when a gradient overflows to infinity, and
+doubles it again after a run of good steps: the loss-scale chart shows it, with skipped
+steps marked. bfloat16 needs no loss scaling.</p>
+<h3>When it does not help</h3>
+<ul>
+<li>On a CPU without half-precision math, or a GPU without Tensor Cores, float16 is
+often <i>slower</i> than float32: the hardware check says which is which, and Measure
+times it on this machine.</li>
+<li>A tiny model or an input pipeline that cannot keep up leaves the device waiting:
+then no precision makes training faster.</li>
+<li>Sizes that are multiples of 8 (units, channels, batch) let Tensor Cores work.</li>
+</ul>
+<h3>Is it worth it?</h3>
+<p>Tick <b>Also run a float32 baseline</b>: mpstudio trains float32 first, then the mixed
+run from the same initial weights and data order, and overlays both in the charts, so
+speed and accuracy compare like with like. On Ampere and newer GPUs the baseline
+really runs TensorFlow's default TF32 matmuls, and is labelled so.</p>
+"""
+
+
+class _TextDialog(QDialog):
+    def __init__(self, title: str, body: str, parent: QWidget | None, size: tuple[int, int]):
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.browser = QTextBrowser()
+        self.browser.setOpenExternalLinks(True)
+        self.browser.setHtml(body)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.browser)
+        layout.addWidget(buttons)
+        self.resize(*size)
+
+
+class MixedPrecisionHelp(_TextDialog):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("What mixed precision does", MIXED_PRECISION_PAGE, parent, (620, 640))
+
+
+def about_html(versions: dict[str, str], tensorflow_loaded: bool) -> str:
+    rows = "".join(
+        f"<tr><td>{html.escape(name)}</td><td>&nbsp;&nbsp;{html.escape(value)}</td></tr>"
+        for name, value in versions.items()
+    )
+    pending = "" if tensorflow_loaded else "<p><i>TensorFlow is still loading.</i></p>"
+    return (
+        "<h2>mpstudio</h2><p>A workbench for mixed-precision training with TensorFlow: "
+        "see what float16 and bfloat16 do on your hardware.</p>"
+        f"<table>{rows}</table>{pending}"
+        "<p>Licensed under the Apache License 2.0.</p>"
+    )
+
+
+class AboutDialog(_TextDialog):
+    def __init__(self, versions: dict[str, str], tensorflow_loaded: bool,
+                 parent: QWidget | None = None) -> None:
+        super().__init__("About mpstudio", about_html(versions, tensorflow_loaded), parent,
+                         (420, 380))

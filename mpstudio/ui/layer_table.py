@@ -1,0 +1,102 @@
+"""The model's layers under the selected policy: compute and variable dtypes per layer,
+with the float32 output that keeps the softmax and the loss exact highlighted."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mpstudio.engine.model_summary import ModelSummary
+
+COLUMNS = ("layer", "type", "compute", "variables", "params")
+HALF_COLOR = QColor("#c2410c")  # half-precision compute: the part mixed precision speeds up
+OUTPUT_BACKGROUND = QColor("#dcfce7")
+RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+OUTPUT_TIP = (
+    "The output layer computes in float32: the softmax and the loss stay exact even "
+    "when the layers before it run in half precision."
+)
+
+
+class LayerTable(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.caption = QLabel("Model preview appears when TensorFlow has loaded.")
+        self.caption.setObjectName("modelCaption")
+        self.caption.setWordWrap(True)
+        self.caption.setProperty("role", "hint")
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setObjectName("layerTable")
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.setAlternatingRowColors(True)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, len(COLUMNS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.setMinimumHeight(150)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.table)
+        self.summary: ModelSummary | None = None
+
+    def show_note(self, text: str) -> None:
+        """No preview (TensorFlow loading, the data's shape unknown, a build error)."""
+        self.summary = None
+        self.caption.setText(text)
+        self.table.setRowCount(0)
+
+    def show_summary(self, summary: ModelSummary, template: str) -> None:
+        self.summary = summary
+        half = sum(1 for li in summary.layers if li.compute_dtype != "float32")
+        self.caption.setText(
+            f"<b>{template}</b>: {summary.params:,} parameters · under "
+            f"<b>{summary.policy}</b> {half} of {len(summary.layers)} layers compute in "
+            "half precision, variables stay float32"
+            if half else
+            f"<b>{template}</b>: {summary.params:,} parameters · under "
+            f"<b>{summary.policy}</b> every layer computes in float32"
+        )
+        self.table.setRowCount(len(summary.layers))
+        for row, layer in enumerate(summary.layers):
+            cells = (layer.name, layer.kind, layer.compute_dtype, layer.variable_dtype,
+                     f"{layer.params:,}")
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if column == 4:
+                    item.setTextAlignment(RIGHT)
+                if column == 2 and text != "float32":
+                    item.setForeground(QBrush(HALF_COLOR))
+                self.table.setItem(row, column, item)
+        self._highlight_output(len(summary.layers) - 1)
+
+    def _highlight_output(self, row: int) -> None:
+        if row < 0:
+            return
+        bold = QFont()
+        bold.setBold(True)
+        for column in range(len(COLUMNS)):
+            item = self.table.item(row, column)
+            item.setBackground(QBrush(OUTPUT_BACKGROUND))
+            item.setFont(bold)
+            item.setToolTip(OUTPUT_TIP)
+
+    def output_row_highlighted(self) -> bool:
+        """For tests: the last row carries the float32-output highlight."""
+        row = self.table.rowCount() - 1
+        item = self.table.item(row, 0) if row >= 0 else None
+        return item is not None and item.background().color() == OUTPUT_BACKGROUND

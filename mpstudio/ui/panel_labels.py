@@ -1,0 +1,40 @@
+"""Label helpers the panels share: text that wraps, secondary text, section headings."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QLabel
+
+
+def wrapped_label(text: str = "", *, rich: bool = False, selectable: bool = True) -> QLabel:
+    """A label that wraps, so long sentences grow a panel downwards, never sideways."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
+    if selectable:  # reasons and error text are worth copying into a bug report
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def secondary(label: QLabel) -> QLabel:
+    """Smaller and greyer: names of facts, notes, raw timings."""
+    font = label.font()
+    font.setPointSizeF(font.pointSizeF() * 0.92)
+    label.setFont(font)
+    palette = label.palette()
+    palette.setColor(QPalette.ColorRole.WindowText,
+                     palette.color(QPalette.ColorRole.PlaceholderText))
+    label.setPalette(palette)
+    return label
+
+
+def heading(text: str) -> QLabel:
+    """A section title inside a scrolling panel (lighter than a group box frame)."""
+    label = QLabel(text)
+    font = label.font()
+    font.setBold(True)
+    font.setPointSizeF(font.pointSizeF() * 1.1)
+    label.setFont(font)
+    label.setContentsMargins(0, 8, 0, 0)
+    return label

@@ -1,0 +1,235 @@
+"""The run's setup: dataset, model template, precision, loss scaling, hyperparameters,
+the float32 baseline box, and the Run/Stop buttons. ``spec()`` turns the form into
+a RunSpec; ``set_spec()`` fills it from one (a config file, the last session)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mpstudio.engine.spec import LOOPS, OPTIMIZERS, PRECISIONS, XLA_MODES, RunSpec
+from mpstudio.engine.templates.registry import template_entry, template_names
+from mpstudio.ui.dataset_picker import DatasetPicker
+from mpstudio.ui.layer_table import LayerTable
+from mpstudio.ui.loss_scaling_form import LossScalingForm
+from mpstudio.ui.verdict_marks import mark_color, precision_choice_text
+
+XLA_TEXT = {"auto": "auto (on for GPUs)", "on": "on", "off": "off"}
+LOOP_TEXT = {"fit": "Keras fit()", "custom": "custom tf.function loop"}
+BASELINE_TIP = ("Runs float32 first, then the mixed run from the same initial weights and data "
+                "order, so the charts compare like with like")
+
+
+def _combo(name: str, items: dict[str, str] | tuple[str, ...]) -> QComboBox:
+    combo = QComboBox()
+    combo.setObjectName(name)
+    pairs = items.items() if isinstance(items, dict) else ((i, i) for i in items)
+    for key, text in pairs:
+        combo.addItem(text, key)
+    return combo
+
+
+def _select(combo: QComboBox, key: str) -> None:
+    index = combo.findData(key)
+    if index >= 0:
+        combo.setCurrentIndex(index)
+
+
+class SetupPanel(QWidget):
+    changed = Signal()  # anything in the form changed
+    model_inputs_changed = Signal()  # dataset, template or precision: the preview is stale
+    run_clicked = Signal()
+    stop_clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.dataset = DatasetPicker()
+        self.template = _combo("template", tuple(template_names()))
+        self.template_note = self._hint("")
+        self.layers = LayerTable()
+        self.precision = _combo("precision", PRECISIONS)
+        self.precision_note = self._hint("")
+        self.precision_note.setObjectName("precisionNote")
+        self.loss_scaling = LossScalingForm()
+        self.batch_size = self._spin("batchSize", 1, 65536, 128, "Examples per step, per device")
+        self.epochs = self._spin("epochs", 1, 100_000, 5, "")
+        self.learning_rate = QDoubleSpinBox()
+        self.learning_rate.setObjectName("learningRate")
+        self.learning_rate.setDecimals(6)
+        self.learning_rate.setRange(1e-6, 10.0)
+        self.learning_rate.setStepType(QDoubleSpinBox.StepType.AdaptiveDecimalStepType)
+        self.optimizer = _combo("optimizer", OPTIMIZERS)
+        self.loop = _combo("loop", {k: LOOP_TEXT[k] for k in LOOPS})
+        self.xla = _combo("xla", {k: XLA_TEXT[k] for k in XLA_MODES})
+        self.baseline = QCheckBox("Also run a float32 baseline")
+        self.baseline.setObjectName("baseline")
+        self.baseline.setToolTip(BASELINE_TIP)
+        self.run_button = QPushButton("Run")
+        self.run_button.setObjectName("runButton")
+        self.run_button.setDefault(True)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("stopButton")
+        self._marks: dict[str, tuple[str, str]] = {}  # policy -> the advisor's verdict
+        self._device = ""
+        self._extra: RunSpec = RunSpec()  # fields the form does not show (seed, data options…)
+        self._build_layout()
+        self._connect()
+        self.set_spec(RunSpec())
+        self.set_state(tf_ready=False, running=False)
+
+    # ------------------------------------------------------------- layout
+    @staticmethod
+    def _hint(text: str) -> QLabel:
+        label = QLabel(text)
+        label.setWordWrap(True)
+        label.setProperty("role", "hint")
+        return label
+
+    @staticmethod
+    def _spin(name: str, low: int, high: int, value: int, tip: str) -> QSpinBox:
+        box = QSpinBox()
+        box.setObjectName(name)
+        box.setRange(low, high)
+        box.setValue(value)
+        box.setToolTip(tip)
+        return box
+
+    def _group(self, title: str, *widgets: QWidget) -> QGroupBox:
+        group = QGroupBox(title)
+        layout = QVBoxLayout(group)
+        for widget in widgets:
+            layout.addWidget(widget)
+        return group
+
+    def _build_layout(self) -> None:
+        hyper = QWidget()
+        form = QFormLayout(hyper)
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Batch size", self.batch_size)
+        form.addRow("Epochs", self.epochs)
+        form.addRow("Learning rate", self.learning_rate)
+        form.addRow("Optimizer", self.optimizer)
+        form.addRow("Loop", self.loop)
+        form.addRow("XLA", self.xla)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button, 2)
+        buttons.addWidget(self.stop_button, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self._group("Dataset", self.dataset))
+        layout.addWidget(self._group("Model", self.template, self.template_note, self.layers))
+        layout.addWidget(self._group("Precision", self.precision, self.precision_note))
+        layout.addWidget(self._group("Loss scaling", self.loss_scaling))
+        layout.addWidget(self._group("Training", hyper, self.baseline))
+        layout.addLayout(buttons)
+        layout.addStretch(1)
+
+    def _connect(self) -> None:
+        for signal in (self.dataset.changed, self.template.currentIndexChanged,
+                       self.precision.currentIndexChanged):
+            signal.connect(lambda *_: self.model_inputs_changed.emit())
+        self.template.currentIndexChanged.connect(self._template_changed)
+        self.precision.currentIndexChanged.connect(self._precision_changed)
+        for signal in (self.dataset.changed, self.template.currentIndexChanged,
+                       self.precision.currentIndexChanged, self.loss_scaling.changed,
+                       self.batch_size.valueChanged, self.epochs.valueChanged,
+                       self.learning_rate.valueChanged, self.optimizer.currentIndexChanged,
+                       self.loop.currentIndexChanged, self.xla.currentIndexChanged,
+                       self.baseline.toggled):
+            signal.connect(lambda *_: self.changed.emit())
+        self.run_button.clicked.connect(self.run_clicked.emit)
+        self.stop_button.clicked.connect(self.stop_clicked.emit)
+
+    # ------------------------------------------------------------ the spec
+    def spec(self) -> RunSpec:
+        """The run the form describes (``validate()`` it before running)."""
+        return self._extra.replace(
+            dataset=self.dataset.dataset(),
+            dataset_options=self.dataset.options(),
+            template=str(self.template.currentData()),
+            precision=self.selected_precision(),
+            loss_scaling=self.loss_scaling.loss_scaling(),
+            batch_size=self.batch_size.value(),
+            epochs=self.epochs.value(),
+            learning_rate=self.learning_rate.value(),
+            optimizer=str(self.optimizer.currentData()),
+            loop=str(self.loop.currentData()),
+            xla=str(self.xla.currentData()),
+        )
+
+    def set_spec(self, spec: RunSpec) -> None:
+        self._extra = spec
+        self.dataset.set_dataset(spec.dataset, spec.dataset_options)
+        _select(self.template, spec.template)
+        _select(self.precision, spec.precision)
+        self.loss_scaling.set_loss_scaling(spec.loss_scaling, spec.precision)
+        self.batch_size.setValue(spec.batch_size)
+        self.epochs.setValue(spec.epochs)
+        self.learning_rate.setValue(spec.learning_rate)
+        _select(self.optimizer, spec.optimizer)
+        _select(self.loop, spec.loop)
+        _select(self.xla, spec.xla)
+        self._template_changed()
+        self._precision_changed()
+
+    def selected_precision(self) -> str:
+        return str(self.precision.currentData())
+
+    def with_baseline(self) -> bool:
+        return self.baseline.isEnabled() and self.baseline.isChecked()
+
+    # ------------------------------------------------------------ updates
+    def set_state(self, tf_ready: bool, running: bool) -> None:
+        """Run needs TensorFlow and no run in progress; the form is frozen during a run."""
+        self.run_button.setEnabled(tf_ready and not running)
+        self.run_button.setToolTip("" if tf_ready else "TensorFlow is still loading…")
+        self.stop_button.setEnabled(running)
+        for group in self.findChildren(QGroupBox):
+            group.setEnabled(not running)
+
+    def set_verdicts(self, marks: dict[str, tuple[str, str]], device: str) -> None:
+        """Mark each precision with the advisor's verdict for ``device``."""
+        self._marks = marks
+        self._device = device
+        for i in range(self.precision.count()):
+            policy = str(self.precision.itemData(i))
+            mark, reason = marks.get(policy, ("", ""))
+            self.precision.setItemText(i, precision_choice_text(policy, mark))
+            self.precision.setItemData(i, reason, Qt.ItemDataRole.ToolTipRole)
+            color = mark_color(mark)
+            self.precision.setItemData(
+                i, QColor(color) if color else None, Qt.ItemDataRole.ForegroundRole
+            )
+        self._precision_changed()
+
+    def _template_changed(self) -> None:
+        name = str(self.template.currentData())
+        self.template_note.setText(template_entry(name).description)
+
+    def _precision_changed(self) -> None:
+        precision = self.selected_precision()
+        self.loss_scaling.set_precision(precision)
+        mark, reason = self._marks.get(precision, ("", ""))
+        where = f" on {self._device}" if mark else ""
+        self.precision_note.setText(
+            f"<b>{mark}{where}</b>: {reason}" if mark else "The hardware check marks each "
+            "precision with what it means on this machine."
+        )
+        is_float32 = precision == "float32"
+        self.baseline.setEnabled(not is_float32)
+        self.baseline.setToolTip(
+            "The run already is float32: pick a mixed precision to compare with it"
+            if is_float32 else BASELINE_TIP
+        )

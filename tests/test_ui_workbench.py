@@ -1,0 +1,187 @@
+"""The workbench as a user drives it: real TensorFlow runs on digits, offscreen."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gui_helpers import RUN_TIMEOUT_MS, LatencyProbe, close_window, open_window, select
+from PySide6.QtCore import Qt
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path / "window.ini")
+    yield w
+    if not w._closed:
+        close_window(qtbot, w)
+
+
+def _set_up(w, precision: str, epochs: int = 1, baseline: bool = False) -> None:
+    select(w.setup.dataset.combo, "digits")
+    select(w.setup.template, "mlp")
+    select(w.setup.precision, precision)
+    w.setup.epochs.setValue(epochs)
+    w.setup.batch_size.setValue(64)
+    w.setup.baseline.setChecked(baseline)
+
+
+def _run(qtbot, w, expect: str = "finished") -> None:
+    with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
+    assert ended.args == [expect], w.banner.text()
+
+
+def test_click_through_mixed_float16_then_with_a_float32_baseline(qtbot, window):
+    w = window
+    _set_up(w, "mixed_float16")
+    probe = LatencyProbe()
+    probe.start()
+    _run(qtbot, w)
+    probe.stop()
+    counts = w.charts.point_counts()
+    assert counts["loss"]["mixed_float16"] > 0
+    assert counts["loss_scale"]["mixed_float16"] > 0
+    assert counts["throughput"]["mixed_float16"] + counts["warmup"]["mixed_float16"] > 0
+    assert counts["val_loss"]["mixed_float16"] == 1  # one epoch
+    assert "finished" in w.status_text.text()
+    assert "mixed_float16 finished" in w.banner.text()
+    assert w.actions.export_model.isEnabled()
+    assert w.setup.run_button.isEnabled() and not w.setup.stop_button.isEnabled()
+    # The GUI thread never stalled for long while TensorFlow trained.
+    assert probe.ticks > 10
+    assert probe.worst < 0.200, f"event loop stalled {probe.worst * 1000:.0f} ms"
+    print(f"worst event-loop stall during the run: {probe.worst * 1000:.1f} ms")
+
+    w.setup.baseline.setChecked(True)
+    _run(qtbot, w)
+    labels = set(w.charts.point_counts()["loss"])
+    assert len(labels) == 2 and "mixed_float16" in labels
+    assert any(label.endswith("baseline") for label in labels)
+    assert "Compared: mixed_float16 ran at" in w.banner.text()
+
+
+def test_layer_table_and_loss_scaling_follow_the_precision(qtbot, window):
+    w = window
+    _set_up(w, "mixed_float16")
+    layers = w.setup.layers
+    qtbot.waitUntil(lambda: layers.summary is not None
+                    and layers.summary.policy == "mixed_float16", timeout=30_000)
+    table = layers.table
+    computes = [table.item(r, 2).text() for r in range(table.rowCount())]
+    assert computes[-1] == "float32" and "float16" in computes
+    assert layers.output_row_highlighted()
+    assert "parameters" in layers.caption.text()
+    assert w.setup.loss_scaling.mode.isEnabled()
+
+    select(w.setup.precision, "mixed_bfloat16")
+    qtbot.waitUntil(lambda: layers.summary.policy == "mixed_bfloat16", timeout=30_000)
+    assert "bfloat16" in [table.item(r, 2).text() for r in range(table.rowCount())]
+    assert not w.setup.loss_scaling.mode.isEnabled()
+    assert "exponent range" in w.setup.loss_scaling.explanation.text()
+    assert w.setup.spec().loss_scaling_mode == "off"
+    select(w.setup.precision, "float32")
+    assert not w.setup.baseline.isEnabled()
+
+
+def test_stop_in_the_middle_of_a_run(qtbot, window):
+    w = window
+    _set_up(w, "mixed_float16", epochs=500)
+    with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: w.runs.progress.step > 5, timeout=RUN_TIMEOUT_MS)
+        assert w.setup.stop_button.isEnabled() and not w.setup.run_button.isEnabled()
+        qtbot.mouseClick(w.setup.stop_button, Qt.MouseButton.LeftButton)
+    assert ended.args == ["stopped"]
+    summary = w.runs.progress.summaries[-1]
+    assert summary.status == "stopped" and summary.steps_done < w.runs.progress.total_steps
+    assert "stopped" in w.banner.text()
+    _run(qtbot, w)  # and the next run is fine
+
+
+def test_close_the_window_in_the_middle_of_a_run(qtbot, window):
+    w = window
+    _set_up(w, "mixed_float16", epochs=500)
+    asked = []
+    w.confirm_close = lambda: asked.append(True) or True
+    qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.runs.progress.step > 5, timeout=RUN_TIMEOUT_MS)
+    close_window(qtbot, w)
+    assert asked == [True]
+    assert not w.isVisible()
+
+
+def test_refusing_to_close_keeps_the_run_going(qtbot, window):
+    w = window
+    _set_up(w, "float32", epochs=500)
+    w.confirm_close = lambda: False
+    qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.runs.progress.step > 2, timeout=RUN_TIMEOUT_MS)
+    assert not w.close()
+    assert w.isVisible() and w.runs.active
+    with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS):
+        w.stop_run()
+
+
+def test_a_failed_run_then_a_good_one(qtbot, window, tmp_path):
+    w = window
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b,label\n1,x,0\n2,3,1\n")  # a text value in a numeric column
+    assert w.files.import_dataset(str(bad))
+    select(w.setup.template, "mlp")
+    _run(qtbot, w, expect="failed")
+    assert "bad.csv" in w.banner.text() and w.banner.property("level") == "error"
+    assert any("bad.csv" in line for line in w.log.lines("error"))
+    assert w.setup.run_button.isEnabled()
+    _set_up(w, "float32")
+    _run(qtbot, w)
+    assert "float32 finished" in w.banner.text()
+
+
+def test_a_diverging_run_says_so_and_the_app_stays_usable(qtbot, window):
+    w = window
+    _set_up(w, "mixed_float16", epochs=3)
+    select(w.setup.loss_scaling.mode, "fixed")
+    w.setup.loss_scaling.factor.setValue(2.0**60)  # float16 gradients overflow to inf
+    _run(qtbot, w, expect="diverged")
+    assert "diverged" in w.banner.text() and w.banner.property("level") == "error"
+    assert w.runs.progress.failure is not None
+    assert w.setup.run_button.isEnabled()
+
+
+def test_settings_persist_between_launches(qtbot, tmp_path):
+    ini = tmp_path / "window.ini"
+    first = open_window(qtbot, ini)
+    _set_up(first, "mixed_bfloat16", epochs=7)
+    first.setup.learning_rate.setValue(0.0123)
+    select(first.setup.template, "cnn")
+    close_window(qtbot, first)
+    second = open_window(qtbot, ini)
+    spec = second.setup.spec()
+    assert (spec.precision, spec.epochs, spec.template, spec.batch_size) == (
+        "mixed_bfloat16", 7, "cnn", 64)
+    assert spec.learning_rate == pytest.approx(0.0123)
+    close_window(qtbot, second)
+
+
+def test_export_the_trained_model_and_save_charts(qtbot, window, tmp_path):
+    import keras
+
+    w = window
+    assert not w.actions.export_model.isEnabled()
+    _set_up(w, "mixed_float16")
+    _run(qtbot, w)
+    target = tmp_path / "model.keras"
+    with qtbot.waitSignal(w.engine.job_finished, timeout=60_000):
+        w.files.export_model(str(target))
+    model = keras.models.load_model(target)
+    trained = w.last_outcome.last.model
+    x = np.random.default_rng(0).random((4, 8, 8, 1), dtype=np.float32)
+    np.testing.assert_allclose(model.predict(x, verbose=0), trained.predict(x, verbose=0),
+                               atol=1e-6)
+    assert not list(tmp_path.glob("*.partial*"))
+    assert w.files.save_charts(str(tmp_path / "charts.svg"))
+    assert (tmp_path / "charts.svg").read_text().lstrip().startswith("<?xml")
+    assert not w.files.save_charts(str(tmp_path / "missing" / "charts.png"))
+    assert "Cannot save the charts" in w.banner.text()
