@@ -52,11 +52,6 @@ def test_bad_arguments_print_one_line_and_exit_2(capsys, args, expected):
     assert len(err.strip().splitlines()) == 1
 
 
-def test_no_subcommand_is_reserved_for_the_gui(capsys):
-    assert main([]) == 0
-    assert "desktop app" in capsys.readouterr().out
-
-
 def test_train_json_in_a_real_process(tmp_path):
     config = tmp_path / "run.toml"
     proc = mpstudio("train", "--dataset", "digits", "--template", "mlp", "--precision",

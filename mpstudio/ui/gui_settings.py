@@ -44,8 +44,10 @@ class GuiSettings:
             except SpecError as exc:
                 notes.append(f"the last session's setup could not be read ({exc}); "
                              "starting from the defaults")
+        from mpstudio.engine.datasets.registry import is_registered
+
         problems = spec.problems()
-        if problems and spec.dataset in paths:
+        if problems and isinstance(spec.dataset, str) and not is_registered(spec.dataset):
             notes.append(f"the last dataset is gone ({problems[0]}); using digits")
             paths.pop(spec.dataset, None)
             spec = spec.replace(dataset="digits", dataset_options={})

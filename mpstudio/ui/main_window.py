@@ -180,7 +180,7 @@ class MainWindow(QMainWindow):
         self.last_outcome = outcome if outcome.results else None
         status, text, level = describe_outcome(outcome)
         self.show_banner(text, level)
-        self.status_text.setText(text.splitlines()[0])
+        self.status_text.setText(f"{status}: {text.splitlines()[-1]}")
         self._run_done(status)
 
     def _on_run_failed(self, message: str) -> None:

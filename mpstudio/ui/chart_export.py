@@ -1,0 +1,73 @@
+"""Saving a chart panel as PNG (what is on screen) or SVG (vector, for reports).
+
+Both go to a temporary file in the target folder and replace the target only when
+complete, so a failure never leaves a half-written picture under the real name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QRect, QRectF
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QGraphicsView, QWidget
+
+SUFFIXES = (".png", ".svg")
+
+
+def check_suffix(path: str | Path) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        shown = f"{Path(path).suffix!r}" if suffix else "no suffix"
+        raise ValueError(f"charts are saved as .png or .svg; {Path(path).name!r} has {shown}")
+    return suffix
+
+
+def save_widget(widget: QWidget, path: str | Path, title: str = "mpstudio charts") -> None:
+    """``widget`` as ``path`` (.png or .svg). A QGraphicsView is drawn as vectors in SVG."""
+    path = Path(path)
+    suffix = check_suffix(path)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=suffix, dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        if suffix == ".png":
+            if not widget.grab().save(str(tmp), "PNG"):
+                raise OSError(f"could not write a PNG image to {path}")
+        else:
+            _write_svg(widget, tmp, title)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def _write_svg(widget: QWidget, tmp: Path, title: str) -> None:
+    width, height = widget.width(), widget.height()
+    generator = QSvgGenerator()
+    generator.setFileName(str(tmp))
+    generator.setSize(widget.size())
+    generator.setViewBox(QRect(0, 0, width, height))
+    generator.setTitle(title)
+    painter = QPainter()
+    if not painter.begin(generator):
+        raise OSError(f"could not start an SVG file at {tmp.parent}")
+    try:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.fillRect(QRectF(0, 0, width, height), QColor("white"))
+        if isinstance(widget, QGraphicsView):
+            # The scene itself, item by item: paths and text stay vectors (the view's
+            # own paint would bring its cached background along as a bitmap).
+            source = widget.mapToScene(widget.viewport().rect()).boundingRect()
+            widget.scene().render(painter, QRectF(0, 0, width, height), source)
+        else:
+            widget.render(painter)
+    finally:
+        painter.end()
+    if tmp.stat().st_size == 0:
+        raise OSError(f"could not write an SVG image to {tmp.parent}")

@@ -1,0 +1,32 @@
+"""The chart benchmark keeps working and reports its four figures (the timing targets
+are read from a full run on a quiet machine, not asserted here)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+NUMBER = r"([0-9]+(?:\.[0-9]+)?)"
+
+
+def test_chart_benchmark_runs_and_prints_its_figures():
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "chart_update.py"), "--quick"],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    events = re.search(rf"^events: (\d+) in {NUMBER} s \({NUMBER} events/s\)$", out, re.M)
+    redraws = re.search(rf"^redraws: (\d+) in {NUMBER} s = {NUMBER} redraws/s$", out, re.M)
+    stall = re.search(rf"^event-loop worst stall: {NUMBER} ms \(10 ms probe\)$", out, re.M)
+    memory = re.search(r"^memory: (\d+) points held for (\d+) events$", out, re.M)
+    assert events and redraws and stall and memory, out
+    assert int(events.group(1)) == 50_000 and float(events.group(3)) > 0
+    assert int(redraws.group(1)) > 0 and float(redraws.group(3)) > 0
+    assert float(stall.group(1)) >= 0
+    assert int(memory.group(1)) > 0 and int(memory.group(2)) == 50_000
