@@ -15,6 +15,7 @@ from mpstudio.engine.events import EpochMetrics, LossScaleChanged, RunWarning, S
 from mpstudio.ui.chart_axes import Log2Axis, nice_ceil, scale_text, step_label
 from mpstudio.ui.chart_buffer import ChartBuffer, MarkerList
 from mpstudio.ui.chart_demo import comparison_events, run_started, synthetic_run
+from mpstudio.ui.chart_panel import follow_span
 from mpstudio.ui.hover_readout import HINT, nearest_index
 from mpstudio.ui.live_charts import NO_SCALING_ONE, LiveCharts
 from mpstudio.ui.run_curves import ChartData, RunCurves, is_baseline
@@ -81,6 +82,17 @@ def test_last_mode_never_invents_values():
     scales = [32768, 16384, 16384, 32768, 65536, 32768, 32768, 16384, 16384]
     buffer.extend(np.arange(len(scales), dtype=float), np.array(scales, dtype=float))
     assert set(buffer.view()[1]) <= set(scales)
+
+
+def test_buffer_bounds_cover_the_finite_points_held():
+    buffer = ChartBuffer("mean", cap=8)
+    assert buffer.bounds() is None
+    buffer.extend(np.arange(5, dtype=float), np.array([3.0, np.nan, -1.0, np.inf, 7.0]))
+    assert buffer.bounds() == (-1.0, 7.0)  # NaN and inf are gaps, not extremes
+    buffer.extend(np.arange(5, 40, dtype=float), np.zeros(35))  # halves: means now
+    y = buffer.view()[1]
+    finite = y[np.isfinite(y)]
+    assert buffer.bounds() == (finite.min(), finite.max())
 
 
 def test_marker_list_is_bounded_and_counts_everything():
@@ -175,6 +187,18 @@ def test_run_curves_from_a_realistic_stream_stay_consistent():
     assert len(mixed.loss) == 80 and len(mixed.warmup) == 3 and len(mixed.throughput) == 77
     assert len(mixed.val_loss) == 5 and mixed.overflow.total >= 2
     assert isinstance(mixed, RunCurves) and data.points_held() > 0
+
+
+# ----------------------------------------------------------------- ranges
+def test_follow_span_moves_only_when_the_data_leaves_or_shrinks():
+    first = follow_span(None, 0.2, 2.0)
+    assert first[0] < 0.2 and first[1] > 2.0
+    assert follow_span(first, 0.25, 1.9) is None  # inside and filling it: kept
+    lower = follow_span(first, 0.05, 2.0)  # the loss went below the range
+    assert lower is not None and lower[0] < 0.05
+    assert follow_span(first, 0.2, 0.4) is not None  # the data fills too little of it
+    flat = follow_span(None, 15.0, 15.0)  # a fixed loss scale
+    assert flat[0] < 15.0 < flat[1]
 
 
 # ------------------------------------------------------------------- axes
@@ -301,3 +325,22 @@ def test_hover_reads_the_values_near_the_mouse(charts, qtbot):
     assert "mixed_float16 loss scale" in text and "(2¹" in text
     charts.hover.show_at(QPointF(-50, -50))  # outside every plot
     assert charts.readout.text() == HINT
+
+
+def test_ranges_follow_the_data_until_the_user_zooms(charts, qtbot):
+    events = list(synthetic_run("mixed_float16", steps=2000, steps_per_epoch=500,
+                                log_every=10))
+    charts.add_events(events[:100])
+    charts.finish()
+    view = charts.plots["loss"].getViewBox()
+    upper = view.viewRange()[0][1]
+    assert 0 < upper < 2000  # the step axis reaches past the newest step, not the plan
+    view.sigRangeChangedManually.emit([True, True])  # what a pan or a zoom sends
+    view.setXRange(0, 50, padding=0)
+    charts.add_events(events[100:])
+    charts.finish()
+    assert view.viewRange()[0][1] == 50  # the user's zoom stays
+    view.enableAutoRange()  # the "A" button: follow again
+    charts.add_events([])
+    charts.finish()
+    assert 2000 <= view.viewRange()[0][1] < 2100

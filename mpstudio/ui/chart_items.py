@@ -143,8 +143,9 @@ class RunItems:
                 curve.setVisible(visible)
 
     def visible(self, series: str) -> bool:
-        curve = self.curves.get(series)
-        return curve is not None and curve.isVisible()
+        """Drawn, or to be drawn once it has a curve: its chart's main curve is shown."""
+        curve = self.curves.get(series) or self.curves[MAIN_SERIES[CHART_OF[series]]]
+        return curve.isVisible()
 
     def set_legend_text(self, chart: str, text: str) -> None:
         curve = self.curves[MAIN_SERIES[chart]]

@@ -150,8 +150,10 @@ class RangeFollower:
         total_steps: int | None,
         y_bounds: dict[str, tuple[float, float] | None],
         exact: bool = False,
-    ) -> None:
-        """Follow the data; ``exact``: fit the step axis to it (the run is over)."""
+    ) -> bool:
+        """Follow the data; ``exact``: fit the step axis to it (the run is over).
+        True when a range moved."""
+        moved = False
         for name, view in self._views.items():
             if any(view.autoRangeEnabled()):  # the "A" button: follow again
                 view.enableAutoRange(x=False, y=False)
@@ -159,7 +161,7 @@ class RangeFollower:
                 self._upper = None
                 self._y.pop(name, None)
         if self.following_x and last_step:
-            self._follow_steps(last_step, total_steps, exact)
+            moved = self._follow_steps(last_step, total_steps, exact)
         for name, bounds in y_bounds.items():
             if bounds is None or not self.following_y[name]:
                 continue
@@ -167,16 +169,19 @@ class RangeFollower:
             if span is not None:
                 self._y[name] = span
                 self._views[name].setYRange(*span, padding=0)
+                moved = True
+        return moved
 
-    def _follow_steps(self, last_step: float, total_steps: int | None, exact: bool) -> None:
+    def _follow_steps(self, last_step: float, total_steps: int | None, exact: bool) -> bool:
         upper = last_step if exact else nice_ceil(last_step * HEADROOM)
         if total_steps and not exact:
             upper = max(last_step, min(upper, total_steps))  # no emptiness past the plan
         shrinking = self._upper is not None and upper < self._upper and not exact
         if upper == self._upper or shrinking:
-            return  # never narrower while following: the axis would jump back and forth
+            return False  # never narrower while following: the axis would jump back and forth
         self._upper = upper
         self._master.setXRange(0, upper, padding=0.02)
+        return True
 
     def _on_manual(self, name: str, mask) -> None:
         if mask is None or mask[0]:

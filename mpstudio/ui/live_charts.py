@@ -44,6 +44,7 @@ class LiveCharts(QWidget):
             "overflow": legend_key("overflow"),
         }
         self._keys_shown: set[str] = set()
+        self._deferred = False  # the last tick moved ranges and left the points for this one
         self._warmup_region = warmup_region(self.plots["throughput"])
         self._no_scaling = centered_note(self.plots["loss_scale"])
 
@@ -136,8 +137,14 @@ class LiveCharts(QWidget):
         if not self._data.dirty:
             self._timer.stop()  # idle until the next events
             return
+        # A frame that makes a new run's curves or moves a range (every axis re-laid
+        # out, every curve re-clipped) skips the points: they come on the next tick.
+        # Spread so, no frame is two frames' worth of work.
         if self._add_new_runs():
-            return  # a new run's curves were made on this tick: filled on the next one
+            return
+        if not self._deferred and self._update_ranges():
+            self._deferred = True
+            return
         self._redraw()
 
     def _add_new_runs(self) -> bool:
@@ -149,8 +156,9 @@ class LiveCharts(QWidget):
         for label, run in new:
             others = sum(1 for other in self._items if not is_baseline(other))
             self._items[label] = RunItems(run, self.plots, run_color(label, run.baseline, others))
-        if new:
-            self._update_annotations()  # legends settle now, not in the busier next frame
+        if new:  # legends and ranges settle now, not in the busier frame that adds points
+            self._update_annotations()
+            self._update_ranges()
         return bool(new)
 
     def _redraw(self, fit: bool = False) -> None:
@@ -160,11 +168,15 @@ class LiveCharts(QWidget):
         for label, run in self._data.runs.items():
             self._items[label].update(run)
         self._update_annotations()
-        self._ranges.update(
-            self._data.last_step(), self._data.total_steps(), self._y_bounds(), exact=fit
-        )
+        self._update_ranges(fit)
+        self._deferred = False
         self.redraws += 1
         self.redrawn.emit()
+
+    def _update_ranges(self, fit: bool = False) -> bool:
+        """Ranges follow the buffered data (drawn or not yet); True when one moved."""
+        last, total = self._data.last_step(), self._data.total_steps()
+        return self._ranges.update(last, total, self._y_bounds(), exact=fit)
 
     def _y_bounds(self) -> dict[str, tuple[float, float] | None]:
         """Chart name -> (low, high) of what it shows of the runs not hidden."""

@@ -2,8 +2,9 @@
 
 A comparison sends two runs one after the other (the float32 baseline, then the
 mixed run); each ``RunStarted`` opens a new ``RunCurves`` and later events go to
-it. Step samples arrive in bursts, so consecutive ``StepMetrics`` are converted
-to arrays together and appended to the buffers in one vectorised call each.
+it. Events arrive in batches (thousands at once from a fast run): a batch is
+sorted by kind, and each kind becomes arrays appended to the buffers in one
+vectorised call each.
 """
 
 from __future__ import annotations
