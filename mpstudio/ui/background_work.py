@@ -76,6 +76,8 @@ class BackgroundWork(QObject):
     # ------------------------------------------------------------- hardware
     def run_check(self, measure: bool, seconds: float = 0.5) -> None:
         if not self.tf_ready or self.w.runs.active or self.measuring:
+            if not self.measuring:  # the panel went busy on the click: give it back
+                self.w.hardware.set_busy(False)
             return
         progress = self._progress.changed.emit
         self.w.engine.submit(Job(

@@ -12,6 +12,9 @@ Two choices below come from measuring that repaint (offscreen raster, 2 cores):
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 import pyqtgraph as pg
 from PySide6.QtGui import QFont
 
@@ -26,7 +29,8 @@ CHARTS = {  # chart name -> title, in grid order
 }
 GRID_COLOR = "#ececec"  # opaque: see the module docstring
 WARMUP_FILL = "#eeeeee"
-HEADROOM = 1.15  # the step axis reaches this far past the newest step before it widens
+HEADROOM = 1.15  # when the step axis widens, it reaches at least this far past the data
+LOOKAHEAD_S = 1.0  # ... and at least as far as the run gets in this long at its pace
 MARGIN = 0.06  # a y range reaches this far (of the data's height) past the data
 SLACK = 2.0  # a y range more than this many times the data's height shrinks to it
 
@@ -119,11 +123,16 @@ def follow_span(
 class RangeFollower:
     """Keeps every chart showing all its data, moved in jumps rather than every frame.
 
-    The step axis (shared) widens in nice steps; each y range changes only when its
+    The step axis (shared) widens in nice steps when the data reaches its end, with
+    room for about a second more of the run; each y range changes only when its
     data leaves it or fills less than half of it. Following stops on an axis the user
     pans or zooms, and starts again when they press the plot's auto-range button ("A")."""
 
-    def __init__(self, plots: dict[str, pg.PlotItem]) -> None:
+    def __init__(
+        self, plots: dict[str, pg.PlotItem], clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._clock = clock
+        self._widened: tuple[float, float] | None = None  # (when, at which step) it last grew
         self._views = {name: plot.getViewBox() for name, plot in plots.items()}
         self._master = next(iter(self._views.values()))  # the others are x-linked to it
         self.following_x = True
@@ -139,6 +148,7 @@ class RangeFollower:
     def reset(self) -> None:
         self.following_x = True
         self._upper = None
+        self._widened = None
         self._y.clear()
         for name, view in self._views.items():
             self.following_y[name] = True
@@ -158,7 +168,7 @@ class RangeFollower:
             if any(view.autoRangeEnabled()):  # the "A" button: follow again
                 view.enableAutoRange(x=False, y=False)
                 self.following_x = self.following_y[name] = True
-                self._upper = None
+                self._upper = self._widened = None
                 self._y.pop(name, None)
         if self.following_x and last_step:
             moved = self._follow_steps(last_step, total_steps, exact)
@@ -173,12 +183,23 @@ class RangeFollower:
         return moved
 
     def _follow_steps(self, last_step: float, total_steps: int | None, exact: bool) -> bool:
-        upper = last_step if exact else nice_ceil(last_step * HEADROOM)
-        if total_steps and not exact:
-            upper = max(last_step, min(upper, total_steps))  # no emptiness past the plan
-        shrinking = self._upper is not None and upper < self._upper and not exact
-        if upper == self._upper or shrinking:
-            return False  # never narrower while following: the axis would jump back and forth
+        if exact:
+            upper = last_step
+        elif self._upper is not None and last_step <= self._upper:
+            return False  # it still fits: never narrower while following
+        else:
+            # Room for some 15% more steps, or for a second of training at the pace
+            # since the last widening: a fast run does not move the axis every frame.
+            now = self._clock()
+            pace = 0.0
+            if self._widened is not None and now > self._widened[0]:
+                pace = (last_step - self._widened[1]) / (now - self._widened[0])
+            self._widened = (now, last_step)
+            upper = nice_ceil(max(last_step * HEADROOM, last_step + pace * LOOKAHEAD_S))
+            if total_steps:
+                upper = max(last_step, min(upper, total_steps))  # no emptiness past the plan
+        if upper == self._upper:
+            return False
         self._upper = upper
         self._master.setXRange(0, upper, padding=0.02)
         return True

@@ -44,7 +44,7 @@ class LiveCharts(QWidget):
             "overflow": legend_key("overflow"),
         }
         self._keys_shown: set[str] = set()
-        self._deferred = False  # the last tick moved ranges and left the points for this one
+        self._settling = False  # a new run's curves exist; its ranges come on the next tick
         self._warmup_region = warmup_region(self.plots["throughput"])
         self._no_scaling = centered_note(self.plots["loss_scale"])
 
@@ -137,18 +137,21 @@ class LiveCharts(QWidget):
         if not self._data.dirty:
             self._timer.stop()  # idle until the next events
             return
-        # A frame that makes a new run's curves or moves a range (every axis re-laid
-        # out, every curve re-clipped) skips the points: they come on the next tick.
-        # Spread so, no frame is two frames' worth of work.
+        # A new run costs three frames' worth of work: its curves and legend entries,
+        # then the axes laid out for its ranges, then its points. One per tick, so no
+        # tick is a long stall; the points come two ticks (80 ms) later.
         if self._add_new_runs():
+            self._settling = True
             return
-        if not self._deferred and self._update_ranges():
-            self._deferred = True
+        if self._settling:
+            self._settling = False
+            self._update_annotations()
+            self._update_ranges()
             return
         self._redraw()
 
     def _add_new_runs(self) -> bool:
-        """Curves for runs not drawn yet (their making is a frame's worth of work)."""
+        """Curves for the runs that have none yet; True when it made some."""
         runs = self._data.runs
         for label in [label for label in self._items if label not in runs]:
             self._items.pop(label).remove()
@@ -156,20 +159,17 @@ class LiveCharts(QWidget):
         for label, run in new:
             others = sum(1 for other in self._items if not is_baseline(other))
             self._items[label] = RunItems(run, self.plots, run_color(label, run.baseline, others))
-        if new:  # legends and ranges settle now, not in the busier frame that adds points
-            self._update_annotations()
-            self._update_ranges()
         return bool(new)
 
     def _redraw(self, fit: bool = False) -> None:
         """Every changed buffer to its curve; ``fit``: the step axis to the data."""
         self._add_new_runs()
+        self._settling = False
         self._data.dirty = False
         for label, run in self._data.runs.items():
             self._items[label].update(run)
         self._update_annotations()
         self._update_ranges(fit)
-        self._deferred = False
         self.redraws += 1
         self.redrawn.emit()
 
