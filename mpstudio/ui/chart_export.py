@@ -53,6 +53,9 @@ def _write_svg(widget: QWidget, tmp: Path, title: str) -> None:
     generator.setFileName(str(tmp))
     generator.setSize(widget.size())
     generator.setViewBox(QRect(0, 0, width, height))
+    # The widget's own DPI: pyqtgraph's axes replay QPictures, which rescale to a
+    # device of another resolution and would land beside their plots.
+    generator.setResolution(widget.logicalDpiX())
     generator.setTitle(title)
     painter = QPainter()
     if not painter.begin(generator):

@@ -1,4 +1,4 @@
-"""The 2x2 grid of plots behind ``LiveCharts``: their look, and a step axis that follows.
+"""The 2x2 grid of plots behind ``LiveCharts``: their look, and ranges that follow the data.
 
 Costs matter here: the panel repaints up to 25 times a second while a run streams.
 Two choices below come from measuring that repaint (offscreen raster, 2 cores):

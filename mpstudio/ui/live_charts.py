@@ -113,6 +113,7 @@ class LiveCharts(QWidget):
         """The four charts as .png (as on screen) or .svg (vectors); ValueError otherwise."""
         chart_export.check_suffix(path)
         self._redraw()  # what was buffered is in the picture
+        self.hover.hide()  # the crosshair is for the screen, not for a report
         chart_export.save_widget(self.panel, path)
 
     # -------------------------------------------------------------- drawing
