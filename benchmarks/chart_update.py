@@ -34,45 +34,19 @@ import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QEventLoop, Qt, QTimer
+from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 
 from mpstudio.engine.events import RunWarning
 from mpstudio.ui.chart_demo import synthetic_run
 from mpstudio.ui.event_relay import EventRelay
+from mpstudio.ui.latency_probe import LatencyProbe
 from mpstudio.ui.live_charts import LiveCharts
 
 TARGET_REDRAWS_PER_SEC = 20.0
 TARGET_WORST_STALL_MS = 100.0
 PROBE_MS = 10
 DONE = RunWarning("benchmark: no more events")  # the charts ignore warnings
-
-
-class StallProbe:
-    """A 10 ms timer that records how much later than due each tick ran."""
-
-    def __init__(self) -> None:
-        self.worst = 0.0
-        self.ticks = 0
-        self._last = 0.0
-        self._timer = QTimer()
-        self._timer.setObjectName("chart_update.probe")
-        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
-        self._timer.setInterval(PROBE_MS)
-        self._timer.timeout.connect(self._tick)
-
-    def start(self) -> None:
-        self._last = time.perf_counter()
-        self._timer.start()
-
-    def stop(self) -> None:
-        self._timer.stop()
-
-    def _tick(self) -> None:
-        now = time.perf_counter()
-        self.worst = max(self.worst, now - self._last - PROBE_MS / 1000)
-        self._last = now
-        self.ticks += 1
 
 
 def produce(relay: EventRelay, n: int, yield_every: int, pause: float) -> None:
@@ -106,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     charts.resize(1100, 650)
     charts.show()
     relay = EventRelay()
-    probe = StallProbe()
+    probe = LatencyProbe(PROBE_MS)
     loop = QEventLoop()
     ended: list[float] = []
     redraws_at_end: list[int] = []

@@ -1,45 +1,13 @@
-"""Shared pieces of the GUI tests: a window with its engine ready, and an event-loop
-latency probe."""
+"""Shared pieces of the GUI tests: a window with its engine ready."""
 
 from __future__ import annotations
 
-import time
-
-from PySide6.QtCore import QObject, QSettings, QTimer
+from PySide6.QtCore import QSettings
 
 from mpstudio.ui.main_window import MainWindow
 
 TF_TIMEOUT_MS = 120_000
 RUN_TIMEOUT_MS = 180_000
-
-
-class LatencyProbe(QObject):
-    """A 10 ms timer in the GUI thread: how late it fires is how long the event loop
-    was blocked."""
-
-    def __init__(self, interval_ms: int = 10) -> None:
-        super().__init__()
-        self.interval = interval_ms / 1000
-        self.worst = 0.0
-        self.ticks = 0
-        self._timer = QTimer(self)
-        self._timer.setObjectName("latencyProbe")
-        self._timer.setInterval(interval_ms)
-        self._timer.timeout.connect(self._tick)
-        self._last = 0.0
-
-    def start(self) -> None:
-        self._last = time.perf_counter()
-        self._timer.start()
-
-    def stop(self) -> None:
-        self._timer.stop()
-
-    def _tick(self) -> None:
-        now = time.perf_counter()
-        self.worst = max(self.worst, now - self._last - self.interval)
-        self._last = now
-        self.ticks += 1
 
 
 def open_window(qtbot, settings_file) -> MainWindow:

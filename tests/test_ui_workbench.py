@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gui_helpers import RUN_TIMEOUT_MS, LatencyProbe, close_window, open_window, select
+from gui_helpers import RUN_TIMEOUT_MS, close_window, open_window, select
 from PySide6.QtCore import Qt
+
+from mpstudio.ui.latency_probe import LatencyProbe
 
 pytestmark = pytest.mark.slow
 

@@ -63,13 +63,10 @@ class LayerTable(QWidget):
     def show_summary(self, summary: ModelSummary, template: str) -> None:
         self.summary = summary
         half = sum(1 for li in summary.layers if li.compute_dtype != "float32")
+        head = f"<b>{template}</b>: {summary.params:,} parameters · under <b>{summary.policy}</b> "
         self.caption.setText(
-            f"<b>{template}</b>: {summary.params:,} parameters · under "
-            f"<b>{summary.policy}</b> {half} of {len(summary.layers)} layers compute in "
-            "half precision, variables stay float32"
-            if half else
-            f"<b>{template}</b>: {summary.params:,} parameters · under "
-            f"<b>{summary.policy}</b> every layer computes in float32"
+            head + f"{half} of {len(summary.layers)} layers compute in half precision, "
+            "variables stay float32" if half else head + "every layer computes in float32"
         )
         self.table.setRowCount(len(summary.layers))
         for row, layer in enumerate(summary.layers):

@@ -5,7 +5,7 @@ a RunSpec; ``set_spec()`` fills it from one (a config file, the last session).""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -218,6 +218,17 @@ class SetupPanel(QWidget):
         name = str(self.template.currentData())
         self.template_note.setText(template_entry(name).description)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._fit_wrapped_labels()
+
+    def _fit_wrapped_labels(self) -> None:
+        """Word-wrapped labels in a scroll area keep the height of their first text; give
+        each the height its current text needs at its current width."""
+        for label in self.findChildren(QLabel):
+            if label.wordWrap() and label.width() > 0:
+                label.setMinimumHeight(max(0, label.heightForWidth(label.width())))
+
     def _precision_changed(self) -> None:
         precision = self.selected_precision()
         self.loss_scaling.set_precision(precision)
@@ -233,3 +244,4 @@ class SetupPanel(QWidget):
             "The run already is float32: pick a mixed precision to compare with it"
             if is_float32 else BASELINE_TIP
         )
+        self._fit_wrapped_labels()
