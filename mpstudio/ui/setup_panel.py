@@ -218,7 +218,7 @@ class SetupPanel(QWidget):
         name = str(self.template.currentData())
         self.template_note.setText(template_entry(name).description)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_wrapped_labels()
 
