@@ -1,5 +1,6 @@
 """The ``mpstudio`` command: no subcommand opens the desktop app; ``train`` and
-``compare`` run the engine headless.
+``compare`` run the engine headless and record every run in the history, which
+``runs`` lists, shows, compares and reports.
 
 Arguments are checked before TensorFlow is imported, so a typo costs no wait.
 Exit codes: 0 done (or stopped), 1 a run failed or diverged, 2 bad arguments.
@@ -18,6 +19,7 @@ from typing import Any, NoReturn
 from mpstudio import __version__
 from mpstudio.cli_data import add_data_commands, run_data_command
 from mpstudio.cli_hw import add_hw_command, run_hw_command
+from mpstudio.cli_runs import add_runs_command, run_runs_command
 from mpstudio.cli_support import (
     EXIT_FAILED,
     EXIT_OK,
@@ -107,8 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
         "compare", help="train a float32 baseline and the mixed run, print them side by side"
     )
     _run_options(compare)
+    compare.add_argument("--repeats", type=int, default=1, metavar="N",
+                         help="trials of each side, alternating; the card shows medians (1)")
+    compare.add_argument("--baseline", default="auto", metavar="MATH",
+                         help="what the float32 side computes in: auto (TensorFlow's default:"
+                         " TF32 on Ampere and newer GPUs), float32 (TF32 off) or tf32")
     add_data_commands(commands, _source_options)
     add_hw_command(commands)
+    add_runs_command(commands)
     return parser
 
 
@@ -172,6 +180,12 @@ def _run_command(args: argparse.Namespace) -> int:
     try:
         spec = spec_from_args(args)
         spec.validate()
+        if args.command == "compare":
+            from mpstudio.engine.trainer.compare_options import comparison_problems
+
+            problems = comparison_problems(spec, args.repeats, args.baseline)
+            if problems:
+                raise SpecError(problems)
     except SpecError as exc:
         return usage_error(args.command, exc.problems)
     if args.save_config:
@@ -180,8 +194,9 @@ def _run_command(args: argparse.Namespace) -> int:
         except OSError as exc:
             return usage_error(args.command, [f"cannot write {args.save_config}: {exc.strerror}"])
 
-    from mpstudio.console import ConsoleReporter, comparison_table
+    from mpstudio.console import ConsoleReporter
     from mpstudio.engine.datasets.errors import DataLoadStopped
+    from mpstudio.engine.history.recorder import RecordingReporter
 
     with tensorflow_logs_hidden():
         from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
@@ -192,51 +207,81 @@ def _run_command(args: argparse.Namespace) -> int:
     if memory.status in ("applied", "failed", "needs_restart"):
         print(f"mpstudio {args.command}: GPU memory: {memory.message}", file=sys.stderr)
 
-    reporter = ConsoleReporter(
+    console = ConsoleReporter(
         make_console(stderr=True), quiet=args.json, summaries=args.command == "train"
     )
+    reporter = RecordingReporter(console)
     try:
         with ctrl_c_stops(reporter):
             if args.command == "train":
-                result = runner.run(spec, reporter)
-                results = [result]
-                payload: dict[str, Any] = _result_json(result)
+                results = [runner.run(spec, reporter)]
             else:
-                comparison = compare_mod.compare(spec, reporter)
-                results = [r for r in (comparison.baseline, comparison.mixed) if r is not None]
-                payload = {
-                    "baseline": _result_json(comparison.baseline),
-                    "mixed": _result_json(comparison.mixed) if comparison.mixed else None,
-                    "speedup": comparison.speedup,
-                    "accuracy_delta_pp": comparison.accuracy_delta_pp,
-                    "memory_saving": comparison.memory_saving,
-                }
-                if not args.json:
-                    make_console(stderr=False).print(comparison_table(comparison))
+                results = compare_mod.compare(spec, reporter, repeats=args.repeats,
+                                              baseline=args.baseline).results
+        stored = reporter.stored()
     except SpecError as exc:
         return usage_error(args.command, exc.problems)
     except (runner.RunSetupError, DataLoadStopped) as exc:
         return ended_early(args.command, exc)
     finally:
         reporter.close()
+        console.close()
+    payload = _payload(args.command, results, stored)
     if args.json:
         print(json.dumps(payload, indent=2, allow_nan=False))
+    else:
+        _print_outcome(args.command, stored, reporter.persistent)
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
 
 
-def _finite(value: Any) -> Any:
+def _payload(command: str, results: list, stored: list) -> dict[str, Any]:
+    from mpstudio.engine.comparison.card import card_for_comparison
+
+    ids = [run.id for run in stored] if len(stored) == len(results) else [None] * len(results)
+    runs = [{"id": run_id, **_result_json(result)} for run_id, result in
+            zip(ids, results, strict=True)]
+    if command == "train":
+        return runs[0]
+    card = card_for_comparison(stored)
+    return finite({
+        "runs": runs,
+        "card": card.to_dict() if card else None,
+        "verdict": card.verdict.sentence if card else None,
+        "speedup": card.speedup.median if card else None,
+        "accuracy_delta_pp": card.accuracy_delta_pp if card else None,
+        "memory_saving": card.memory_saving if card else None,
+    })
+
+
+def _print_outcome(command: str, stored: list, persistent: bool) -> None:
+    from mpstudio.engine.comparison.card import card_for_comparison
+    from mpstudio.history_tables import card_table
+
+    out = make_console(stderr=False)
+    if command == "compare":
+        card = card_for_comparison(stored)
+        if card is not None:
+            out.print(card_table(card))
+    if stored and persistent:
+        ids = ", ".join(f"#{run.id}" for run in stored)
+        hint = (f"mpstudio runs compare {stored[0].id} {stored[1].id}" if len(stored) > 1
+                else f"mpstudio runs show {stored[0].id}")
+        print(f"saved in the run history as {ids} (see: {hint})", file=sys.stderr)
+
+
+def finite(value: Any) -> Any:
     """JSON has no NaN or infinity (a diverged run has them): write null instead."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
+        return {k: finite(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_finite(v) for v in value]
+        return [finite(v) for v in value]
     return value
 
 
 def _result_json(result) -> dict[str, Any]:
-    return _finite(
+    return finite(
         {
             "spec": result.spec.to_dict(),
             "summary": result.summary.to_dict(),
@@ -254,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_data_command(args)
     if args.command == "hw":
         return run_hw_command(args)
+    if args.command == "runs":
+        return run_runs_command(args)
     if args.command is None:
         from mpstudio.ui.app import launch
 

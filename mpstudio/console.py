@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -29,9 +29,6 @@ from mpstudio.engine.events import (
     RunWarning,
     StepMetrics,
 )
-
-if TYPE_CHECKING:
-    from mpstudio.engine.trainer.compare import ComparisonResult
 
 
 def fmt(value: float | None, spec: str = ".4g", unit: str = "") -> str:
@@ -276,48 +273,3 @@ def summary_rows(s: RunSummary) -> list[tuple[str, str]]:
          if s.peak_memory_bytes is not None else s.memory_note),
         ("device", f"{s.device}, XLA {'on' if s.xla else 'off'}, {s.loop} loop"),
     ]
-
-
-def comparison_table(result: ComparisonResult) -> Table:
-    base = result.baseline.summary
-    mixed = result.mixed.summary if result.mixed else None
-    title = f"{base.label} vs {mixed.label if mixed else 'mixed (not run)'}"
-    table = Table(title=title, title_justify="left")
-    table.add_column("", no_wrap=True)
-    table.add_column(base.label, justify="right")
-    table.add_column(mixed.label if mixed else "mixed", justify="right")
-    table.add_column("change", justify="right")
-
-    def row(name: str, get, spec: str = ".4g", unit: str = "", change: str = "") -> None:
-        table.add_row(name, fmt(get(base), spec, unit), fmt(get(mixed), spec, unit)
-                      if mixed else "n/a", change)
-
-    speedup = result.speedup
-    delta = result.accuracy_delta_pp
-    saving = result.memory_saving
-    row("steady examples/s", lambda s: s.steady_examples_per_sec, ",.0f",
-        change=f"{speedup:.2f}x speed" if speedup else "")
-    row("time to first step", lambda s: s.time_to_first_step, ".2f", " s")
-    row("mean epoch time", lambda s: s.mean_epoch_time, ".2f", " s")
-    row("final train loss", lambda s: s.final_loss)
-    row("final val loss", lambda s: s.final_val_loss)
-    table.add_row(
-        "final val accuracy", fmt_pct(base.final_val_accuracy),
-        fmt_pct(mixed.final_val_accuracy) if mixed else "n/a",
-        f"{delta:+.2f} pp" if delta is not None else "",
-    )
-    if base.test_accuracy is not None:
-        table.add_row(
-            "test accuracy", fmt_pct(base.test_accuracy),
-            fmt_pct(mixed.test_accuracy) if mixed else "n/a", "",
-        )
-    table.add_row("overflow (skipped) steps", str(base.overflow_steps),
-                  str(mixed.overflow_steps) if mixed else "n/a", "")
-    table.add_row("loss scale", scale_range(base), scale_range(mixed) if mixed else "n/a", "")
-    table.add_row(
-        "peak device memory", fmt_bytes(base.peak_memory_bytes),
-        fmt_bytes(mixed.peak_memory_bytes) if mixed else "n/a",
-        f"{100 * saving:.1f}% saved" if saving is not None else base.memory_note,
-    )
-    table.add_row("status", base.status, mixed.status if mixed else "not run", "")
-    return table

@@ -82,19 +82,30 @@ def test_compare_prints_the_side_by_side_table(capsys):
     assert code == 0
     out = capsys.readouterr().out
     for row in ("steady examples/s", "time to first step", "final val accuracy",
-                "overflow (skipped) steps", "peak device memory", "speed", " pp"):
+                "overflow (skipped) steps", "peak device memory", "loss-curve gap", " pp"):
         assert row in out
     assert "float32 baseline" in out and "mixed_float16" in out
+    verdicts = ("Worth it", "Not worth it", "Slower on this hardware", "No real speed gain",
+                "Too short to time")
+    assert sum(v in out for v in verdicts) == 1
 
 
 def test_compare_json(capsys):
     assert main(["compare", "--precision", "mixed_bfloat16", "--epochs", "1",
                  "--batch-size", "64", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert payload["baseline"]["summary"]["precision"] == "float32"
-    assert payload["mixed"]["summary"]["precision"] == "mixed_bfloat16"
-    assert payload["mixed"]["summary"]["loss_scale_mode"] == "off"
+    base, mixed = payload["runs"]
+    assert base["summary"]["precision"] == "float32"
+    assert mixed["summary"]["precision"] == "mixed_bfloat16"
+    assert mixed["summary"]["loss_scale_mode"] == "off"
     assert payload["speedup"] > 0
+    assert payload["speedup"] == payload["card"]["speedup"]["median"]
+    assert payload["verdict"] == payload["card"]["verdict"]["sentence"]
+    # Both runs are in the history under the ids the JSON gives.
+    assert main(["runs", "show", str(mixed["id"]), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["summary"]["steady_examples_per_sec"] == mixed["summary"][
+        "steady_examples_per_sec"]
 
 
 def test_a_diverged_run_exits_1_with_the_reason(capsys):

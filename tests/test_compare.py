@@ -2,22 +2,40 @@
 
 from __future__ import annotations
 
+import json
+import statistics
+
 import numpy as np
 import pytest
 
+from mpstudio.engine.comparison.card import card_for_comparison
+from mpstudio.engine.comparison.card_text import card_rows
 from mpstudio.engine.events import CollectingReporter, RunStarted, StepMetrics
+from mpstudio.engine.history.recorder import RecordingReporter
+from mpstudio.engine.history.store import RunStore
 from mpstudio.engine.spec import SpecError
 from mpstudio.engine.trainer.compare import compare
 
 
 @pytest.fixture(scope="module")
-def comparison_and_events():
+def recorded(tmp_path_factory):
+    """A real comparison with two trials a side, recorded in a history file."""
     from mpstudio.engine.spec import RunSpec
 
+    path = tmp_path_factory.mktemp("history") / "h.sqlite3"
     spec = RunSpec(template="mlp", precision="mixed_float16", batch_size=64, epochs=2,
                    log_every_steps=1, seed=5)
     reporter = CollectingReporter()
-    return compare(spec, reporter), reporter
+    recorder = RecordingReporter(reporter, lambda: RunStore(path))
+    result = compare(spec, recorder, repeats=2)
+    recorder.close()
+    return result, reporter, path, recorder.run_ids
+
+
+@pytest.fixture(scope="module")
+def comparison_and_events(recorded):
+    result, reporter, _, _ = recorded
+    return result, reporter
 
 
 def test_baseline_is_float32_and_mixed_is_mixed(comparison_and_events):
@@ -26,15 +44,22 @@ def test_baseline_is_float32_and_mixed_is_mixed(comparison_and_events):
     assert base.spec.precision == "float32" and base.spec.loss_scaling_mode == "off"
     assert mixed.spec.precision == "mixed_float16" and mixed.spec.loss_scaling_mode == "dynamic"
     starts = reporter.of_type(RunStarted)
-    assert [s.label for s in starts] == ["float32 baseline", "mixed_float16"]
+    assert [s.label for s in starts] == [
+        "float32 baseline · trial 1/2", "mixed_float16 · trial 1/2",
+        "float32 baseline · trial 2/2", "mixed_float16 · trial 2/2"]
+    assert [(s.role, s.trial, s.trials) for s in starts] == [
+        ("baseline", 1, 2), ("mixed", 1, 2), ("baseline", 2, 2), ("mixed", 2, 2)]
+    assert len({s.comparison for s in starts}) == 1 and starts[0].comparison
     assert {li.compute_dtype for li in starts[0].model.layers} == {"float32"}
     assert "float16" in {li.compute_dtype for li in starts[1].model.layers}
 
 
 def test_same_initial_weights(comparison_and_events):
     result, _ = comparison_and_events
-    for a, b in zip(result.baseline.initial_weights, result.mixed.initial_weights, strict=True):
-        assert np.array_equal(a, b)
+    first = result.baseline.initial_weights
+    for other in result.results[1:]:
+        for a, b in zip(first, other.initial_weights, strict=True):
+            assert np.array_equal(a, b)
 
 
 def test_same_data_order(comparison_and_events):
@@ -42,8 +67,9 @@ def test_same_data_order(comparison_and_events):
     and the curves stay together (they would not with another data order)."""
     _, reporter = comparison_and_events
     steps = reporter.of_type(StepMetrics)
-    half = len(steps) // 2
-    base, mixed = steps[:half], steps[half:]
+    quarter = len(steps) // 4
+    base, mixed = steps[:quarter], steps[quarter:2 * quarter]
+    assert [s.step for s in base] == [s.step for s in mixed]  # the same sample windows
     assert base[0].loss == pytest.approx(mixed[0].loss, abs=5e-3)
     gaps = [abs(a.loss - b.loss) for a, b in zip(base, mixed, strict=True)]
     assert max(gaps) < 0.05
@@ -51,14 +77,69 @@ def test_same_data_order(comparison_and_events):
 
 def test_side_by_side_figures(comparison_and_events):
     result, _ = comparison_and_events
-    assert result.speedup is not None and result.speedup > 0
+    ratios = [m.summary.steady_examples_per_sec / b.summary.steady_examples_per_sec
+              for b, m in zip(result.baselines, result.mixeds, strict=True)]
+    assert result.speedup == pytest.approx(statistics.median(ratios))
     delta = result.accuracy_delta_pp
-    assert delta == pytest.approx(
-        100 * (result.mixed.summary.final_val_accuracy
-               - result.baseline.summary.final_val_accuracy)
-    )
+    base_acc = statistics.median(r.summary.final_val_accuracy for r in result.baselines)
+    mixed_acc = statistics.median(r.summary.final_val_accuracy for r in result.mixeds)
+    assert delta == pytest.approx(100 * (mixed_acc - base_acc))
     assert abs(delta) < 5  # float16 with loss scaling matches float32 on this task
     assert result.memory_saving is None  # the CPU reports no peak memory
+
+
+def test_the_card_says_what_the_stored_metrics_say(recorded):
+    """Every figure on the card is recomputed here from the rows in the history file."""
+    result, _, path, run_ids = recorded
+    with RunStore(path) as store:
+        runs = [store.run(i) for i in run_ids]
+        card = card_for_comparison(runs)
+        raw = store._conn.execute(
+            "SELECT id, summary FROM runs ORDER BY id").fetchall()
+    summaries = {run_id: json.loads(text) for run_id, text in raw}
+    base_ids = [r.id for r in runs if r.row.role == "baseline"]
+    mixed_ids = [r.id for r in runs if r.row.role == "mixed"]
+    assert card.baseline.run_ids == tuple(base_ids) and card.mixed.run_ids == tuple(mixed_ids)
+
+    def med(ids, key):
+        return statistics.median(summaries[i][key] for i in ids)
+
+    speed = "steady_examples_per_sec"
+    assert card.baseline.examples_per_sec.median == pytest.approx(med(base_ids, speed))
+    assert card.mixed.examples_per_sec.median == pytest.approx(med(mixed_ids, speed))
+    assert card.speedup.median == pytest.approx(statistics.median(
+        summaries[m][speed] / summaries[b][speed]
+        for b, m in zip(base_ids, mixed_ids, strict=True)))
+    assert card.speedup.median == pytest.approx(result.speedup)
+    val = "final_val_accuracy"
+    assert card.accuracy_delta_pp == pytest.approx(
+        100 * (med(mixed_ids, val) - med(base_ids, val)))
+    assert card.mixed.time_to_first_step.median == pytest.approx(
+        med(mixed_ids, "time_to_first_step"))
+    assert card.mixed.overflow_steps.median == med(mixed_ids, "overflow_steps")
+    assert card.mixed.loss_scale_max == max(summaries[i]["loss_scale_max"] for i in mixed_ids)
+    # The loss gap: the first trials' step losses, at the steps both sampled.
+    base_loss = {s.step: s.loss for s in runs[0].steps}
+    mixed_loss = {s.step: s.loss for s in runs[1].steps}
+    gaps = [abs(mixed_loss[k] - base_loss[k]) for k in base_loss]
+    assert card.loss_gap.steps_compared == len(base_loss) == len(mixed_loss)
+    assert card.loss_gap.mean_abs == pytest.approx(sum(gaps) / len(gaps))
+    assert card.loss_gap.max_abs == pytest.approx(max(gaps))
+    rows = {r.name: r for r in card_rows(card)}
+    assert rows["steady examples/s"].change.startswith(f"{card.speedup.median:.2f}x")
+    assert rows["final val accuracy"].change == f"{card.accuracy_delta_pp:+.2f} pp"
+    # This CPU has no fast float16 and the runs are seconds long: an honest card says so.
+    assert card.verdict.kind in ("too_short", "slower", "no_gain")
+
+
+def test_every_run_records_its_circumstances(recorded):
+    _, _, path, run_ids = recorded
+    with RunStore(path) as store:
+        run = store.run(run_ids[1])
+    assert run.hardware["float32_math"] == "float32"  # a CPU has no TF32
+    assert run.hardware["advisor_verdict"] and run.hardware["advisor_reason"]
+    fraction = run.summary.data_time_fraction
+    assert fraction is not None and 0 < fraction < 5
 
 
 def test_compare_needs_a_mixed_policy():
@@ -73,6 +154,15 @@ def test_stop_during_baseline_skips_the_mixed_run():
 
     reporter = CollectingReporter()
     reporter.stop()
-    result = compare(RunSpec(batch_size=64, epochs=1), reporter)
+    result = compare(RunSpec(batch_size=64, epochs=1), reporter, repeats=3)
     assert result.mixed is None and result.speedup is None
-    assert result.baseline.summary.status == "stopped"
+    assert result.baseline.summary.status == "stopped" and len(result.baselines) == 1
+
+
+def test_comparison_options_are_checked():
+    from mpstudio.engine.spec import RunSpec
+
+    with pytest.raises(SpecError, match="repeats must be a whole number from 1 to 10"):
+        compare(RunSpec(), CollectingReporter(), repeats=0)
+    with pytest.raises(SpecError, match="baseline must be one of: auto, float32, tf32"):
+        compare(RunSpec(), CollectingReporter(), baseline="fp32")

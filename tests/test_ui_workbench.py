@@ -61,7 +61,7 @@ def test_click_through_mixed_float16_then_with_a_float32_baseline(qtbot, window)
     labels = set(w.charts.point_counts()["loss"])
     assert len(labels) == 2 and "mixed_float16" in labels
     assert any(label.endswith("baseline") for label in labels)
-    assert "Compared: mixed_float16 ran at" in w.banner.text()
+    assert f"Verdict: {w.card_view.card.verdict.sentence}" in w.banner.text()
 
 
 def test_layer_table_and_loss_scaling_follow_the_precision(qtbot, window):

@@ -50,6 +50,9 @@ class RunSummary:
     params: int
     test_loss: float | None = None  # on the dataset's own test split, after a finished run
     test_accuracy: float | None = None
+    # Seconds the input pipeline alone takes to deliver a batch, over the steady step
+    # time: near 1 the run waits for data and faster math cannot help (None: not probed).
+    data_time_fraction: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -68,6 +71,12 @@ class RunStarted:
     xla: bool
     loss_scaling: str  # one sentence: what scaling this run uses
     data_report: DataReport | None = None  # what the dataset source found
+    # Where the run sits in a comparison: role single | baseline | mixed, trial of trials,
+    # and an id the runs of one comparison share.
+    role: str = "single"
+    trial: int = 1
+    trials: int = 1
+    comparison: str | None = None
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,7 @@ class RunItems:
     def __init__(self, run: RunCurves, plots: dict[str, pg.PlotItem], color: str) -> None:
         """``plots``: chart name -> PlotItem, each with a ``legend``."""
         self.label = run.label
+        self.run = run  # the curves' source (a fresh run under the same label replaces it)
         self.color = color
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.counts = dict.fromkeys(SERIES, 0)  # points handed to setData at the last redraw

@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import os
 import platform
+import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mpstudio.engine.comparison.card import ComparisonCard
     from mpstudio.engine.datasets.report import DataReport
     from mpstudio.engine.events import Reporter
     from mpstudio.engine.hardware.check import HardwareCheck
     from mpstudio.engine.hardware.gpu_memory import MemoryApplyResult
+    from mpstudio.engine.history.records import StoredRun
     from mpstudio.engine.model_summary import ModelSummary
     from mpstudio.engine.spec import RunSpec
+    from mpstudio.engine.trainer.compare_options import CompareOptions
     from mpstudio.engine.trainer.runner import RunResult
 
 
@@ -98,28 +102,61 @@ def model_preview(
 
 @dataclass
 class TrainingOutcome:
-    """What a training job left: the results (baseline first) or why none."""
+    """What a training job left: the results in the order they ran, the same runs as
+    the history recorded them, and a comparison's card; or why there is nothing."""
 
     results: list[RunResult]
     stopped_while_loading: str = ""  # the stop message when the data never finished loading
+    stored: list[StoredRun] = field(default_factory=list)  # empty if recording failed
+    card: ComparisonCard | None = None  # a comparison with at least one whole pair
+    history_kept: bool = True  # False: the history file failed, runs were kept in memory
 
     @property
     def last(self) -> RunResult | None:
         return self.results[-1] if self.results else None
 
+    def run_id(self, result: RunResult) -> int | None:
+        """The history id of ``result`` (None when it was not recorded)."""
+        if not self.history_kept or len(self.stored) != len(self.results):
+            return None
+        return self.stored[self.results.index(result)].id
 
-def train(spec: RunSpec, with_baseline: bool, reporter: Reporter) -> TrainingOutcome:
-    """One run, or a float32 baseline then the mixed run (same seed, same weights)."""
+
+def train(spec: RunSpec, comparison: CompareOptions | None, reporter: Reporter) -> TrainingOutcome:
+    """One run, or a comparison (float32 and mixed trials from the same seed and weights),
+    recorded in the run history as it goes. The card is built here, on the thread that
+    recorded the runs, from what the history holds."""
+    from mpstudio.engine.comparison.card import card_for_comparison
     from mpstudio.engine.datasets.errors import DataLoadStopped
+    from mpstudio.engine.history.recorder import RecordingReporter
     from mpstudio.engine.trainer import compare, runner
 
+    recorder = RecordingReporter(reporter)
     try:
-        if with_baseline:
-            pair = compare.compare(spec, reporter)
-            return TrainingOutcome([r for r in (pair.baseline, pair.mixed) if r is not None])
-        return TrainingOutcome([runner.run(spec, reporter)])
+        if comparison is not None:
+            results = compare.compare(spec, recorder, comparison.repeats,
+                                      comparison.baseline).results
+        else:
+            results = [runner.run(spec, recorder)]
+        stored = recorder.stored()
     except DataLoadStopped as exc:
         return TrainingOutcome([], stopped_while_loading=str(exc))
+    finally:
+        recorder.close()
+    card = card_for_comparison(stored) if comparison is not None else None
+    return TrainingOutcome(results, stored=stored, card=card, history_kept=recorder.persistent)
+
+
+def record_model_path(run_id: int, path: Path) -> None:
+    """Note in the history where a run's model was saved (best effort: the file is
+    saved either way)."""
+    from mpstudio.engine.history.store import HistoryError, RunStore
+
+    try:
+        with RunStore() as store:
+            store.add_model_path(run_id, path)
+    except (HistoryError, sqlite3.Error):
+        pass
 
 
 def save_keras_model(model: Any, path: Path) -> int:

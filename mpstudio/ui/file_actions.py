@@ -38,54 +38,54 @@ class FileActions(QObject):
         window.setup.dataset.import_folder_requested.connect(self._import_folder_dialog)
         window.engine.job_finished.connect(self._job_finished)
         window.engine.job_failed.connect(self._job_failed)
-        self._folder = str(Path.home())
+        self.folder = str(Path.home())
 
     # ------------------------------------------------------------- dialogs
     def ask_open_path(self, title: str, file_filter: str) -> str:
-        path, _ = QFileDialog.getOpenFileName(self.w, title, self._folder, file_filter)
+        path, _ = QFileDialog.getOpenFileName(self.w, title, self.folder, file_filter)
         return path
 
     def ask_folder(self, title: str) -> str:
-        return QFileDialog.getExistingDirectory(self.w, title, self._folder)
+        return QFileDialog.getExistingDirectory(self.w, title, self.folder)
 
     def ask_save_path(self, title: str, file_filter: str, name: str) -> str:
-        path, _ = QFileDialog.getSaveFileName(self.w, title, str(Path(self._folder) / name),
+        path, _ = QFileDialog.getSaveFileName(self.w, title, str(Path(self.folder) / name),
                                               file_filter)
         return path
 
-    def _remember(self, path: str) -> str:
+    def remember(self, path: str) -> str:
         if path:
-            self._folder = str(Path(path).parent)
+            self.folder = str(Path(path).parent)
         return path
 
     def _import_file_dialog(self) -> None:
-        path = self._remember(self.ask_open_path("Import a dataset file", DATA_FILTER))
+        path = self.remember(self.ask_open_path("Import a dataset file", DATA_FILTER))
         if path:
             self.import_dataset(path)
 
     def _import_folder_dialog(self) -> None:
-        path = self._remember(self.ask_folder("Import an image folder (one sub-folder a class)"))
+        path = self.remember(self.ask_folder("Import an image folder (one sub-folder a class)"))
         if path:
             self.import_dataset(path)
 
     def _open_dialog(self) -> None:
-        path = self._remember(self.ask_open_path("Open a run config", CONFIG_FILTER))
+        path = self.remember(self.ask_open_path("Open a run config", CONFIG_FILTER))
         if path:
             self.open_config(path)
 
     def _save_dialog(self) -> None:
-        path = self._remember(self.ask_save_path("Save the run config", CONFIG_FILTER, "run.toml"))
+        path = self.remember(self.ask_save_path("Save the run config", CONFIG_FILTER, "run.toml"))
         if path:
             self.save_config(path)
 
     def _export_dialog(self) -> None:
         name = f"{self.w.setup.spec().template}-{self.w.setup.spec().precision}.keras"
-        path = self._remember(self.ask_save_path("Export the trained model", MODEL_FILTER, name))
+        path = self.remember(self.ask_save_path("Export the trained model", MODEL_FILTER, name))
         if path:
             self.export_model(path)
 
     def _charts_dialog(self) -> None:
-        path = self._remember(self.ask_save_path("Save the charts", CHART_FILTER, "charts.png"))
+        path = self.remember(self.ask_save_path("Save the charts", CHART_FILTER, "charts.png"))
         if path:
             self.save_charts(path)
 
@@ -147,8 +147,15 @@ class FileActions(QObject):
             return
         target = Path(_with_suffix(path, ".keras"))
         model = outcome.last.model
-        job = Job("export", lambda job: engine_jobs.save_keras_model(model, target),
-                  describe=f"exporting to {target.name}")
+        run_id = outcome.run_id(outcome.last)
+
+        def export(job: Job) -> int:
+            size = engine_jobs.save_keras_model(model, target)
+            if run_id is not None:  # History shows where the run's model went
+                engine_jobs.record_model_path(run_id, target)
+            return size
+
+        job = Job("export", export, describe=f"exporting to {target.name}")
         job.target = target  # type: ignore[attr-defined]
         self.w.engine.submit(job)
         self.w.status_text.setText(f"exporting to {target}…")

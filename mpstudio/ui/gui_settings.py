@@ -14,6 +14,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from mpstudio.engine.app_settings import settings_path
 from mpstudio.engine.spec import RunSpec, SpecError
+from mpstudio.engine.trainer.compare_options import CompareOptions, comparison_problems
 
 
 def open_settings() -> QSettings:
@@ -58,6 +59,24 @@ class GuiSettings:
             spec = RunSpec()
         baseline = str(self.store.value("run/baseline", "false")).lower() == "true"
         return spec, baseline, paths, notes
+
+    def save_compare(self, options: CompareOptions) -> None:
+        self.store.setValue("run/trials", options.repeats)
+        self.store.setValue("run/baseline_math", options.baseline)
+
+    def load_compare(self) -> CompareOptions:
+        """The comparison fields; anything unreadable falls back to the default."""
+        try:
+            repeats = int(str(self.store.value("run/trials", 1)))
+        except ValueError:
+            repeats = 1
+        math_mode = str(self.store.value("run/baseline_math", "auto"))
+        spec = RunSpec(precision="mixed_float16")
+        if comparison_problems(spec, repeats, "auto"):
+            repeats = 1
+        if comparison_problems(spec, 1, math_mode):
+            math_mode = "auto"
+        return CompareOptions(repeats, math_mode)
 
     def _imported(self, notes: list[str]) -> dict[str, dict[str, Any]]:
         from mpstudio.engine.datasets.registry import dataset_problems

@@ -39,10 +39,14 @@ then no precision makes training faster.</li>
 <li>Sizes that are multiples of 8 (units, channels, batch) let Tensor Cores work.</li>
 </ul>
 <h3>Is it worth it?</h3>
-<p>Tick <b>Also run a float32 baseline</b>: mpstudio trains float32 first, then the mixed
+<p>Tick <b>Compare with float32</b>: mpstudio trains float32 first, then the mixed
 run from the same initial weights and data order, and overlays both in the charts, so
-speed and accuracy compare like with like. On Ampere and newer GPUs the baseline
-really runs TensorFlow's default TF32 matmuls, and is labelled so.</p>
+speed and accuracy compare like with like. More than one trial a side gives a median
+and a range. The Comparison card then gives the verdict: worth it when the mixed run is
+more than 5% faster and its validation accuracy is within 0.5 percentage points of
+float32. On Ampere and newer GPUs the baseline runs TensorFlow's default TF32 matmuls
+unless you choose strict float32, and is labelled with what it ran. Every run stays in
+History, where two runs can be compared again and exported as a report.</p>
 """
 
 

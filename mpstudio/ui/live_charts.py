@@ -154,7 +154,9 @@ class LiveCharts(QWidget):
     def _add_new_runs(self) -> bool:
         """Curves for the runs that have none yet; True when it made some."""
         runs = self._data.runs
-        for label in [label for label in self._items if label not in runs]:
+        # A label whose run was replaced (the next trial of a comparison) gets new curves.
+        for label in [label for label, items in self._items.items()
+                      if runs.get(label) is not items.run]:
             self._items.pop(label).remove()
         new = [(label, run) for label, run in runs.items() if label not in self._items]
         for label, run in new:

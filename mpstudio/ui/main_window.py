@@ -20,11 +20,14 @@ from PySide6.QtWidgets import (
 from mpstudio.engine.spec import RunSpec
 from mpstudio.ui import engine_jobs
 from mpstudio.ui.background_work import BackgroundWork
+from mpstudio.ui.comparison_card_view import ComparisonCardView
 from mpstudio.ui.engine_thread import EngineThread
 from mpstudio.ui.file_actions import FileActions
 from mpstudio.ui.gui_settings import GuiSettings, open_settings
 from mpstudio.ui.hardware_panel import HardwarePanel
 from mpstudio.ui.help_dialogs import AboutDialog, MixedPrecisionHelp
+from mpstudio.ui.history_actions import HistoryActions
+from mpstudio.ui.history_panel import HistoryPanel
 from mpstudio.ui.live_charts import LiveCharts
 from mpstudio.ui.log_panel import LogPanel
 from mpstudio.ui.run_controller import RunController
@@ -53,8 +56,10 @@ class MainWindow(QMainWindow):
         self.actions = build_actions(self)
         self.background = BackgroundWork(self)
         self.files = FileActions(self)
+        self.history_actions = HistoryActions(self)
         self._connect()
         self._restore()
+        self.history_actions.open()
         self._update_state()
 
     # ------------------------------------------------------------- layout
@@ -90,7 +95,22 @@ class MainWindow(QMainWindow):
         setup_dock.raise_()
         self.log = LogPanel()
         log_dock = self._dock("Log", "logDock", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.resizeDocks([log_dock], [150], Qt.Orientation.Vertical)
+        self.history = HistoryPanel()
+        history_dock = self._dock("History", "historyDock", self.history,
+                                  Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.tabifyDockWidget(log_dock, history_dock)
+        log_dock.raise_()
+        self.resizeDocks([log_dock], [190], Qt.Orientation.Vertical)
+        self.history_dock = history_dock
+
+        self.card_view = ComparisonCardView()
+        card_scroll = QScrollArea()
+        card_scroll.setWidget(self.card_view)
+        card_scroll.setWidgetResizable(True)
+        card_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.card_dock = self._dock("Comparison", "comparisonDock", card_scroll,
+                                    Qt.DockWidgetArea.RightDockWidgetArea)
+        self.resizeDocks([self.card_dock], [430], Qt.Orientation.Horizontal)
 
         self.status_text = QLabel("Loading TensorFlow…")
         self.status_text.setObjectName("statusText")
@@ -138,7 +158,8 @@ class MainWindow(QMainWindow):
         if self.runs.active or not self.background.tf_ready or self.background.measuring:
             return
         spec = self.setup.spec()
-        problems = self.runs.start(spec, self.setup.with_baseline())
+        comparison = self.setup.comparison()
+        problems = self.runs.start(spec, comparison)
         if problems:
             self.show_banner("Cannot start: " + "; ".join(problems), "error")
             self.log.add("cannot start: " + "; ".join(problems), "error")
@@ -147,7 +168,10 @@ class MainWindow(QMainWindow):
         self.charts.clear()
         self.last_outcome = None
         self.banner.hide()
-        baseline = " with a float32 baseline first" if self.setup.with_baseline() else ""
+        baseline = ""
+        if comparison is not None:
+            trials = f", {comparison.repeats} trials each" if comparison.repeats > 1 else ""
+            baseline = f" compared with float32{trials}"
         self.log.add(f"starting {spec.precision} on {spec.dataset} / {spec.template}{baseline}")
         self.status_text.setText("loading the data…")
         self.progress.setValue(0)
@@ -181,6 +205,7 @@ class MainWindow(QMainWindow):
         status, text, level = describe_outcome(outcome)
         self.show_banner(text, level)
         self.status_text.setText(f"{status}: {text.splitlines()[-1]}")
+        self.history_actions.after_run(outcome)
         self._run_done(status)
 
     def _on_run_failed(self, message: str) -> None:
@@ -215,6 +240,7 @@ class MainWindow(QMainWindow):
         self.actions.open_config.setEnabled(not running)
         self.actions.import_dataset.setEnabled(not running)
         self.actions.export_model.setEnabled(self.files.can_export())
+        self.actions.export_report.setEnabled(self.history_actions.sides is not None)
         self.hardware.set_run_active(running)
 
     def show_banner(self, text: str, level: str = "info") -> None:
@@ -234,7 +260,7 @@ class MainWindow(QMainWindow):
         for path, options in paths.items():
             self.setup.dataset.add_path(path, options, select=False)
         self.setup.set_spec(spec)
-        self.setup.baseline.setChecked(baseline)
+        self.setup.set_comparison(baseline, self.settings.load_compare())
         for note in notes:
             self.log.add(note, "warning")
         geometry, state = self.settings.window()
@@ -246,6 +272,7 @@ class MainWindow(QMainWindow):
     def save_settings(self) -> None:
         self.settings.save_run(self.setup.spec(), self.setup.baseline.isChecked(),
                                self.setup.dataset.path_options())
+        self.settings.save_compare(self.setup.compare_options())
         self.settings.save_window(self.saveGeometry(), self.saveState())
         self.settings.sync()
 
@@ -299,3 +326,4 @@ class MainWindow(QMainWindow):
         self.runs.stop()
         self.engine.shutdown()
         self.data_thread.shutdown()
+        self.history_actions.close()

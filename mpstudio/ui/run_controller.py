@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from mpstudio.engine.spec import RunSpec
+from mpstudio.engine.trainer.compare_options import CompareOptions, comparison_problems
 from mpstudio.ui import engine_jobs
 from mpstudio.ui.engine_jobs import TrainingOutcome
 from mpstudio.ui.engine_thread import EngineThread, Job
@@ -37,21 +38,22 @@ class RunController(QObject):
     def active(self) -> bool:
         return self.job is not None
 
-    def start(self, spec: RunSpec, with_baseline: bool) -> list[str]:
-        """Queue the run; returns the problems instead when the spec cannot run."""
+    def start(self, spec: RunSpec, comparison: CompareOptions | None = None) -> list[str]:
+        """Queue the run (or the comparison); returns the problems instead when it
+        cannot run."""
         if self.active:
             return ["a run is already in progress: stop it first"]
         problems = spec.problems()
-        if with_baseline and spec.precision == "float32":
-            problems.append("the float32 baseline needs a mixed precision to compare with")
+        if comparison is not None:
+            problems += comparison_problems(spec, comparison.repeats, comparison.baseline)
         if problems:
             return problems
         self.relay.reset()
         self.stopping = False
-        self.progress = RunProgress(runs_planned=2 if with_baseline else 1)
+        self.progress = RunProgress(runs_planned=comparison.runs if comparison else 1)
         relay = self.relay
         self.job = self.engine.submit(
-            Job("run", lambda job: engine_jobs.train(spec, with_baseline, relay),
+            Job("run", lambda job: engine_jobs.train(spec, comparison, relay),
                 describe=f"the {spec.precision} run")
         )
         return []

@@ -26,9 +26,15 @@ SERIES = (
 )
 
 
+def chart_label(label: str) -> str:
+    """A repeated comparison's trials share their side's curves: "mixed_float16 · trial
+    2/3" draws as "mixed_float16", replacing trial 1 (one legend entry per side)."""
+    return label.split(" · trial ")[0]
+
+
 def is_baseline(label: str) -> bool:
-    """A comparison's float32 reference: "float32 baseline", "TF32 baseline", "... (baseline)"."""
-    return label.rstrip(" )").lower().endswith("baseline")
+    """A comparison's float32 reference: "float32 baseline", "TF32 baseline · trial 2/3"."""
+    return "baseline" in label.lower()
 
 
 class RunCurves:
@@ -62,7 +68,8 @@ class RunCurves:
     def from_started(cls, event: RunStarted, cap: int = DEFAULT_CAP) -> RunCurves:
         batch = event.spec.get("batch_size") if isinstance(event.spec, dict) else None
         total = event.total_steps if event.total_steps and event.total_steps > 0 else None
-        return cls(event.label, batch if isinstance(batch, int) and batch > 0 else None, total, cap)
+        return cls(chart_label(event.label), batch if isinstance(batch, int) and batch > 0
+                   else None, total, cap)
 
     @property
     def baseline(self) -> bool:
@@ -219,9 +226,9 @@ class ChartData:
         return min(s[0] for s in spans), max(s[1] for s in spans)
 
     def _start(self, event: RunStarted) -> None:
-        self.runs.pop(event.label, None)  # the same label again: a fresh run replaces it
         self.current = RunCurves.from_started(event, self.cap)
-        self.runs[event.label] = self.current
+        self.runs.pop(self.current.label, None)  # the same label again: a fresh run replaces it
+        self.runs[self.current.label] = self.current
         self.dirty = True
 
     def _run(self) -> RunCurves:

@@ -1,6 +1,7 @@
 """The run's setup: dataset, model template, precision, loss scaling, hyperparameters,
-the float32 baseline box, and the Run/Stop buttons. ``spec()`` turns the form into
-a RunSpec; ``set_spec()`` fills it from one (a config file, the last session)."""
+the comparison with float32 (trials, baseline math), and the Run/Stop buttons.
+``spec()`` turns the form into a RunSpec; ``set_spec()`` fills it from one (a config
+file, the last session)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from mpstudio.engine.spec import LOOPS, OPTIMIZERS, PRECISIONS, XLA_MODES, RunSpec
 from mpstudio.engine.templates.registry import template_entry, template_names
+from mpstudio.engine.trainer.compare_options import MAX_REPEATS, CompareOptions
 from mpstudio.ui.dataset_picker import DatasetPicker
 from mpstudio.ui.layer_table import LayerTable
 from mpstudio.ui.loss_scaling_form import LossScalingForm
@@ -30,7 +32,18 @@ from mpstudio.ui.verdict_marks import mark_color, precision_choice_text
 XLA_TEXT = {"auto": "auto (on for GPUs)", "on": "on", "off": "off"}
 LOOP_TEXT = {"fit": "Keras fit()", "custom": "custom tf.function loop"}
 BASELINE_TIP = ("Runs float32 first, then the mixed run from the same initial weights and data "
-                "order, so the charts compare like with like")
+                "order, so the charts and the comparison card compare like with like")
+TRIALS_TIP = ("Each side runs this many times, alternating (float32, mixed, float32, …); the "
+              "card shows the median speed and its range")
+BASELINE_MATH_TEXT = {
+    "auto": "TensorFlow default (TF32 on Ampere+)",
+    "float32": "strict float32 (TF32 off)",
+    "tf32": "TF32",
+}
+BASELINE_MATH_TIP = ("What the float32 side computes in. On Ampere and newer GPUs TensorFlow "
+                     "runs float32 matmuls and convolutions as TF32 by default, which shrinks "
+                     "the visible gain; strict float32 turns TF32 off for the baseline. Other "
+                     "devices compute float32 either way, and the card says which it was.")
 
 
 def _combo(name: str, items: dict[str, str] | tuple[str, ...]) -> QComboBox:
@@ -74,9 +87,12 @@ class SetupPanel(QWidget):
         self.optimizer = _combo("optimizer", OPTIMIZERS)
         self.loop = _combo("loop", {k: LOOP_TEXT[k] for k in LOOPS})
         self.xla = _combo("xla", {k: XLA_TEXT[k] for k in XLA_MODES})
-        self.baseline = QCheckBox("Also run a float32 baseline")
+        self.baseline = QCheckBox("Compare with float32")
         self.baseline.setObjectName("baseline")
         self.baseline.setToolTip(BASELINE_TIP)
+        self.trials = self._spin("trials", 1, MAX_REPEATS, 1, TRIALS_TIP)
+        self.baseline_math = _combo("baselineMath", BASELINE_MATH_TEXT)
+        self.baseline_math.setToolTip(BASELINE_MATH_TIP)
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("runButton")
         self.run_button.setDefault(True)
@@ -124,6 +140,12 @@ class SetupPanel(QWidget):
         form.addRow("Optimizer", self.optimizer)
         form.addRow("Loop", self.loop)
         form.addRow("XLA", self.xla)
+        compare = QWidget()
+        compare_form = QFormLayout(compare)
+        compare_form.setContentsMargins(18, 0, 0, 0)  # indented under its check box
+        compare_form.addRow("Trials", self.trials)
+        compare_form.addRow("Baseline", self.baseline_math)
+        self._compare_form = compare
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button, 2)
         buttons.addWidget(self.stop_button, 1)
@@ -132,7 +154,7 @@ class SetupPanel(QWidget):
         layout.addWidget(self._group("Model", self.template, self.template_note, self.layers))
         layout.addWidget(self._group("Precision", self.precision, self.precision_note))
         layout.addWidget(self._group("Loss scaling", self.loss_scaling))
-        layout.addWidget(self._group("Training", hyper, self.baseline))
+        layout.addWidget(self._group("Training", hyper, self.baseline, compare))
         layout.addLayout(buttons)
         layout.addStretch(1)
 
@@ -147,8 +169,10 @@ class SetupPanel(QWidget):
                        self.batch_size.valueChanged, self.epochs.valueChanged,
                        self.learning_rate.valueChanged, self.optimizer.currentIndexChanged,
                        self.loop.currentIndexChanged, self.xla.currentIndexChanged,
-                       self.baseline.toggled):
+                       self.baseline.toggled, self.trials.valueChanged,
+                       self.baseline_math.currentIndexChanged):
             signal.connect(lambda *_: self.changed.emit())
+        self.baseline.toggled.connect(lambda *_: self._compare_changed())
         self.run_button.clicked.connect(self.run_clicked.emit)
         self.stop_button.clicked.connect(self.stop_clicked.emit)
 
@@ -189,6 +213,25 @@ class SetupPanel(QWidget):
 
     def with_baseline(self) -> bool:
         return self.baseline.isEnabled() and self.baseline.isChecked()
+
+    def comparison(self) -> CompareOptions | None:
+        """The comparison to run, or None for a single run."""
+        if not self.with_baseline():
+            return None
+        return CompareOptions(self.trials.value(), str(self.baseline_math.currentData()))
+
+    def set_comparison(self, checked: bool, options: CompareOptions) -> None:
+        self.baseline.setChecked(checked)
+        self.trials.setValue(options.repeats)
+        _select(self.baseline_math, options.baseline)
+        self._compare_changed()
+
+    def compare_options(self) -> CompareOptions:
+        """The trials and baseline fields, whether or not the box is ticked."""
+        return CompareOptions(self.trials.value(), str(self.baseline_math.currentData()))
+
+    def _compare_changed(self) -> None:
+        self._compare_form.setEnabled(self.with_baseline())
 
     # ------------------------------------------------------------ updates
     def set_state(self, tf_ready: bool, running: bool) -> None:
@@ -244,4 +287,5 @@ class SetupPanel(QWidget):
             "The run already is float32: pick a mixed precision to compare with it"
             if is_float32 else BASELINE_TIP
         )
+        self._compare_changed()
         self._fit_wrapped_labels()

@@ -14,6 +14,7 @@ class WindowActions:
     open_config: QAction
     save_config: QAction
     export_model: QAction
+    export_report: QAction
     save_charts: QAction
     quit: QAction
     start: QAction
@@ -47,6 +48,9 @@ def build_actions(window: QMainWindow) -> WindowActions:
                             tip="Save this setup as a TOML run spec"),
         export_model=_action(window, "&Export model…", "exportModel", "Ctrl+E",
                              tip="Save the model the last run trained"),
+        export_report=_action(window, "Export &report…", "exportReport", "Ctrl+Shift+E",
+                              tip="Save the comparison card, verdict and charts as an HTML "
+                              "page, and the metrics as CSV"),
         save_charts=_action(window, "Save &charts…", "saveCharts", "Ctrl+Shift+S",
                             tip="Save the four charts as PNG or SVG"),
         quit=_action(window, "&Quit", "quit", std.Quit),
@@ -64,7 +68,8 @@ def build_actions(window: QMainWindow) -> WindowActions:
     bar = window.menuBar()
     file_menu: QMenu = bar.addMenu("&File")
     for item in (actions.import_dataset, None, actions.open_config, actions.save_config, None,
-                 actions.export_model, actions.save_charts, None, actions.quit):
+                 actions.export_model, actions.export_report, actions.save_charts, None,
+                 actions.quit):
         file_menu.addSeparator() if item is None else file_menu.addAction(item)
     run_menu = bar.addMenu("&Run")
     for item in (actions.start, actions.stop, None, actions.hardware_check, actions.measure):

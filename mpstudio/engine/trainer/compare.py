@@ -1,67 +1,131 @@
 """A float32 baseline and a mixed-precision run of the same spec, side by side.
 
-Same seed, same initial weights (copied from the baseline), same data order (the
-pipeline is rebuilt from the seed): only the precision and its loss scaling differ.
+Same seed, same initial weights (copied from the first baseline), same data order
+(the pipeline is rebuilt from the seed): only the precision and its loss scaling
+differ. With repeats the trials alternate (float32, mixed, float32, mixed, ...), so
+a slow drift of the machine (heat, another job) hits both sides alike.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import statistics
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import tensorflow as tf
 
 from mpstudio.engine import device_info
 from mpstudio.engine.events import Reporter
 from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
-from mpstudio.engine.trainer.runner import RunResult, run
+from mpstudio.engine.trainer.compare_options import comparison_problems
+from mpstudio.engine.trainer.runner import RunPlace, RunResult, run
 
 
 @dataclass
 class ComparisonResult:
-    baseline: RunResult
-    mixed: RunResult | None  # None when the user stopped during the baseline
+    baselines: list[RunResult]
+    mixeds: list[RunResult]  # fewer than the baselines when the user stopped
+    comparison: str = field(default="")  # the id the runs share in the history
 
-    def _pair(self, name: str) -> tuple[Any, Any]:
-        """The summary field ``name`` of (baseline, mixed); None for a run not made."""
-        mixed = getattr(self.mixed.summary, name) if self.mixed else None
-        return getattr(self.baseline.summary, name), mixed
+    @property
+    def baseline(self) -> RunResult:
+        return self.baselines[0]
+
+    @property
+    def mixed(self) -> RunResult | None:
+        return self.mixeds[0] if self.mixeds else None
+
+    @property
+    def results(self) -> list[RunResult]:
+        """Every run, in the order they ran."""
+        out: list[RunResult] = []
+        for i, base in enumerate(self.baselines):
+            out.append(base)
+            if i < len(self.mixeds):
+                out.append(self.mixeds[i])
+        return out
 
     @property
     def speedup(self) -> float | None:
-        """Mixed steady-state examples/s over the baseline's."""
-        base, mixed = self._pair("steady_examples_per_sec")
-        return mixed / base if base and mixed else None
+        """Median over trial pairs of mixed steady examples/s over the baseline's."""
+        ratios = []
+        for b, m in zip(self.baselines, self.mixeds, strict=False):
+            base, mixed = b.summary.steady_examples_per_sec, m.summary.steady_examples_per_sec
+            if base and mixed:
+                ratios.append(mixed / base)
+        return statistics.median(ratios) if ratios else None
 
     @property
     def accuracy_delta_pp(self) -> float | None:
-        """Mixed minus baseline final validation accuracy, in percentage points."""
-        base, mixed = self._pair("final_val_accuracy")
+        """Mixed minus baseline median final validation accuracy, in percentage points."""
+        base = _median(r.summary.final_val_accuracy for r in self.baselines)
+        mixed = _median(r.summary.final_val_accuracy for r in self.mixeds)
         return 100.0 * (mixed - base) if base is not None and mixed is not None else None
 
     @property
     def memory_saving(self) -> float | None:
         """Fraction of the baseline's peak device memory the mixed run saved."""
-        base, mixed = self._pair("peak_memory_bytes")
+        base = _median(r.summary.peak_memory_bytes for r in self.baselines)
+        mixed = _median(r.summary.peak_memory_bytes for r in self.mixeds)
         return 1.0 - mixed / base if base and mixed is not None else None
+
+
+def _median(values) -> float | None:
+    seen = [v for v in values if v is not None]
+    return statistics.median(seen) if seen else None
 
 
 def baseline_spec(spec: RunSpec) -> RunSpec:
     return spec.replace(precision="float32", loss_scaling=LossScaling(mode="off"))
 
 
-def compare(spec: RunSpec, reporter: Reporter) -> ComparisonResult:
-    """Run the float32 baseline, then ``spec`` from the baseline's initial weights."""
-    if spec.precision == "float32":
-        raise SpecError(
-            [
-                "compare needs a mixed precision to compare with the float32 baseline; "
-                "choose from: mixed_float16, mixed_bfloat16"
-            ]
-        )
+@contextmanager
+def baseline_math(mode: str) -> Iterator[None]:
+    """TF32 switched as ``mode`` asks for the duration of a baseline run."""
+    if mode == "auto":
+        yield
+        return
+    before = tf.config.experimental.tensor_float_32_execution_enabled()
+    tf.config.experimental.enable_tensor_float_32_execution(mode == "tf32")
+    try:
+        yield
+    finally:
+        tf.config.experimental.enable_tensor_float_32_execution(before)
+
+
+def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
+            baseline: str = "auto") -> ComparisonResult:
+    """Run the float32 baseline, then ``spec`` from the baseline's initial weights,
+    ``repeats`` times, alternating. A stop ends the comparison after the current run."""
+    problems = comparison_problems(spec, repeats, baseline)
+    if problems:
+        raise SpecError(problems)
     spec.validate()
-    baseline = run(
-        baseline_spec(spec), reporter, label=f"{device_info.float32_label()} baseline"
-    )
-    if reporter.should_stop():
-        return ComparisonResult(baseline, None)
-    mixed = run(spec, reporter, label=spec.precision, initial_weights=baseline.initial_weights)
-    return ComparisonResult(baseline, mixed)
+    comparison = uuid.uuid4().hex
+    result = ComparisonResult([], [], comparison)
+    base_spec = baseline_spec(spec)
+    schedule: tuple[int, ...] | None = None
+    for trial in range(1, repeats + 1):
+        with baseline_math(baseline):
+            label = f"{device_info.float32_label()} baseline"
+            base = run(base_spec, reporter, label=_trial(label, trial, repeats),
+                       place=RunPlace("baseline", trial, repeats, comparison),
+                       sample_at=schedule)
+        result.baselines.append(base)
+        if schedule is None:  # every later run samples where the first one did
+            schedule = base.sampled_steps
+        if reporter.should_stop():
+            break
+        mixed = run(spec, reporter, label=_trial(spec.precision, trial, repeats),
+                    initial_weights=result.baseline.initial_weights,
+                    place=RunPlace("mixed", trial, repeats, comparison), sample_at=schedule)
+        result.mixeds.append(mixed)
+        if reporter.should_stop() or not (base.ok and mixed.ok):
+            break  # a failed pair would fail again: the trials share seed and weights
+    return result
+
+
+def _trial(label: str, trial: int, trials: int) -> str:
+    return f"{label} · trial {trial}/{trials}" if trials > 1 else label

@@ -87,9 +87,13 @@ class RunMonitor:
     min_sample_interval: float = 0.0  # seconds; 0 samples exactly every log_every steps
     warmup_steps: int = WARMUP_STEPS
     clock: Callable[[], float] = time.perf_counter
+    # Sample exactly at these steps (and at step 1, the warm-up's end and epoch ends):
+    # a comparison's runs replay the first run's schedule, so their windows match.
+    schedule: frozenset[int] | None = None
 
     # Run state, read by the loops and the runner.
     steps: int = field(default=0, init=False)
+    sampled_steps: list[int] = field(default_factory=list, init=False)
     divergence: Divergence | None = field(default=None, init=False)
     stop_requested: bool = field(default=False, init=False)
     # Bookkeeping.
@@ -127,6 +131,9 @@ class RunMonitor:
         self._window_steps += 1
         if self.steps == 1 or self.steps == self.warmup_steps:
             self._sample()  # time to first step; the steady windows start after the warm-up
+        elif self.schedule is not None:
+            if self.steps in self.schedule:
+                self._sample()
         elif self._epoch.steps % self.log_every == 0 and (
             not self.min_sample_interval
             or self.clock() - self._window_start >= self.min_sample_interval
@@ -194,6 +201,7 @@ class RunMonitor:
     def _sample(self) -> None:
         self.state.applied_steps()  # waits for the device: the time below is honest
         now = self.clock()
+        self.sampled_steps.append(self.steps)
         # The read's own cost (a one-off trace at step 1) falls into the next window.
         sample = self.state.read()
         loss_mean, acc_mean, scale = sample.loss_mean, sample.accuracy_mean, sample.scale

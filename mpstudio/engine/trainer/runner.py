@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import keras
@@ -43,6 +44,7 @@ from mpstudio.engine.trainer.monitor import (
     RunMonitor,
     auto_log_every,
 )
+from mpstudio.engine.trainer.run_context import data_time_fraction, hardware_snapshot
 from mpstudio.engine.trainer.state_reader import StateReader, fit_running_means
 
 
@@ -55,10 +57,22 @@ class RunResult:
     epochs: list[EpochMetrics]
     warnings: list[str]
     failure: RunFailed | None = None
+    sampled_steps: tuple[int, ...] = ()  # where the monitor sampled (a schedule to replay)
 
     @property
     def ok(self) -> bool:
         return self.failure is None
+
+
+@dataclass(frozen=True)
+class RunPlace:
+    """Where a run sits: alone, or as trial ``trial`` of ``trials`` on one side
+    (``role`` baseline or mixed) of the comparison ``comparison``."""
+
+    role: str = "single"
+    trial: int = 1
+    trials: int = 1
+    comparison: str | None = None
 
 
 class RunSetupError(RuntimeError):
@@ -160,8 +174,13 @@ def run(
     *,
     label: str | None = None,
     initial_weights: list[np.ndarray] | None = None,
+    place: RunPlace | None = None,
+    sample_at: Sequence[int] | None = None,
 ) -> RunResult:
-    """Train ``spec`` and report through ``reporter``.
+    """Train ``spec`` and report through ``reporter``. ``place``: where the run sits in
+    a comparison (its RunStarted event says so, and the history records it).
+    ``sample_at``: sample the metrics exactly at these steps (another run's
+    ``sampled_steps``), so two runs' curves share their windows step for step.
 
     Raises SpecError for a spec that cannot run (bad data included), RunSetupError
     when the data (a download) or the model cannot be set up, and DataLoadStopped
@@ -180,6 +199,7 @@ def run(
     epochs = math.ceil(total_steps / steps_per_epoch)
     model_summary = describe_model(model, spec.precision)
     device = device_info.device_label()
+    place = place or RunPlace()
 
     loop = CustomLoop(model, optimizer, jit) if spec.loop == "custom" else None
     monitor = RunMonitor(
@@ -193,6 +213,7 @@ def run(
         # Automatic sampling also keeps 50 ms between samples: each sample waits for
         # the device, and tiny steps on a GPU would otherwise lose asynchronous dispatch.
         min_sample_interval=0.0 if spec.log_every_steps else AUTO_MIN_SAMPLE_INTERVAL,
+        schedule=frozenset(sample_at) if sample_at is not None else None,
     )
     for message in warnings:
         reporter.emit(RunWarning(message))
@@ -200,7 +221,7 @@ def run(
         RunStarted(
             label=label,
             spec=spec.to_dict(),
-            hardware=device_info.hardware_summary(),
+            hardware=hardware_snapshot(spec.precision),
             model=model_summary,
             dataset=bundle.summary(),
             steps_per_epoch=steps_per_epoch,
@@ -209,6 +230,10 @@ def run(
             xla=jit,
             loss_scaling=loss_scaling_note(spec),
             data_report=bundle.report,
+            role=place.role,
+            trial=place.trial,
+            trials=place.trials,
+            comparison=place.comparison,
         )
     )
 
@@ -246,8 +271,12 @@ def run(
     )
     if status == "finished" and bundle.test is not None:
         summary = evaluate_test(model, bundle, summary, reporter)
+    if status in ("finished", "stopped"):
+        summary = dataclasses.replace(summary, data_time_fraction=data_time_fraction(
+            bundle.train, summary.steady_step_time))
     failure = RunFailed(*problem, summary=summary) if problem is not None else None
     reporter.emit(failure or RunFinished(summary))
     return RunResult(
-        spec, summary, model, start_weights, list(monitor.epochs), warnings, failure
+        spec, summary, model, start_weights, list(monitor.epochs), warnings, failure,
+        tuple(monitor.sampled_steps),
     )

@@ -1,0 +1,257 @@
+"""The comparison card: a float32 side and a mixed side, each one run or several
+trials, reduced to the figures users weigh (speed, time to first step, epoch time,
+memory, accuracy, the loss-curve gap, overflow steps, the loss-scale range) and
+the verdict. Everything comes from the stored runs, so a card built right after a
+comparison and one rebuilt from history a month later are the same card.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mpstudio.engine.comparison.verdict import Verdict, VerdictInputs, decide
+from mpstudio.engine.events import RunSummary
+from mpstudio.engine.history.records import StoredRun
+
+if TYPE_CHECKING:
+    from mpstudio.engine.history.store import RunStore
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The median of a figure over trials, with the lowest and highest value."""
+
+    median: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+    @classmethod
+    def of(cls, values: Sequence[float | None]) -> Spread:
+        seen = [v for v in values if v is not None and math.isfinite(v)]
+        if not seen:
+            return cls(None, None, None, 0)
+        return cls(statistics.median(seen), min(seen), max(seen), len(seen))
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of the card: the figures of its trials."""
+
+    label: str
+    precision: str
+    run_ids: tuple[int, ...]
+    status: str  # finished only when every trial finished
+    examples_per_sec: Spread
+    time_to_first_step: Spread
+    epoch_time: Spread
+    peak_memory_bytes: Spread
+    final_val_accuracy: Spread
+    best_val_accuracy: Spread
+    final_loss: Spread
+    test_accuracy: Spread
+    overflow_steps: Spread
+    loss_scale_mode: str
+    loss_scale_min: float | None
+    loss_scale_max: float | None
+    steady_steps: int  # the fewest over the trials
+    steady_seconds: float
+    steady_step_time: Spread
+    data_time_fraction: Spread
+    memory_note: str
+    device: str
+
+    @classmethod
+    def of(cls, runs: Sequence[StoredRun]) -> Side:
+        if not runs:
+            raise ValueError("a side of a comparison needs at least one run")
+        summaries = [r.summary for r in runs if r.summary is not None]
+
+        def spread(name: str) -> Spread:
+            return Spread.of([getattr(s, name) for s in summaries])
+
+        statuses = [r.status for r in runs]
+        status = next((s for s in statuses if s != "finished"), "finished")
+        steady = [_steady(s) for s in summaries] or [(0, 0.0)]
+        mins = [s.loss_scale_min for s in summaries if s.loss_scale_min is not None]
+        maxs = [s.loss_scale_max for s in summaries if s.loss_scale_max is not None]
+        first = runs[0]
+        return cls(
+            label=first.label.split(" · trial")[0],
+            precision=str(first.spec.get("precision", first.row.precision)),
+            run_ids=tuple(r.id for r in runs),
+            status=status,
+            examples_per_sec=spread("steady_examples_per_sec"),
+            time_to_first_step=spread("time_to_first_step"),
+            epoch_time=spread("mean_epoch_time"),
+            peak_memory_bytes=spread("peak_memory_bytes"),
+            final_val_accuracy=spread("final_val_accuracy"),
+            best_val_accuracy=spread("best_val_accuracy"),
+            final_loss=spread("final_loss"),
+            test_accuracy=spread("test_accuracy"),
+            overflow_steps=spread("overflow_steps"),
+            loss_scale_mode=summaries[0].loss_scale_mode if summaries else "off",
+            loss_scale_min=min(mins) if mins else None,
+            loss_scale_max=max(maxs) if maxs else None,
+            steady_steps=min(n for n, _ in steady),
+            steady_seconds=min(t for _, t in steady),
+            steady_step_time=spread("steady_step_time"),
+            data_time_fraction=spread("data_time_fraction"),
+            memory_note=summaries[0].memory_note if summaries else "",
+            device=first.hardware.get("device", ""),
+        )
+
+
+def _steady(s: RunSummary) -> tuple[int, float]:
+    """Steps and seconds of steady-state training (after the warm-up)."""
+    if not s.steady_step_time:
+        return 0, 0.0
+    steps = max(0, s.steps_done - s.warmup_steps)
+    return steps, steps * s.steady_step_time
+
+
+@dataclass(frozen=True)
+class LossGap:
+    """How far the mixed training loss sits from float32's, step by step (the first
+    trial of each side)."""
+
+    mean_abs: float | None
+    max_abs: float | None
+    max_at_step: int | None
+    relative: float | None  # mean gap over float32's mean loss on the same steps
+    steps_compared: int
+
+
+def loss_gap(baseline: StoredRun, mixed: StoredRun) -> LossGap:
+    """Over the steps both runs sampled. A comparison's runs sample the same steps, so
+    each pair of points covers the same window of batches; unrelated runs from the
+    history still share their epoch ends."""
+    base = {s.step: s.loss for s in baseline.steps}
+    other = {s.step: s.loss for s in mixed.steps}
+    common = sorted(base.keys() & other.keys())
+    if not common:
+        return LossGap(None, None, None, None, 0)
+    b = np.array([base[k] for k in common], dtype=float)
+    m = np.array([other[k] for k in common], dtype=float)
+    gap = np.abs(m - b)
+    if not np.all(np.isfinite(gap)):  # a diverged run: the gap is infinite from there on
+        first_bad = common[int(np.argmax(~np.isfinite(gap)))]
+        return LossGap(math.inf, math.inf, first_bad, math.inf, len(common))
+    worst = int(np.argmax(gap))
+    base_mean = float(np.mean(np.abs(b)))
+    return LossGap(
+        float(np.mean(gap)), float(gap[worst]), common[worst],
+        float(np.mean(gap)) / base_mean if base_mean > 0 else None, len(common),
+    )
+
+
+@dataclass(frozen=True)
+class ComparisonCard:
+    baseline: Side
+    mixed: Side
+    speedup: Spread  # mixed over float32 steady examples/s, per trial pair
+    memory_saving: float | None  # fraction of float32's median peak memory saved
+    accuracy_delta_pp: float | None  # median final validation accuracy, mixed - float32
+    best_accuracy_delta_pp: float | None
+    loss_gap: LossGap
+    verdict: Verdict
+
+    @property
+    def trials(self) -> int:
+        return min(len(self.baseline.run_ids), len(self.mixed.run_ids))
+
+    def to_dict(self) -> dict[str, Any]:
+        return _finite(asdict(self))
+
+
+def build_card(
+    baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]
+) -> ComparisonCard:
+    """``baseline``/``mixed``: the trials of each side, in order (trial i of one side
+    pairs with trial i of the other for the speedup)."""
+    base, half = Side.of(baseline), Side.of(mixed)
+    ratios = []
+    for b, m in zip(baseline, mixed, strict=False):
+        bs = b.summary.steady_examples_per_sec if b.summary else None
+        ms = m.summary.steady_examples_per_sec if m.summary else None
+        ratios.append(ms / bs if bs and ms else None)
+    speedup = Spread.of(ratios)
+    memory = None
+    if base.peak_memory_bytes.median and half.peak_memory_bytes.median is not None:
+        memory = 1.0 - half.peak_memory_bytes.median / base.peak_memory_bytes.median
+    delta = _delta_pp(base.final_val_accuracy, half.final_val_accuracy)
+    best_delta = _delta_pp(base.best_val_accuracy, half.best_val_accuracy)
+    gap = loss_gap(baseline[0], mixed[0])
+    verdict = decide(VerdictInputs(
+        baseline_status=base.status,
+        mixed_status=half.status,
+        mixed_precision=half.precision,
+        speedup=speedup.median,
+        speedup_low=speedup.low,
+        speedup_high=speedup.high,
+        trials=speedup.n,
+        accuracy_delta_pp=delta,
+        steady_steps=min(base.steady_steps, half.steady_steps),
+        steady_seconds=min(base.steady_seconds, half.steady_seconds),
+        memory_saving=memory,
+        on_gpu=half.device.startswith("GPU"),
+        mixed_step_time=half.steady_step_time.median,
+        data_time_fraction=half.data_time_fraction.median,
+        advisor_reason=mixed[0].hardware.get("advisor_reason", ""),
+        baseline_label=baseline_math(baseline[0]),
+    ))
+    return ComparisonCard(base, half, speedup, memory, delta, best_delta, gap, verdict)
+
+
+def card_for_comparison(runs: Sequence[StoredRun]) -> ComparisonCard | None:
+    """The card of one comparison's runs (baseline and mixed trials, any order); None
+    when one side never ran (stopped during the first baseline). A trial pair the user
+    stopped is left out when an earlier pair is whole."""
+    def side(role: str) -> list[StoredRun]:
+        return sorted((r for r in runs if r.row.role == role), key=lambda r: r.row.trial)
+
+    pairs = list(zip(side("baseline"), side("mixed"), strict=False))
+    whole = [(b, m) for b, m in pairs if "stopped" not in (b.status, m.status)]
+    pairs = whole or pairs
+    if not pairs:
+        return None
+    return build_card([b for b, _ in pairs], [m for _, m in pairs])
+
+
+def sides_from_history(store: RunStore, a: int, b: int) -> tuple[list[StoredRun],
+                                                                    list[StoredRun]]:
+    """Two runs picked from the history as a card's sides: the float32 run is the
+    baseline when exactly one is float32, otherwise ``a``. Each brings the other trials
+    of its side when it was part of a repeated comparison."""
+    first, second = store.side_of(a), store.side_of(b)
+    if second[0].row.precision == "float32" and first[0].row.precision != "float32":
+        first, second = second, first
+    return first, second
+
+
+def baseline_math(run: StoredRun) -> str:
+    """What the float32 side computed in: "TF32" or "float32"."""
+    return run.hardware.get("float32_math") or "float32"
+
+
+def _delta_pp(base: Spread, mixed: Spread) -> float | None:
+    if base.median is None or mixed.median is None:
+        return None
+    return 100.0 * (mixed.median - base.median)
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no NaN or infinity: null instead."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value

@@ -1,0 +1,123 @@
+"""The card as rows of text, the same for the window, the terminal and the HTML report:
+(figure, float32 side, mixed side, change)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from mpstudio.engine.comparison.card import ComparisonCard, Side, Spread
+
+
+@dataclass(frozen=True)
+class CardRow:
+    name: str
+    baseline: str
+    mixed: str
+    change: str
+    tip: str = ""  # what the figure means
+
+
+def _num(value: float | None, spec: str, unit: str = "") -> str:
+    return "n/a" if value is None else f"{value:{spec}}{unit}"
+
+
+def spread_text(s: Spread, spec: str, unit: str = "", scale: float = 1.0) -> str:
+    """"1,234" for one trial; "1,234 (1,200-1,260)" for the median of several."""
+    if s.median is None:
+        return "n/a"
+    text = f"{s.median * scale:{spec}}{unit}"
+    if s.n > 1 and s.low is not None and s.high is not None and s.low != s.high:
+        text += f" ({s.low * scale:{spec}}-{s.high * scale:{spec}})"
+    return text
+
+
+def _pct(s: Spread) -> str:
+    return spread_text(s, ".2f", "%", 100.0)
+
+
+def _mib(s: Spread, note: str) -> str:
+    if s.median is None:
+        return note or "n/a"
+    return spread_text(s, ",.1f", " MiB", 1 / 2**20)
+
+
+def scale_range_text(side: Side) -> str:
+    if side.loss_scale_mode == "off" or side.loss_scale_min is None:
+        return "off"
+    if side.loss_scale_min == side.loss_scale_max:
+        return f"{side.loss_scale_mode} {side.loss_scale_min:g}"
+    return f"{side.loss_scale_mode} {side.loss_scale_min:g} .. {side.loss_scale_max:g}"
+
+
+def _ratio_change(base: Spread, mixed: Spread, lower_is_better: bool) -> str:
+    if not base.median or mixed.median is None:
+        return ""
+    ratio = mixed.median / base.median
+    if lower_is_better:
+        return f"{ratio:.2f}x the time"
+    return f"{ratio:.2f}x"
+
+
+def loss_gap_text(card: ComparisonCard) -> str:
+    gap = card.loss_gap
+    if gap.mean_abs is None:
+        return "n/a"
+    if not math.isfinite(gap.mean_abs):
+        return f"non-finite from step {gap.max_at_step}"
+    rel = f" ({100 * gap.relative:.1f}% of the loss)" if gap.relative is not None else ""
+    return f"mean {gap.mean_abs:.4f}{rel}, max {gap.max_abs:.4f} at step {gap.max_at_step}"
+
+
+def card_rows(card: ComparisonCard) -> list[CardRow]:
+    b, m = card.baseline, card.mixed
+    speed = spread_text(card.speedup, ".2f", "x") if card.speedup.median else ""
+    memory = ""
+    if card.memory_saving is not None:
+        memory = (f"{100 * card.memory_saving:.1f}% saved" if card.memory_saving >= 0
+                  else f"{100 * -card.memory_saving:.1f}% more")
+    delta = "" if card.accuracy_delta_pp is None else f"{card.accuracy_delta_pp:+.2f} pp"
+    best = "" if card.best_accuracy_delta_pp is None else f"{card.best_accuracy_delta_pp:+.2f} pp"
+    rows = [
+        CardRow("steady examples/s", spread_text(b.examples_per_sec, ",.0f"),
+                spread_text(m.examples_per_sec, ",.0f"), speed,
+                "training throughput after the warm-up; median (lowest-highest) over trials"),
+        CardRow("time to first step", spread_text(b.time_to_first_step, ".2f", " s"),
+                spread_text(m.time_to_first_step, ".2f", " s"),
+                _ratio_change(b.time_to_first_step, m.time_to_first_step, True),
+                "tracing, XLA compilation and the first batch"),
+        CardRow("epoch time", spread_text(b.epoch_time, ".2f", " s"),
+                spread_text(m.epoch_time, ".2f", " s"),
+                _ratio_change(b.epoch_time, m.epoch_time, True),
+                "mean over full epochs, the first (tracing) left out when there are more"),
+        CardRow("peak device memory", _mib(b.peak_memory_bytes, b.memory_note),
+                _mib(m.peak_memory_bytes, m.memory_note), memory),
+        CardRow("final val accuracy", _pct(b.final_val_accuracy), _pct(m.final_val_accuracy),
+                delta, "percentage points, mixed minus float32"),
+        CardRow("best val accuracy", _pct(b.best_val_accuracy), _pct(m.best_val_accuracy), best),
+        CardRow("final train loss", spread_text(b.final_loss, ".4f"),
+                spread_text(m.final_loss, ".4f"), ""),
+        CardRow("loss-curve gap", "", loss_gap_text(card), "",
+                "|mixed loss - float32 loss| over the steps both runs sampled"),
+        CardRow("overflow (skipped) steps", spread_text(b.overflow_steps, ".0f"),
+                spread_text(m.overflow_steps, ".0f"), "",
+                "steps dynamic loss scaling skipped because a gradient was inf/NaN"),
+        CardRow("loss scale", scale_range_text(b), scale_range_text(m), ""),
+    ]
+    if b.test_accuracy.median is not None or m.test_accuracy.median is not None:
+        rows.insert(6, CardRow("test accuracy", _pct(b.test_accuracy), _pct(m.test_accuracy),
+                               _delta(b.test_accuracy, m.test_accuracy)))
+    rows.append(CardRow("status", b.status, m.status, ""))
+    return rows
+
+
+def _delta(base: Spread, mixed: Spread) -> str:
+    if base.median is None or mixed.median is None:
+        return ""
+    return f"{100 * (mixed.median - base.median):+.2f} pp"
+
+
+def side_heading(side: Side) -> str:
+    """"float32 baseline (#3, #5, #7)"."""
+    ids = ", ".join(f"#{i}" for i in side.run_ids)
+    return f"{side.label} ({ids})"

@@ -1,0 +1,141 @@
+"""The one-sentence answer to "was mixed precision worth it?", by a rule users can read.
+
+The rule, in order (the first that applies decides):
+1. Either side did not finish (stopped, failed, diverged, interrupted): no verdict on
+   speed; a mixed run that diverged where float32 did not is "not worth it as set up".
+2. Mixed validation accuracy more than 0.5 percentage points below float32: "accuracy
+   loss", however fast it was.
+3. Too little steady-state time to trust a speed ratio (each side needs 20 steps and
+   1 s after the warm-up): "too short to time".
+4. Median speedup above 1.05x: "worth it".
+5. Median speedup below 0.95x: "slower on this hardware", with the reason the evidence
+   points to (waiting for data, a model too small to fill the GPU, or the advisor's
+   word on this device).
+6. Otherwise: "no real speed gain" (it may still save memory).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ACCURACY_TOLERANCE_PP = 0.5  # mixed may be this many percentage points below float32
+WORTH_IT_SPEEDUP = 1.05  # median speedup above this is a real gain
+SLOWER_BELOW = 0.95  # median speedup below this is a real loss
+MIN_STEADY_STEPS = 20  # per side, after the warm-up
+MIN_STEADY_SECONDS = 1.0  # per side: timer noise and scheduling swamp shorter runs
+INPUT_BOUND_FRACTION = 0.8  # the input pipeline alone needs this much of a step's time
+TINY_STEP_SECONDS = 0.002  # on a GPU, steps this short are kernel-launch bound
+
+RULE = (
+    f"Worth it: median speedup above {WORTH_IT_SPEEDUP:.2f}x with validation accuracy no "
+    f"more than {ACCURACY_TOLERANCE_PP} percentage points below float32. Accuracy loss: "
+    f"more than {ACCURACY_TOLERANCE_PP} points below, however fast. Slower: median speedup "
+    f"below {SLOWER_BELOW:.2f}x. No real gain: in between. Speeds count only with at least "
+    f"{MIN_STEADY_STEPS} steps and {MIN_STEADY_SECONDS:g} s of steady-state training per "
+    "side; a side that did not finish gets no speed verdict."
+)
+
+
+@dataclass(frozen=True)
+class VerdictInputs:
+    """What the rule looks at (ComparisonCard fills it from the stored runs)."""
+
+    baseline_status: str
+    mixed_status: str
+    mixed_precision: str
+    speedup: float | None  # median over trial pairs
+    speedup_low: float | None
+    speedup_high: float | None
+    trials: int
+    accuracy_delta_pp: float | None  # mixed minus float32, final validation accuracy
+    steady_steps: int  # the smaller side's
+    steady_seconds: float  # the smaller side's
+    memory_saving: float | None  # fraction of float32's peak memory saved
+    on_gpu: bool
+    mixed_step_time: float | None  # steady seconds per step of the mixed run
+    data_time_fraction: float | None  # of the mixed run
+    advisor_reason: str  # the advisor's word on the mixed precision on this device
+    baseline_label: str = "float32"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    kind: str  # worth_it | accuracy_loss | slower | no_gain | too_short | incomplete
+    sentence: str
+
+
+def _speed(v: VerdictInputs) -> str:
+    assert v.speedup is not None
+    text = f"{v.speedup:.2f}x the speed of {v.baseline_label}"
+    if v.trials > 1 and v.speedup_low is not None and v.speedup_high is not None:
+        text += f" (median of {v.trials} trials, {v.speedup_low:.2f}-{v.speedup_high:.2f}x)"
+    return text
+
+
+def _accuracy(v: VerdictInputs) -> str:
+    if v.accuracy_delta_pp is None:
+        return "no validation accuracy to compare"
+    return f"validation accuracy {v.accuracy_delta_pp:+.2f} percentage points"
+
+
+def _memory(v: VerdictInputs) -> str:
+    if v.memory_saving is None:
+        return ""
+    if v.memory_saving > 0:
+        return f", {100 * v.memory_saving:.0f}% less peak memory"
+    return f", {100 * -v.memory_saving:.0f}% more peak memory"
+
+
+def slower_reason(v: VerdictInputs) -> str:
+    """Why mixed precision lost here, from the strongest evidence the runs left."""
+    if v.data_time_fraction is not None and v.data_time_fraction >= INPUT_BOUND_FRACTION:
+        return (f"the run is input-bound: the input pipeline alone takes "
+                f"{100 * min(v.data_time_fraction, 1.0):.0f}% of a training step's time, so "
+                "faster math cannot help (cache the data, prefetch, or decode faster)")
+    if v.on_gpu and v.mixed_step_time is not None and v.mixed_step_time < TINY_STEP_SECONDS:
+        return (f"the model is too small to fill the GPU: a step takes "
+                f"{1000 * v.mixed_step_time:.2f} ms, mostly kernel launches and casts "
+                "(a larger batch or model shows the gain)")
+    if v.advisor_reason:
+        return v.advisor_reason
+    return "this device gains nothing from half-precision math"
+
+
+def decide(v: VerdictInputs) -> Verdict:
+    if v.baseline_status != "finished" or v.mixed_status != "finished":
+        if v.mixed_status == "diverged" and v.baseline_status == "finished":
+            return Verdict("incomplete", (
+                f"Not worth it as set up: {v.mixed_precision} diverged where "
+                f"{v.baseline_label} trained; see the run's advice (loss scaling, learning "
+                "rate)."))
+        return Verdict("incomplete", (
+            f"No verdict: the {v.baseline_label} side {v.baseline_status} and the "
+            f"{v.mixed_precision} side {v.mixed_status}; compare two finished runs."))
+    # 1e-9: accuracies are ratios of counts; -0.5 must not read as -0.5000000000000004
+    if v.accuracy_delta_pp is not None and v.accuracy_delta_pp < -ACCURACY_TOLERANCE_PP - 1e-9:
+        speed = f" although it ran at {_speed(v)}" if v.speedup else ""
+        return Verdict("accuracy_loss", (
+            f"Not worth it as set up: {v.mixed_precision} lost "
+            f"{-v.accuracy_delta_pp:.2f} percentage points of validation accuracy (more than "
+            f"{ACCURACY_TOLERANCE_PP}){speed}."))
+    if (v.speedup is None or v.steady_steps < MIN_STEADY_STEPS
+            or v.steady_seconds < MIN_STEADY_SECONDS):
+        return Verdict("too_short", (
+            f"Too short to time: {v.steady_steps} steady steps in {v.steady_seconds:.2f} s on "
+            f"the shorter side; train for at least {MIN_STEADY_STEPS} steps and "
+            f"{MIN_STEADY_SECONDS:g} s after the warm-up before reading a speedup "
+            f"({_accuracy(v)})."))
+    if v.speedup > WORTH_IT_SPEEDUP:
+        return Verdict("worth_it", (
+            f"Worth it: {v.mixed_precision} ran at {_speed(v)} with {_accuracy(v)}"
+            f"{_memory(v)}."))
+    if v.speedup < SLOWER_BELOW:
+        return Verdict("slower", (
+            f"Slower on this hardware: {v.mixed_precision} ran at {_speed(v)}; "
+            f"{slower_reason(v)}."))
+    saving = _memory(v)
+    tail = (f"; it only saves memory{saving}" if v.memory_saving and v.memory_saving > 0
+            else "; keep float32 unless you need the memory")
+    return Verdict("no_gain", (
+        f"No real speed gain: {v.mixed_precision} ran at {_speed(v)} with {_accuracy(v)}"
+        f"{tail}."))

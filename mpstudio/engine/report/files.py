@@ -1,0 +1,60 @@
+"""Writing report files safely: all or nothing.
+
+Each file goes to a temporary file in the same folder and is then renamed over the
+target (``os.replace`` is atomic on one file system), so a full disk, a crash or a
+bug halfway never leaves half a report, nor destroys a good one written before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+
+class ReportError(Exception):
+    """A report could not be written; the message names the file and what to do."""
+
+
+def _advice(err: OSError, path: Path) -> str:
+    folder = path.parent
+    if err.errno == errno.ENOENT:
+        return f"the folder {folder} does not exist; create it or choose another folder"
+    if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"the folder {folder} is not writable; choose a folder you can write to"
+    if err.errno == errno.ENOSPC:
+        return "the disk is full; free some space or choose another drive"
+    if err.errno == errno.EISDIR:
+        return "a folder already has that name; choose another file name"
+    return f"{err.strerror or err}; choose another folder or file name"
+
+
+def atomic_write_text(path: Path | str, text: str, *, newline: str | None = None) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` all at once; raise ReportError on OSError."""
+    path = Path(path)
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        # mkstemp makes the file private (0600); a report is a document to share, so it
+        # gets the mode of the file it replaces, or the usual 0644.
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except OSError:
+            mode = 0o644
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+        tmp = None
+        return path
+    except OSError as err:
+        raise ReportError(f"Could not write {path}: {_advice(err, path)}.") from err
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)

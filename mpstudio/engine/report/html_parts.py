@@ -1,0 +1,193 @@
+"""The pieces of the HTML report: the card table, the four charts, the spec and
+hardware tables, the run list. Every piece is XHTML (well-formed XML) with all text
+escaped, so the page stays one valid document whatever labels or reasons hold."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+from xml.sax.saxutils import escape
+
+from mpstudio.engine.comparison.card import ComparisonCard
+from mpstudio.engine.comparison.card_text import card_rows, side_heading
+from mpstudio.engine.history.records import StoredRun
+from mpstudio.engine.report.svg_chart import (
+    BASELINE_COLOR,
+    MIXED_COLOR,
+    ChartSeries,
+    attr,
+    lighten,
+    line_chart,
+)
+
+DASH = "\u2014"  # a missing value in a table
+
+
+def esc(value: Any) -> str:
+    return escape(str(value))
+
+
+def card_table(card: ComparisonCard) -> str:
+    """The card's own text (card_rows), so the page shows the very numbers the
+    window and the terminal show."""
+    head = (f'<tr><th scope="col">figure</th>'
+            f'<th scope="col" class="num base">{esc(side_heading(card.baseline))}</th>'
+            f'<th scope="col" class="num mixed">{esc(side_heading(card.mixed))}</th>'
+            f'<th scope="col" class="num">change</th></tr>')
+    body = []
+    for row in card_rows(card):
+        tip = f'<span class="tip">{esc(row.tip)}</span>' if row.tip else ""
+        body.append(f'<tr><th scope="row">{esc(row.name)}{tip}</th>'
+                    f'<td class="num">{esc(row.baseline)}</td>'
+                    f'<td class="num">{esc(row.mixed)}</td>'
+                    f'<td class="num change">{esc(row.change)}</td></tr>')
+    note = ""
+    if max(len(card.baseline.run_ids), len(card.mixed.run_ids)) > 1:
+        note = ('<p class="note">With several trials a figure is the median, followed by '
+                "the lowest and highest trial in brackets; the speedup pairs trial i of "
+                "one side with trial i of the other.</p>")
+    return (f'<table class="card"><thead>{head}</thead><tbody>{"".join(body)}</tbody>'
+            f"</table>{note}")
+
+
+# ----------------------------------------------------------------------- charts
+
+def _styled(runs: Sequence[StoredRun], color: str) -> Iterable[tuple[StoredRun, str, str, float]]:
+    """(run, legend name, color, line width): the first trial bold, the others lighter."""
+    for i, run in enumerate(runs):
+        name = run.label if len(runs) == 1 else f"{run.label} #{run.id}"
+        yield run, name, (color if i == 0 else lighten(color, 0.45)), (2.0 if i == 0 else 1.2)
+
+
+def _sides(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]):
+    yield from _styled(baseline, BASELINE_COLOR)
+    yield from _styled(mixed, MIXED_COLOR)
+
+
+def _per_epoch(run: StoredRun, name: str, color: str, width: float,
+               value: Callable[[Any], float | None]) -> ChartSeries | None:
+    """A validation curve: dashed, a marker at each epoch's last step."""
+    pts = [(e.steps, value(e)) for e in run.epochs if value(e) is not None]
+    if not pts:
+        return None
+    return ChartSeries(f"{name} (val)", [p[0] for p in pts], [p[1] for p in pts], color,
+                       dashed=True, markers=True, width=width)
+
+
+def charts(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]) -> list[str]:
+    loss: list[ChartSeries] = []
+    scale: list[ChartSeries] = []
+    speed: list[ChartSeries] = []
+    acc: list[ChartSeries] = []
+    for run, name, color, width in _sides(baseline, mixed):
+        steps = run.steps
+        xs = [s.step for s in steps]
+        loss.append(ChartSeries(name, xs, [s.loss for s in steps], color, width=width))
+        val = _per_epoch(run, name, color, width, lambda e: e.val_loss)
+        if val:
+            loss.append(val)
+        scaled = [s for s in steps if s.loss_scale is not None]
+        if scaled:
+            scale.append(ChartSeries(name, [s.step for s in scaled],
+                                     [s.loss_scale for s in scaled], color, width=width))
+        # Throughput only after the warm-up: tracing and compilation are not speed.
+        steady = [s for s in steps if not s.warmup and s.examples_per_sec is not None]
+        speed.append(ChartSeries(name, [s.step for s in steady],
+                                 [s.examples_per_sec for s in steady], color, width=width))
+        acc.append(ChartSeries(name, xs, [100 * s.accuracy for s in steps], color,
+                               width=width))
+        val = _per_epoch(run, name, color, width,
+                         lambda e: None if e.val_accuracy is None else 100 * e.val_accuracy)
+        if val:
+            acc.append(val)
+    return [
+        line_chart("Training loss (validation dashed, per epoch)", loss, y_label="loss"),
+        line_chart("Loss scale", scale, y_label="loss scale (log2)", log2_y=True,
+                   empty_text="no loss scaling in these runs"),
+        line_chart("Steady throughput", speed, y_label="examples/s",
+                   empty_text="no steady-state samples (the runs ended in the warm-up)"),
+        line_chart("Accuracy (validation dashed, per epoch)", acc, y_label="accuracy (%)"),
+    ]
+
+
+# ------------------------------------------------------------------------ tables
+
+def flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{"loss_scaling": {"mode": "auto"}} -> {"loss_scaling.mode": "auto"}."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.update(flatten(value, f"{name}."))
+        else:
+            out[name] = value
+    return out
+
+
+def value_text(value: Any) -> str:
+    if value is None:
+        return DASH
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, default=str)
+
+
+def side_by_side(left_head: str, right_head: str | None, left: dict[str, Any],
+                 right: dict[str, Any] | None) -> str:
+    """Two dicts as one table, keys in first-seen order, rows that differ marked; with
+    no right-hand dict, a plain key/value table."""
+    flat_l, flat_r = flatten(left), flatten(right or {})
+    keys = list(dict.fromkeys([*flat_l, *flat_r]))
+    if not keys:
+        return '<p class="note">nothing recorded</p>'
+    rows = []
+    for key in keys:
+        a = value_text(flat_l[key]) if key in flat_l else DASH
+        b = value_text(flat_r[key]) if key in flat_r else DASH
+        second = "" if right is None else f"<td>{esc(b)}</td>"
+        cls = ' class="diff"' if right is not None and a != b else ""
+        rows.append(f'<tr{cls}><th scope="row">{esc(key)}</th><td>{esc(a)}</td>{second}</tr>')
+    heads = [left_head] if right_head is None else [left_head, right_head]
+    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in heads)
+    return (f'<table class="kv"><thead><tr><th scope="col">setting</th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def _time_text(stamp: float | None) -> str:
+    if stamp is None:
+        return DASH
+    return dt.datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def runs_table(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]) -> str:
+    heads = ("run", "side", "label", "trial", "status", "started", "finished", "steps",
+             "failure", "saved model")
+    rows = []
+    for side, runs in (("baseline", baseline), ("mixed", mixed)):
+        for run in runs:
+            paths = "".join(f'<div class="path">{esc(p)}</div>' for p in run.model_paths)
+            cells = [
+                f"#{run.id}", side, run.label, f"{run.row.trial}/{run.row.trials}",
+                run.status, _time_text(run.row.created), _time_text(run.finished),
+                f"{run.summary.steps_done if run.summary else len(run.steps)}",
+            ]
+            status_cls = "" if run.status == "finished" else ' class="bad"'
+            rows.append(
+                "<tr>" + "".join(
+                    f"<td{status_cls if i == 4 else ''}>{esc(c)}</td>"
+                    for i, c in enumerate(cells))
+                + f'<td class="reason">{esc(run.failure or "")}</td>'
+                + f"<td>{paths or esc(DASH)}</td></tr>")
+    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in heads)
+    return (f'<table class="runs"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def swatch(color: str) -> str:
+    return f'<span class="swatch" style="background:{attr(color)}"></span>'

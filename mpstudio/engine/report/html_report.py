@@ -1,0 +1,175 @@
+"""The comparison report: one self-contained HTML page (plus the metrics as CSV).
+
+The page has no external references at all (inline style, inline SVG charts), so it
+can be mailed, archived or opened offline years later. It is polyglot XHTML: valid
+HTML5 that is also well-formed XML, which lets tests (and tools) parse it strictly.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mpstudio.engine.comparison.card import build_card
+from mpstudio.engine.comparison.verdict import RULE
+from mpstudio.engine.history.records import StoredRun
+from mpstudio.engine.report.files import ReportError, atomic_write_text
+from mpstudio.engine.report.html_parts import (
+    card_table,
+    charts,
+    esc,
+    runs_table,
+    side_by_side,
+    swatch,
+)
+from mpstudio.engine.report.metrics_csv import metrics_csv_text
+from mpstudio.engine.report.svg_chart import BASELINE_COLOR, MIXED_COLOR
+
+__all__ = ["ReportError", "ReportFiles", "render_html", "write_report"]
+
+# Only characters XML allows in text: no "&" or "<" (the style sheet is plain text).
+_STYLE = """
+:root { color-scheme: light; }
+body { margin: 0; background: #f4f5f7; color: #1f2933;
+  font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
+  sans-serif; }
+.page { max-width: 980px; margin: 24px auto; padding: 28px 36px; background: #fff;
+  border: 1px solid #e4e7eb; border-radius: 8px; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+h2 { font-size: 16px; margin: 28px 0 10px; padding-bottom: 4px;
+  border-bottom: 1px solid #e4e7eb; }
+.meta { color: #616e7c; margin: 0 0 18px; }
+.verdict { font-size: 17px; font-weight: 600; padding: 14px 18px; border-radius: 6px;
+  border-left: 6px solid; margin: 0 0 8px; }
+.verdict-worth_it { background: #e6f4ea; border-color: #1e8e3e; color: #0d5323; }
+.verdict-accuracy_loss, .verdict-incomplete { background: #fdecea; border-color: #c5221f;
+  color: #8c1d18; }
+.verdict-slower { background: #fff4e0; border-color: #e07b00; color: #7a4100; }
+.verdict-no_gain, .verdict-too_short, .verdict-other { background: #eef1f5;
+  border-color: #5b6b7f; color: #323f4b; }
+.rule { font-size: 12px; color: #7b8794; margin: 0 0 8px; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; }
+th, td { padding: 6px 10px; border-bottom: 1px solid #e4e7eb; text-align: left;
+  vertical-align: top; }
+thead th { background: #f4f5f7; font-weight: 600; color: #323f4b; }
+tbody th { font-weight: 500; }
+.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.change { font-weight: 600; }
+.tip { display: block; font-size: 11px; font-weight: 400; color: #7b8794; }
+th.base { border-top: 3px solid #5b6b7f; }
+th.mixed { border-top: 3px solid #e07b00; }
+.note { font-size: 12px; color: #616e7c; }
+.charts { display: flex; flex-wrap: wrap; gap: 12px; justify-content: space-between; }
+.charts svg { border: 1px solid #e4e7eb; border-radius: 6px; background: #fff;
+  max-width: 100%; height: auto; }
+.kv td, .kv th { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 12px; }
+tr.diff td, tr.diff th { background: #fff4e0; }
+tr.diff th::after { content: " \\2260"; color: #e07b00; }
+.runs td { font-size: 12px; }
+.bad { color: #c5221f; font-weight: 600; }
+.reason { max-width: 260px; }
+.path { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 11px; word-break: break-all; }
+.swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px;
+  margin-right: 6px; vertical-align: -1px; }
+footer { margin-top: 28px; font-size: 11px; color: #9aa5b1; }
+@media print { body { background: #fff; } .page { border: none; margin: 0; } }
+"""
+
+_KINDS = ("worth_it", "accuracy_loss", "slower", "no_gain", "too_short", "incomplete")
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    html: Path
+    csv: Path | None
+
+
+def _names(runs: Sequence[StoredRun]) -> str:
+    return " / ".join(dict.fromkeys(f"{r.row.dataset} / {r.row.template}" for r in runs))
+
+
+def render_html(
+    baseline: Sequence[StoredRun],
+    mixed: Sequence[StoredRun],
+    *,
+    generated: dt.datetime | None = None,
+) -> str:
+    """The whole page as text. ``baseline``/``mixed``: the trials of each side, in order."""
+    if not baseline or not mixed:
+        raise ValueError("a comparison report needs at least one run on each side")
+    card = build_card(baseline, mixed)
+    base_name, mixed_name = card.baseline.label, card.mixed.label
+    title = f"mpstudio comparison: {mixed_name} vs {base_name}"
+    when = (generated or dt.datetime.now()).strftime("%Y-%m-%d %H:%M")
+    data = _names(baseline)
+    if _names(mixed) != data:
+        data = f"{data} vs {_names(mixed)}"
+    kind = card.verdict.kind if card.verdict.kind in _KINDS else "other"
+    trials = max(len(baseline), len(mixed))
+    trial_text = f" · {trials} trials per side" if trials > 1 else ""
+    first_b, first_m = baseline[0], mixed[0]
+    if first_b.hardware == first_m.hardware:  # one machine: one column is enough
+        hardware = side_by_side("both sides", None, first_b.hardware, None)
+    else:
+        hardware = ('<p class="note">The two sides report different hardware or software: '
+                    "compare their speeds with care.</p>"
+                    + side_by_side(base_name, mixed_name, first_b.hardware, first_m.hardware))
+    parts = [
+        "<!DOCTYPE html>",
+        '<html xmlns="http://www.w3.org/1999/xhtml" lang="en">',
+        '<head><meta charset="utf-8"/>'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"/>'
+        f'<meta name="generator" content="mpstudio"/><title>{esc(title)}</title>'
+        f"<style>{_STYLE}</style></head>",
+        '<body><div class="page">',
+        f"<header><h1>{esc(title)}</h1>"
+        f'<p class="meta">{esc(data)}{esc(trial_text)} · generated {esc(when)}</p></header>',
+        f'<p class="verdict verdict-{kind}">{esc(card.verdict.sentence)}</p>',
+        f'<p class="rule">{esc(RULE)}</p>',
+        "<h2>Comparison card</h2>",
+        card_table(card),
+        "<h2>Curves</h2>",
+        f'<p class="note">{swatch(BASELINE_COLOR)}{esc(base_name)} '
+        f'&#160;&#160;{swatch(MIXED_COLOR)}{esc(mixed_name)}'
+        f"{esc(' · extra trials drawn thinner and lighter' if trials > 1 else '')}</p>",
+        f'<div class="charts">{"".join(charts(baseline, mixed))}</div>',
+        "<h2>Run specs</h2>",
+        '<p class="note">Rows that differ are highlighted; the first trial of each side '
+        "is shown.</p>",
+        side_by_side(f"{base_name} (#{first_b.id})", f"{mixed_name} (#{first_m.id})",
+                     first_b.spec, first_m.spec),
+        "<h2>Hardware</h2>",
+        hardware,
+        "<h2>Runs</h2>",
+        runs_table(baseline, mixed),
+        f"<footer>Written by mpstudio on {esc(when)}. The metrics of every run are in the "
+        "CSV file saved beside this page.</footer>",
+        "</div></body></html>",
+    ]
+    return "\n".join(p for p in parts if p) + "\n"
+
+
+def write_report(
+    baseline: Sequence[StoredRun],
+    mixed: Sequence[StoredRun],
+    html_path: Path | str,
+    csv_path: Path | str | None = None,
+) -> ReportFiles:
+    """Write the page and the metrics CSV (beside the page, same name, ``.csv``, unless
+    ``csv_path`` says where). Both are rendered before anything touches the disk, and
+    each is replaced whole, so a failure leaves any earlier report as it was.
+    Raises ReportError when a file cannot be written."""
+    html_path = Path(html_path)
+    csv_target = Path(csv_path) if csv_path is not None else html_path.with_suffix(".csv")
+    if csv_target.resolve() == html_path.resolve():
+        raise ReportError(f"The CSV would overwrite the report itself ({html_path}); "
+                          "give the report an .html name.")
+    page = render_html(baseline, mixed)
+    table = metrics_csv_text([*baseline, *mixed])
+    atomic_write_text(html_path, page)
+    atomic_write_text(csv_target, table, newline="")
+    return ReportFiles(html=html_path, csv=csv_target)

@@ -1,0 +1,40 @@
+"""A comparison's own options, checked without importing TensorFlow (the CLI rejects
+bad arguments before the slow import)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mpstudio.engine.spec import RunSpec
+
+# What the float32 side computes in: TensorFlow's default (TF32 on Ampere and newer
+# GPUs), strict float32 (TF32 off for the baseline), or TF32 asked for explicitly.
+BASELINE_MATHS = ("auto", "float32", "tf32")
+MAX_REPEATS = 10
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """How a comparison runs: trials per side (alternating) and the baseline's math."""
+
+    repeats: int = 1
+    baseline: str = "auto"
+
+    @property
+    def runs(self) -> int:
+        return 2 * self.repeats
+
+
+def comparison_problems(spec: RunSpec, repeats: int, math_mode: str) -> list[str]:
+    problems = []
+    if spec.precision == "float32":
+        problems.append("compare needs a mixed precision to compare with the float32 "
+                        "baseline; choose from: mixed_float16, mixed_bfloat16")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or not (
+            1 <= repeats <= MAX_REPEATS):
+        problems.append(f"repeats must be a whole number from 1 to {MAX_REPEATS}, "
+                        f"got {repeats!r}")
+    if math_mode not in BASELINE_MATHS:
+        problems.append(f"baseline must be one of: {', '.join(BASELINE_MATHS)}; "
+                        f"got {math_mode!r}")
+    return problems

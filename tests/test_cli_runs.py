@@ -1,0 +1,109 @@
+"""``mpstudio runs``: the history from the command line, on a history a real
+``mpstudio compare`` wrote."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from mpstudio.cli import main
+from mpstudio.engine.history.store import HISTORY_ENV, RunStore
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory):
+    """Two trials a side of a tiny comparison, then a single float32 run."""
+    path = tmp_path_factory.mktemp("runs") / "history.sqlite3"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(HISTORY_ENV, str(path))
+        assert main(["compare", "--steps", "30", "--batch-size", "32", "--repeats", "2",
+                     "--json"]) == 0
+        assert main(["train", "--steps", "20", "--batch-size", "32", "--precision",
+                     "float32", "--json"]) == 0
+    return path
+
+
+@pytest.fixture
+def runs(history, monkeypatch, capsys):
+    monkeypatch.setenv(HISTORY_ENV, str(history))
+    capsys.readouterr()
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(["runs", *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def test_list_json_and_table(runs):
+    code, out, _ = runs("list", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert [r["id"] for r in rows] == [5, 4, 3, 2, 1]
+    assert [r["role"] for r in rows] == ["single", "mixed", "baseline", "mixed", "baseline"]
+    assert all(r["status"] == "finished" and r["examples_per_sec"] > 0 for r in rows)
+    code, out, _ = runs("list", "--precision", "float32")
+    assert code == 0 and "3 of 5 runs" in out and "float32 baseline · trial 2/2" in out
+    assert "mixed_float16" not in out
+
+
+def test_show(runs):
+    code, out, _ = runs("show", "2", "--json")
+    run = json.loads(out)
+    assert code == 0 and run["label"] == "mixed_float16 · trial 1/2"
+    assert run["spec"]["precision"] == "mixed_float16" and len(run["steps"]) >= 3
+    assert run["summary"]["steps_done"] == 30
+    code, out, _ = runs("show", "2")
+    assert code == 0 and "advisor_reason" in out and "steady examples/s" in out
+
+
+def test_compare_uses_every_trial_and_puts_float32_first(runs):
+    code, out, _ = runs("compare", "4", "1", "--json")  # mixed first on purpose
+    card = json.loads(out)
+    assert code == 0
+    assert card["baseline"]["run_ids"] == [1, 3] and card["mixed"]["run_ids"] == [2, 4]
+    assert card["speedup"]["n"] == 2
+    code, out, _ = runs("compare", "5", "2")  # a single run against one trial of a pair
+    assert code == 0 and out.startswith("float32 vs mixed_float16")
+    card = json.loads(runs("compare", "5", "2", "--json")[1])
+    assert card["baseline"]["run_ids"] == [5] and card["mixed"]["run_ids"] == [2, 4]
+
+
+def test_report_writes_html_and_csv(runs, tmp_path):
+    target = tmp_path / "report.html"
+    code, out, _ = runs("report", "1", "2", "-o", str(target))
+    assert code == 0 and "report.html" in out and "report.csv" in out
+    text = target.read_text()
+    assert text.startswith("<!DOCTYPE html>")
+    ET.fromstring(text.split("\n", 1)[1])  # well-formed
+    code, out, _ = runs("compare", "1", "2", "--json")
+    speed = json.loads(out)["speedup"]["median"]
+    assert f"{speed:.2f}x" in text
+    lines = (tmp_path / "report.csv").read_text().splitlines()
+    assert lines[0].startswith("run_id,") and len(lines) > 10
+
+
+def test_unknown_id_and_a_damaged_history(runs, monkeypatch, tmp_path):
+    code, _, err = runs("show", "99")
+    assert code == 2 and "no run #99" in err and "mpstudio runs list" in err
+    bad = tmp_path / "bad.sqlite3"
+    bad.write_bytes(b"not a database" * 100)
+    monkeypatch.setenv(HISTORY_ENV, str(bad))
+    code, _, err = runs("list")
+    assert code == 1 and "damaged" in err and str(bad) in err
+
+
+def test_delete_asks_for_yes(history, tmp_path, monkeypatch, capsys):
+    copy = tmp_path / "copy.sqlite3"
+    with sqlite3.connect(history) as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    monkeypatch.setenv(HISTORY_ENV, str(copy))
+    assert main(["runs", "delete", "5"]) == 0
+    assert "would delete #5" in capsys.readouterr().out
+    assert main(["runs", "delete", "5", "--yes"]) == 0
+    with RunStore(copy) as store:
+        assert [r.id for r in store.runs()] == [4, 3, 2, 1]

@@ -1,0 +1,145 @@
+"""The comparison card's verdict follows its written rule, on crafted runs."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from history_fakes import summary
+
+from mpstudio.engine.comparison.card import build_card, card_for_comparison
+from mpstudio.engine.comparison.card_text import card_rows
+from mpstudio.engine.comparison.verdict import (
+    ACCURACY_TOLERANCE_PP,
+    RULE,
+    VerdictInputs,
+    decide,
+)
+from mpstudio.engine.history.records import RunRow, StoredRun
+
+GPU = "GPU:0 NVIDIA H100 80GB HBM3 (compute capability 9.0)"
+
+
+def run(run_id: int, precision: str, speed: float, val: float, *, status="finished",
+        device="CPU (x86_64, 2 cores)", role="single", trial=1, memory=None,
+        advisor="no native float16 arithmetic on this CPU", steps_done=500,
+        data_fraction=None, float32_math="float32") -> StoredRun:
+    label = "float32 baseline" if precision == "float32" else precision
+    s = summary(status=status, speed=speed, val=val, label=label, precision=precision,
+                steps_done=steps_done, peak_memory_bytes=memory, device=device,
+                data_time_fraction=data_fraction)
+    return StoredRun(
+        row=RunRow(run_id, 0.0, label, status, "digits", "mlp", precision, speed, val,
+                   "c" if role != "single" else None, role, trial, 1),
+        spec={"precision": precision}, hardware={"device": device, "advisor_reason": advisor,
+                                                  "float32_math": float32_math},
+        model={}, dataset_summary="", steps_per_epoch=10, total_steps=steps_done,
+        summary=s, failure=None, finished=1.0, model_paths=(), steps=(), epochs=(),
+        scale_changes=(),
+    )
+
+
+def card(base_speed, mixed_speed, base_val, mixed_val, **mixed_kw):
+    return build_card([run(1, "float32", base_speed, base_val, **{
+        k: v for k, v in mixed_kw.items() if k in ("device", "float32_math", "steps_done")})],
+        [run(2, "mixed_float16", mixed_speed, mixed_val, **mixed_kw)])
+
+
+def test_worth_it_when_faster_and_accuracy_holds():
+    c = card(1000, 2500, 0.900, 0.898, device=GPU, memory=None)
+    assert c.verdict.kind == "worth_it"
+    assert "2.50x" in c.verdict.sentence and "-0.20 percentage points" in c.verdict.sentence
+
+
+def test_accuracy_loss_beats_any_speedup():
+    c = card(1000, 3000, 0.900, 0.900 - (ACCURACY_TOLERANCE_PP + 0.1) / 100, device=GPU)
+    assert c.verdict.kind == "accuracy_loss"
+    assert "lost 0.60 percentage points" in c.verdict.sentence
+
+
+def test_exactly_at_the_tolerance_is_still_worth_it():
+    c = card(1000, 2000, 0.900, 0.895, device=GPU)
+    assert c.accuracy_delta_pp == pytest.approx(-0.5)
+    assert c.verdict.kind == "worth_it"
+
+
+def test_slower_names_the_advisors_reason_on_a_cpu():
+    c = card(1000, 600, 0.9, 0.9)
+    assert c.verdict.kind == "slower"
+    assert "Slower on this hardware" in c.verdict.sentence
+    assert "no native float16 arithmetic on this CPU" in c.verdict.sentence
+
+
+def test_slower_because_input_bound():
+    c = card(1000, 900, 0.9, 0.9, device=GPU, data_fraction=0.93)
+    assert c.verdict.kind == "slower" and "input-bound" in c.verdict.sentence
+    assert "93%" in c.verdict.sentence
+
+
+def test_slower_because_the_model_is_too_small_for_the_gpu():
+    # 32 examples at 40,000/s: 0.8 ms a step, 4 s of steady steps
+    c = card(50_000, 40_000, 0.9, 0.9, device=GPU, steps_done=5000)
+    assert c.verdict.kind == "slower" and "too small to fill the GPU" in c.verdict.sentence
+
+
+def test_no_gain_in_between_mentions_memory():
+    c = build_card([run(1, "float32", 1000, 0.9, device=GPU, memory=8_000_000_000)],
+                   [run(2, "mixed_float16", 1020, 0.9, device=GPU, memory=5_000_000_000)])
+    assert c.verdict.kind == "no_gain"
+    assert c.memory_saving == pytest.approx(0.375)
+    assert "saves memory, 38% less peak memory" in c.verdict.sentence
+    assert "37.5% saved" in {r.change for r in card_rows(c)}
+
+
+def test_too_short_to_time():
+    c = build_card([run(1, "float32", 1000, 0.9, steps_done=10)],
+                   [run(2, "mixed_float16", 3000, 0.9, steps_done=10)])
+    assert c.verdict.kind == "too_short" and "8 steady steps" in c.verdict.sentence
+
+
+def test_a_side_that_did_not_finish_gets_no_speed_verdict():
+    c = build_card([run(1, "float32", 1000, 0.9)],
+                   [run(2, "mixed_float16", 3000, 0.9, status="diverged")])
+    assert c.verdict.kind == "incomplete" and "diverged where float32" in c.verdict.sentence
+    c = build_card([run(1, "float32", 1000, 0.9, status="stopped")],
+                   [run(2, "mixed_float16", 3000, 0.9)])
+    assert c.verdict.kind == "incomplete" and "No verdict" in c.verdict.sentence
+
+
+def test_the_baseline_is_named_for_what_it_computed():
+    c = card(1000, 2500, 0.9, 0.9, device=GPU, float32_math="TF32")
+    assert "the speed of TF32" in c.verdict.sentence
+
+
+def test_medians_and_spread_over_trials():
+    base = [run(1, "float32", 1000, 0.90, role="baseline", trial=1),
+            run(3, "float32", 1100, 0.90, role="baseline", trial=2),
+            run(5, "float32", 900, 0.90, role="baseline", trial=3)]
+    mixed = [run(2, "mixed_float16", 2000, 0.90, role="mixed", trial=1, device=GPU),
+             run(4, "mixed_float16", 2420, 0.90, role="mixed", trial=2, device=GPU),
+             run(6, "mixed_float16", 1980, 0.90, role="mixed", trial=3, device=GPU)]
+    c = card_for_comparison(list(reversed(base + mixed)))  # any order in, trial order used
+    assert c.trials == 3 and c.baseline.run_ids == (1, 3, 5)
+    assert c.speedup.median == pytest.approx(2.2) and c.speedup.low == pytest.approx(2.0)
+    assert c.speedup.high == pytest.approx(2.2)
+    assert c.baseline.examples_per_sec.median == 1000
+    assert card_rows(c)[0].baseline == "1,000 (900-1,100)"
+    assert "median of 3 trials" in c.verdict.sentence
+
+
+def test_a_stopped_trial_is_left_out_when_an_earlier_one_is_whole():
+    runs = [run(1, "float32", 1000, 0.9, role="baseline", trial=1),
+            run(2, "mixed_float16", 2000, 0.9, role="mixed", trial=1, device=GPU),
+            run(3, "float32", 1000, 0.9, role="baseline", trial=2, status="stopped")]
+    c = card_for_comparison(runs)
+    assert c.trials == 1 and c.baseline.status == "finished"
+    assert card_for_comparison(runs[:1]) is None  # no mixed run at all
+
+
+def test_the_rule_is_written_with_the_thresholds_it_uses():
+    assert "0.5 percentage points" in RULE and "1.05x" in RULE and "0.95x" in RULE
+    inputs = VerdictInputs("finished", "finished", "mixed_bfloat16", 1.06, None, None, 1, 0.0,
+                           100, 5.0, None, True, 0.01, None, "")
+    assert decide(inputs).kind == "worth_it"
+    assert decide(dataclasses.replace(inputs, speedup=1.04)).kind == "no_gain"
+    assert decide(dataclasses.replace(inputs, speedup=0.94)).kind == "slower"
