@@ -18,6 +18,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from mpstudio.engine.comparison.card_text import scale_range_text
 from mpstudio.engine.datasets.report import DataProgress, DataReport
 from mpstudio.engine.events import (
     EpochMetrics,
@@ -44,11 +45,7 @@ def fmt_bytes(value: int | None) -> str:
 
 
 def scale_range(s: RunSummary) -> str:
-    if s.loss_scale_mode == "off" or s.loss_scale_min is None:
-        return "off"
-    if s.loss_scale_min == s.loss_scale_max:
-        return f"{s.loss_scale_mode} {s.loss_scale_final:g}"
-    return f"{s.loss_scale_mode} {s.loss_scale_min:g}..{s.loss_scale_max:g}"
+    return scale_range_text(s.loss_scale_mode, s.loss_scale_min, s.loss_scale_max)
 
 
 class ConsoleReporter:

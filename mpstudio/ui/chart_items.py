@@ -94,6 +94,11 @@ class RunItems:
         for series in MAIN_SERIES.values():
             self._add_curve(series)
 
+    def rebind(self, run: RunCurves) -> None:
+        """Draw ``run`` from now on: every series redraws on the next update."""
+        self.run = run
+        self._versions = dict.fromkeys(SERIES, -1)
+
     def update(self, run: RunCurves) -> bool:
         """Hand changed buffers to their curves; True when anything was redrawn."""
         changed = False

@@ -6,7 +6,7 @@ say the same thing.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mpstudio.engine.comparison.card import ComparisonCard
+from mpstudio.engine.comparison.card import ComparisonCard, Side
 from mpstudio.engine.comparison.card_text import card_rows, side_heading
 from mpstudio.engine.comparison.verdict import RULE
 from mpstudio.ui.panel_labels import heading, secondary, wrapped_label
@@ -46,9 +46,10 @@ COLUMNS = 4  # figure, float32 side, mixed side, change
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
-def _base_label(label: str) -> str:
-    """"float32 baseline · trial 1/3" -> "float32 baseline": the heading names sides."""
-    return label.split(" · trial")[0]
+def _side_header(side: Side) -> str:
+    """"float32 baseline (#1, #3)" as two lines."""
+    label, ids = side_heading(side).rsplit(" (", 1)
+    return f"{label}\n({ids}"
 
 
 class ComparisonCardView(QWidget):
@@ -96,7 +97,10 @@ class ComparisonCardView(QWidget):
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         header.setHighlightSections(False)
-        header.sectionResized.connect(self._fit_table)
+        # A new column width re-wraps the rows; refit once the header has settled all
+        # its sections (during sectionResized the other stretched ones are still old).
+        header.sectionResized.connect(self._fit_later)
+        self._fit_pending = False
 
         self.export_button = QPushButton("Export report…")
         self.export_button.setObjectName("exportReport")
@@ -133,13 +137,14 @@ class ComparisonCardView(QWidget):
     def show_card(self, card: ComparisonCard) -> None:
         self._card = card
         base, mixed = card.baseline, card.mixed
-        title = f"{_base_label(base.label)} vs {_base_label(mixed.label)}"
+        title = f"{base.label} vs {mixed.label}"
         if card.trials > 1:
             title += f" · median of {card.trials} trials"
         self.heading.setText(title)
         self._show_verdict(card.verdict.kind, card.verdict.sentence)
+        # Two-line headers: the side, then its runs' ids (narrow columns stay readable).
         self.table.setHorizontalHeaderLabels(
-            ["Figure", side_heading(base), side_heading(mixed), "Change"])
+            ["Figure", _side_header(base), _side_header(mixed), "Change"])
         rows = card_rows(card)
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
@@ -197,11 +202,18 @@ class ComparisonCardView(QWidget):
         self.export_button.setEnabled(filled)
         self.export_button.setVisible(filled)
 
-    def _fit_table(self, *_: object) -> None:
+    def _fit_later(self, *_: object) -> None:
+        if not self._fit_pending:
+            self._fit_pending = True
+            QTimer.singleShot(0, self, self._fit_table)
+
+    def _fit_table(self) -> None:
         """Rows as tall as their (wrapped) text, the table as tall as its rows."""
+        self._fit_pending = False
         self.table.resizeRowsToContents()
         header = self.table.horizontalHeader()
         # Before the first show the header has no height yet: its size hint does.
         height = max(header.height(), header.sizeHint().height()) + 2 * self.table.frameWidth()
         height += sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
-        self.table.setFixedHeight(height)
+        if self.table.height() != height or self.table.minimumHeight() != height:
+            self.table.setFixedHeight(height)

@@ -154,10 +154,13 @@ class LiveCharts(QWidget):
     def _add_new_runs(self) -> bool:
         """Curves for the runs that have none yet; True when it made some."""
         runs = self._data.runs
-        # A label whose run was replaced (the next trial of a comparison) gets new curves.
-        for label in [label for label, items in self._items.items()
-                      if runs.get(label) is not items.run]:
+        for label in [label for label in self._items if label not in runs]:
             self._items.pop(label).remove()
+        # A label whose run was replaced (the next trial of a comparison) keeps its curves
+        # and legend entries; they redraw from the new run (legends do not re-flow well).
+        for label, items in self._items.items():
+            if runs[label] is not items.run:
+                items.rebind(runs[label])
         new = [(label, run) for label, run in runs.items() if label not in self._items]
         for label, run in new:
             others = sum(1 for other in self._items if not is_baseline(other))

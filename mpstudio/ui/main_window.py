@@ -4,8 +4,8 @@ thread; this class only wires panels, jobs and events together."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSettings, Qt, Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
@@ -91,18 +91,12 @@ class MainWindow(QMainWindow):
                                    Qt.DockWidgetArea.LeftDockWidgetArea)
         hardware_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                                   | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
-        self.tabifyDockWidget(setup_dock, hardware_dock)  # the charts keep the width
-        setup_dock.raise_()
         self.log = LogPanel()
         log_dock = self._dock("Log", "logDock", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.history = HistoryPanel()
         history_dock = self._dock("History", "historyDock", self.history,
                                   Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.tabifyDockWidget(log_dock, history_dock)
-        log_dock.raise_()
-        self.resizeDocks([log_dock], [190], Qt.Orientation.Vertical)
         self.history_dock = history_dock
-
         self.card_view = ComparisonCardView()
         card_scroll = QScrollArea()
         card_scroll.setWidget(self.card_view)
@@ -110,7 +104,9 @@ class MainWindow(QMainWindow):
         card_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.card_dock = self._dock("Comparison", "comparisonDock", card_scroll,
                                     Qt.DockWidgetArea.RightDockWidgetArea)
-        self.resizeDocks([self.card_dock], [430], Qt.Orientation.Horizontal)
+        self._tab_groups = ((setup_dock, hardware_dock), (log_dock, history_dock))
+        self._saved_state: QByteArray | None = None
+        self._arranged = False
 
         self.status_text = QLabel("Loading TensorFlow…")
         self.status_text.setObjectName("statusText")
@@ -127,6 +123,24 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.device_label)
         self.resize(1480, 940)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._arranged:
+            self._arrange_docks()
+
+    def _arrange_docks(self) -> None:
+        """Tab the docks together, then restore the saved layout. Done at the first show:
+        Qt 6.11 tabifying two groups before the window is laid out leaves a stale second
+        tab bar painted over the left docks."""
+        self._arranged = True
+        for first, second in self._tab_groups:
+            self.tabifyDockWidget(first, second)  # side by side they would squeeze the charts
+            first.raise_()
+        self.resizeDocks([self._tab_groups[1][0]], [230], Qt.Orientation.Vertical)
+        self.resizeDocks([self.card_dock], [440], Qt.Orientation.Horizontal)
+        if self._saved_state is not None:
+            self.restoreState(self._saved_state)
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -266,8 +280,7 @@ class MainWindow(QMainWindow):
         geometry, state = self.settings.window()
         if geometry is not None:
             self.restoreGeometry(geometry)
-        if state is not None:
-            self.restoreState(state)
+        self._saved_state = state  # applied at the first show, after the docks are tabbed
 
     def save_settings(self) -> None:
         self.settings.save_run(self.setup.spec(), self.setup.baseline.isChecked(),

@@ -36,18 +36,21 @@ def _pct(s: Spread) -> str:
     return spread_text(s, ".2f", "%", 100.0)
 
 
-def _mib(s: Spread, note: str) -> str:
-    if s.median is None:
-        return note or "n/a"
+def _mib(s: Spread) -> str:
     return spread_text(s, ",.1f", " MiB", 1 / 2**20)
 
 
-def scale_range_text(side: Side) -> str:
-    if side.loss_scale_mode == "off" or side.loss_scale_min is None:
+def scale_range_text(mode: str, low: float | None, high: float | None) -> str:
+    """"off", "dynamic 32768" or "dynamic 8192 .. 32768" (also the CLI's summaries)."""
+    if mode == "off" or low is None:
         return "off"
-    if side.loss_scale_min == side.loss_scale_max:
-        return f"{side.loss_scale_mode} {side.loss_scale_min:g}"
-    return f"{side.loss_scale_mode} {side.loss_scale_min:g} .. {side.loss_scale_max:g}"
+    if low == high or high is None:
+        return f"{mode} {low:g}"
+    return f"{mode} {low:g} .. {high:g}"
+
+
+def _scale_range(side: Side) -> str:
+    return scale_range_text(side.loss_scale_mode, side.loss_scale_min, side.loss_scale_max)
 
 
 def _ratio_change(base: Spread, mixed: Spread, lower_is_better: bool) -> str:
@@ -64,9 +67,9 @@ def loss_gap_text(card: ComparisonCard) -> str:
     if gap.mean_abs is None:
         return "n/a"
     if not math.isfinite(gap.mean_abs):
-        return f"non-finite from step {gap.max_at_step}"
-    rel = f" ({100 * gap.relative:.1f}% of the loss)" if gap.relative is not None else ""
-    return f"mean {gap.mean_abs:.4f}{rel}, max {gap.max_abs:.4f} at step {gap.max_at_step}"
+        return f"inf from step {gap.max_at_step}"
+    rel = f" ({100 * gap.relative:.1f}%)" if gap.relative is not None else ""
+    return f"{gap.mean_abs:.4f}{rel}, max {gap.max_abs:.4f} @{gap.max_at_step}"
 
 
 def card_rows(card: ComparisonCard) -> list[CardRow]:
@@ -90,19 +93,22 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
                 spread_text(m.epoch_time, ".2f", " s"),
                 _ratio_change(b.epoch_time, m.epoch_time, True),
                 "mean over full epochs, the first (tracing) left out when there are more"),
-        CardRow("peak device memory", _mib(b.peak_memory_bytes, b.memory_note),
-                _mib(m.peak_memory_bytes, m.memory_note), memory),
+        CardRow("peak device memory", _mib(b.peak_memory_bytes), _mib(m.peak_memory_bytes),
+                memory, "peak allocated on the device during the run"
+                if b.peak_memory_bytes.median is not None else
+                f"n/a: {b.memory_note or 'the device does not report it'}"),
         CardRow("final val accuracy", _pct(b.final_val_accuracy), _pct(m.final_val_accuracy),
                 delta, "percentage points, mixed minus float32"),
         CardRow("best val accuracy", _pct(b.best_val_accuracy), _pct(m.best_val_accuracy), best),
         CardRow("final train loss", spread_text(b.final_loss, ".4f"),
                 spread_text(m.final_loss, ".4f"), ""),
         CardRow("loss-curve gap", "", loss_gap_text(card), "",
-                "|mixed loss - float32 loss| over the steps both runs sampled"),
+                "mean |mixed loss - float32 loss| over the steps both runs sampled (as a "
+                "share of float32's loss), and the largest gap with its step"),
         CardRow("overflow (skipped) steps", spread_text(b.overflow_steps, ".0f"),
                 spread_text(m.overflow_steps, ".0f"), "",
                 "steps dynamic loss scaling skipped because a gradient was inf/NaN"),
-        CardRow("loss scale", scale_range_text(b), scale_range_text(m), ""),
+        CardRow("loss scale", _scale_range(b), _scale_range(m), ""),
     ]
     if b.test_accuracy.median is not None or m.test_accuracy.median is not None:
         rows.insert(6, CardRow("test accuracy", _pct(b.test_accuracy), _pct(m.test_accuracy),

@@ -57,7 +57,7 @@ def card_table(card: ComparisonCard) -> str:
 def _styled(runs: Sequence[StoredRun], color: str) -> Iterable[tuple[StoredRun, str, str, float]]:
     """(run, legend name, color, line width): the first trial bold, the others lighter."""
     for i, run in enumerate(runs):
-        name = run.label if len(runs) == 1 else f"{run.label} #{run.id}"
+        name = run.label  # one legend entry per side: trials differ by weight only
         yield run, name, (color if i == 0 else lighten(color, 0.45)), (2.0 if i == 0 else 1.2)
 
 
@@ -139,7 +139,7 @@ def value_text(value: Any) -> str:
 
 
 def side_by_side(left_head: str, right_head: str | None, left: dict[str, Any],
-                 right: dict[str, Any] | None) -> str:
+                 right: dict[str, Any] | None, key_head: str = "setting") -> str:
     """Two dicts as one table, keys in first-seen order, rows that differ marked; with
     no right-hand dict, a plain key/value table."""
     flat_l, flat_r = flatten(left), flatten(right or {})
@@ -155,7 +155,7 @@ def side_by_side(left_head: str, right_head: str | None, left: dict[str, Any],
         rows.append(f'<tr{cls}><th scope="row">{esc(key)}</th><td>{esc(a)}</td>{second}</tr>')
     heads = [left_head] if right_head is None else [left_head, right_head]
     head = "".join(f'<th scope="col">{esc(h)}</th>' for h in heads)
-    return (f'<table class="kv"><thead><tr><th scope="col">setting</th>{head}</tr></thead>'
+    return (f'<table class="kv"><thead><tr><th scope="col">{esc(key_head)}</th>{head}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table>')
 
 

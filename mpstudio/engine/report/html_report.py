@@ -113,11 +113,12 @@ def render_html(
     trial_text = f" · {trials} trials per side" if trials > 1 else ""
     first_b, first_m = baseline[0], mixed[0]
     if first_b.hardware == first_m.hardware:  # one machine: one column is enough
-        hardware = side_by_side("both sides", None, first_b.hardware, None)
+        hardware = side_by_side("both sides", None, first_b.hardware, None, "item")
     else:
         hardware = ('<p class="note">The two sides report different hardware or software: '
                     "compare their speeds with care.</p>"
-                    + side_by_side(base_name, mixed_name, first_b.hardware, first_m.hardware))
+                    + side_by_side(base_name, mixed_name, first_b.hardware, first_m.hardware,
+                                 "item"))
     parts = [
         "<!DOCTYPE html>",
         '<html xmlns="http://www.w3.org/1999/xhtml" lang="en">',

@@ -212,10 +212,15 @@ def _draw(s: ChartSeries, screen: list[tuple[float, float] | None]) -> str:
 
 
 def _legend_layout(series: list[ChartSeries], width: int) -> list[list[tuple[int, float]]]:
-    """Legend entries (index, x offset) per row, wrapped to the chart's width."""
+    """Legend entries (index, x offset) per row, wrapped to the chart's width. Series
+    sharing a name (the trials of one side) share one entry, the first one's."""
     rows: list[list[tuple[int, float]]] = [[]]
     x = 0.0
+    seen: set[str] = set()
     for i, s in enumerate(series):
+        if s.name in seen:
+            continue
+        seen.add(s.name)
         w = 30 + 6.2 * len(s.name) + 14  # swatch, text (estimated), gap
         if rows[-1] and x + w > width - 20:
             rows.append([])
