@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QFileDialog
 
 from mpstudio.engine.comparison.card import ComparisonCard, build_card, sides_from_history
 from mpstudio.engine.history.records import StoredRun
@@ -175,18 +174,12 @@ class HistoryActions(QObject):
             self.w.actions.export_report.setEnabled(False)
 
     # ----------------------------------------------------------------- report
-    def ask_report_path(self, name: str) -> str:
-        path, _ = QFileDialog.getSaveFileName(
-            self.w, "Export the comparison report", str(Path(self.w.files.folder) / name),
-            REPORT_FILTER)
-        return path
-
     def _report_dialog(self) -> None:
         if self.sides is None:
             return
         base, mixed = self.sides
         name = f"compare-{base[0].id}-{mixed[0].id}.html"
-        path = self.ask_report_path(name)
+        path = self.w.files.ask_save_path("Export the comparison report", REPORT_FILTER, name)
         if path:
             self.w.files.remember(path)
             self.export_report(path)

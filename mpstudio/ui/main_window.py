@@ -141,6 +141,8 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.card_dock], [440], Qt.Orientation.Horizontal)
         if self._saved_state is not None:
             self.restoreState(self._saved_state)
+        else:  # a first launch: the charts get the width until there is a card to show
+            self.card_dock.hide()
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
