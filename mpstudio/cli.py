@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 from mpstudio import __version__
 from mpstudio.cli_data import add_data_commands, run_data_command
+from mpstudio.cli_export import add_export_command, run_export_command
 from mpstudio.cli_hw import add_hw_command, run_hw_command
 from mpstudio.cli_runs import add_runs_command, run_runs_command
 from mpstudio.cli_support import (
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_data_commands(commands, _source_options)
     add_hw_command(commands)
     add_runs_command(commands)
+    add_export_command(commands)
     return parser
 
 
@@ -219,6 +221,7 @@ def _run_command(args: argparse.Namespace) -> int:
                 results = compare_mod.compare(spec, reporter, repeats=args.repeats,
                                               baseline=args.baseline).results
         stored = reporter.stored()
+        reporter.keep_models(results)
     except SpecError as exc:
         return usage_error(args.command, exc.problems)
     except (runner.RunSetupError, DataLoadStopped) as exc:
@@ -301,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_hw_command(args)
     if args.command == "runs":
         return run_runs_command(args)
+    if args.command == "export":
+        return run_export_command(args)
     if args.command is None:
         from mpstudio.ui.app import launch
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from mpstudio.engine.events import (
     EpochMetrics,
@@ -19,6 +20,7 @@ from mpstudio.engine.events import (
     StepMetrics,
 )
 from mpstudio.engine.history.records import StoredRun
+from mpstudio.engine.history.run_models import keep_models
 from mpstudio.engine.history.store import HistoryError, RunStore
 
 FLUSH_SECONDS = 1.0  # a killed process loses at most this much of a run's metrics
@@ -127,6 +129,18 @@ class RecordingReporter:
             return []
         self._flush()
         return [self._store.run(i) for i in self.run_ids]
+
+    def keep_models(self, results: Sequence[Any]) -> None:
+        """Keep each finished or stopped run's trained model beside the history (for
+        export later); ``results`` are the RunResults in the order they were recorded.
+        A model that cannot be saved costs a warning."""
+        if (self._store is None or self._broken or not self.persistent
+                or len(results) != len(self.run_ids)):
+            return
+        kept = [(run_id, result.model) for run_id, result in zip(self.run_ids, results, strict=True)
+                if result.ok]
+        for warning in keep_models(kept, self._store.path):
+            self.inner.emit(RunWarning(warning))
 
     def _flush(self) -> None:
         if self._store is not None and self._run_id is not None and (

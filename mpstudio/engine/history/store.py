@@ -32,6 +32,7 @@ from mpstudio.engine.events import (
     StepMetrics,
 )
 from mpstudio.engine.history.records import RunRow, StoredRun, summary_from_dict
+from mpstudio.engine.history.run_models import remove_run_folders
 from mpstudio.engine.history.schema import SchemaTooNew, migrate
 
 HISTORY_ENV = "MPSTUDIO_HISTORY"  # the history file to use instead of the default
@@ -184,6 +185,7 @@ class RunStore:
             cur = conn.execute(
                 f"DELETE FROM runs WHERE id IN ({', '.join('?' * len(ids))})", ids
             ) if ids else None
+        remove_run_folders(ids, self.path)  # the models the runs kept go with them
         return cur.rowcount if cur is not None else 0
 
     def recover_interrupted(self) -> list[int]:

@@ -1,0 +1,102 @@
+"""The export formats: what each writes, which runtime verifies it, what it needs
+installed, and the agreement it must reach. No TensorFlow import here."""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+EXTRA_INSTALL = 'pip install "mpstudio[export]"'
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    id: str  # what `mpstudio export --format` takes
+    label: str  # what the GUI shows
+    suffix: str  # ".keras", ".tflite", ".onnx"; "" for a folder (SavedModel)
+    runtime: str  # where the export is loaded back to verify it
+    modules: tuple[str, ...]  # importable modules it needs beyond TensorFlow
+    packages: tuple[str, ...]  # the pip packages that provide them
+    min_agreement: float  # top-1 agreement with the trained model below this is flagged
+    quantized: bool  # weights stored in fewer bits than float32 (a size saving to show)
+    description: str
+
+    @property
+    def is_folder(self) -> bool:
+        return not self.suffix
+
+    @property
+    def install_hint(self) -> str:
+        return f"pip install {' '.join(self.packages)} (or {EXTRA_INSTALL})"
+
+
+# Float formats compute what the trained model computes: a differing top-1 answer is
+# rare (a near tie rounded the other way), so 99% is the bar. Quantized weights move
+# the outputs by design: 95% is where a user should look at accuracy before shipping.
+FLOAT_AGREEMENT = 0.99
+QUANTIZED_AGREEMENT = 0.95
+
+FORMATS: tuple[ExportFormat, ...] = (
+    ExportFormat("keras", "Keras (.keras)", ".keras", "Keras", (), (), FLOAT_AGREEMENT, False,
+                 "the model as Keras saves it: architecture, float32 weights, optimizer "
+                 "state; load it under the policy it was trained with to resume training"),
+    ExportFormat("savedmodel", "SavedModel (TF Serving)", "", "TensorFlow", (), (),
+                 FLOAT_AGREEMENT, False,
+                 "a SavedModel folder with a float32 serving_default signature, for "
+                 "TensorFlow Serving; it computes in the trained precision"),
+    ExportFormat("tflite-float32", "TFLite float32", ".tflite", "LiteRT",
+                 ("ai_edge_litert",), ("ai-edge-litert",), FLOAT_AGREEMENT, False,
+                 "TensorFlow Lite with float32 weights and math"),
+    ExportFormat("tflite-float16", "TFLite float16 weights", ".tflite", "LiteRT",
+                 ("ai_edge_litert",), ("ai-edge-litert",), FLOAT_AGREEMENT, True,
+                 "weights stored as float16 (half the size), computed in float32 on CPUs; "
+                 "GPU delegates can compute in float16"),
+    ExportFormat("tflite-dynamic", "TFLite dynamic-range int8", ".tflite", "LiteRT",
+                 ("ai_edge_litert",), ("ai-edge-litert",), QUANTIZED_AGREEMENT, True,
+                 "weights stored as int8 (a quarter of the size), activations float at run "
+                 "time; no calibration data needed"),
+    ExportFormat("tflite-int8", "TFLite full-integer int8", ".tflite", "LiteRT",
+                 ("ai_edge_litert",), ("ai-edge-litert",), QUANTIZED_AGREEMENT, True,
+                 "int8 weights, activations, inputs and outputs, calibrated on examples "
+                 "from the run's training data; for integer-only accelerators (Edge TPU, "
+                 "microcontrollers)"),
+    ExportFormat("onnx", "ONNX", ".onnx", "onnxruntime", ("tf2onnx", "onnxruntime"),
+                 ("tf2onnx", "onnxruntime"), FLOAT_AGREEMENT, False,
+                 "ONNX (opset 17) through tf2onnx, float32, for onnxruntime, TensorRT and "
+                 "other ONNX runtimes"),
+)
+
+FORMAT_IDS: tuple[str, ...] = tuple(f.id for f in FORMATS)
+
+
+def export_format(format_id: str) -> ExportFormat:
+    for fmt in FORMATS:
+        if fmt.id == format_id:
+            return fmt
+    raise ValueError(f"unknown export format {format_id!r}: pick one of {', '.join(FORMAT_IDS)}")
+
+
+def missing_modules(fmt: ExportFormat) -> tuple[str, ...]:
+    """The modules ``fmt`` needs that are not installed (found without importing them)."""
+    return tuple(m for m in fmt.modules if importlib.util.find_spec(m) is None)
+
+
+def unavailable_reason(fmt: ExportFormat) -> str | None:
+    """Why ``fmt`` cannot be used here, with the command that fixes it; None if it can."""
+    missing = missing_modules(fmt)
+    if not missing:
+        return None
+    names = " and ".join(missing)
+    return f"{fmt.label} needs {names}, which is not installed: {fmt.install_hint}"
+
+
+def default_path(folder: str | Path, base: str, fmt: ExportFormat) -> Path:
+    """Where ``fmt`` goes by default: the TFLite variants get their own names so that
+    exporting all of them into one folder keeps every file."""
+    name = base
+    if fmt.id.startswith("tflite-") and fmt.id != "tflite-float32":
+        name = f"{base}-{fmt.id.removeprefix('tflite-')}"
+    if fmt.id == "savedmodel":
+        name = f"{base}-savedmodel"
+    return Path(folder) / f"{name}{fmt.suffix}"

@@ -1,0 +1,101 @@
+"""Writing an export so that nothing is ever half-written: everything goes into a
+staging folder beside the target (same file system, so the final rename is atomic)
+and moves into place only when it is complete and verified. A failure or a cancel
+deletes the staging folder; an existing target is replaced only when asked."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from types import TracebackType
+
+from mpstudio.engine.export.results import ExportError
+
+STAGING_MARK = ".partial-"  # in the staging folder's name, for tests and for people
+
+
+def os_error_text(exc: OSError, folder: Path) -> str:
+    """An OSError as a sentence that says what to do."""
+    if exc.errno == errno.ENOSPC:
+        return f"the disk holding {folder} is full: free some space or pick another folder"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"cannot write to {folder}: permission denied; pick another folder"
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        return f"the folder {folder} does not exist; pick an existing folder"
+    return f"cannot write to {folder}: {exc.strerror or exc}"
+
+
+def target_problem(target: Path, is_folder: bool, overwrite: bool) -> str | None:
+    """Why ``target`` cannot be written (checked before any work starts)."""
+    if target.exists():
+        if is_folder != target.is_dir():
+            kind = "a folder" if target.is_dir() else "a file"
+            return f"{target} is {kind}; pick another name"
+        if not overwrite:
+            return f"{target} already exists; choose to replace it, or pick another name"
+    if not target.parent.is_dir():
+        return f"the folder {target.parent} does not exist; pick an existing folder"
+    return None
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write and flush to disk (a full disk shows up here, not at the rename)."""
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def tree_size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+class Staging:
+    """``with Staging(target, is_folder, overwrite) as stage:`` write ``stage.path``,
+    then ``stage.publish()``; leaving the block without publishing deletes it all."""
+
+    def __init__(self, target: Path, is_folder: bool, overwrite: bool) -> None:
+        self.target = Path(target)
+        self.is_folder = is_folder
+        self.overwrite = overwrite
+        problem = target_problem(self.target, is_folder, overwrite)
+        if problem:
+            raise ExportError(problem)
+        try:
+            self.folder = Path(tempfile.mkdtemp(prefix=f".{self.target.name}{STAGING_MARK}",
+                                                dir=self.target.parent))
+        except OSError as exc:
+            raise ExportError(os_error_text(exc, self.target.parent)) from None
+        self.path = self.folder / self.target.name
+        self.published = False
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def publish(self) -> Path:
+        """Move the finished export into place, replacing the target only if allowed."""
+        problem = target_problem(self.target, self.is_folder, self.overwrite)
+        if problem:  # it appeared while we worked
+            raise ExportError(problem)
+        aside = self.folder / "replaced"  # the old folder, deleted by __exit__
+        moved_aside = False
+        try:
+            if self.is_folder and self.target.exists():
+                os.replace(self.target, aside)
+                moved_aside = True
+            os.replace(self.path, self.target)
+        except OSError as exc:
+            if moved_aside:  # put the old one back: a failed export touches nothing
+                os.replace(aside, self.target)
+            raise ExportError(os_error_text(exc, self.target.parent)) from None
+        self.published = True
+        return self.target

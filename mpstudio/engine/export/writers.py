@@ -1,0 +1,181 @@
+"""Converting a trained model into each format, into a path in a staging folder.
+
+SavedModel and .keras keep the model as trained (a mixed model still computes in
+float16/bfloat16 there). TFLite and tf2onnx cannot convert float16 ops, so they
+convert the float32 copy (source.float32_copy), through a SavedModel of it.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from mpstudio.engine.export.placement import write_bytes
+from mpstudio.engine.export.quiet import stderr_hidden
+from mpstudio.engine.export.results import ExportError
+from mpstudio.engine.export.source import ExportSource, float32_copy
+
+INPUT_NAME = "inputs"
+ONNX_OPSET = 17
+BATCH_ONE_NOTE = ("fixed batch of 1: TFLite needs a static shape for this model's "
+                  "recurrent loop, so feed one example per call")
+
+
+@dataclass
+class Conversion:
+    """What the writers share while one source is exported to several formats."""
+
+    source: ExportSource
+    calibration_x: np.ndarray | None
+    calibration_problem: str
+    scratch: Path  # a temp folder of our own, deleted at the end
+    _float32: keras.Model | None = None
+    _saved: dict[int | None, Path] = field(default_factory=dict)
+
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        return tuple(int(n) for n in self.source.model.input_shape[1:])
+
+    def signature(self, batch: int | None = None) -> list[tf.TensorSpec]:
+        return [tf.TensorSpec([batch, *self.input_shape], tf.float32, name=INPUT_NAME)]
+
+    def float32_model(self) -> keras.Model:
+        if self._float32 is None:
+            self._float32 = float32_copy(self.source.model)
+        return self._float32
+
+    def float32_saved_model(self, batch: int | None) -> Path:
+        """A SavedModel of the float32 copy (what the TFLite converter reads)."""
+        if batch not in self._saved:
+            path = self.scratch / f"float32-batch{batch or 'any'}"
+            self.float32_model().export(str(path), verbose=False,
+                                        input_signature=self.signature(batch))
+            self._saved[batch] = path
+        return self._saved[batch]
+
+
+def write_keras(conv: Conversion, path: Path) -> list[str]:
+    if conv.source.keras_file is not None:  # the run's kept file: byte for byte
+        shutil.copyfile(conv.source.keras_file, path)
+    else:
+        conv.source.model.save(path)
+    return []
+
+
+def write_saved_model(conv: Conversion, path: Path) -> list[str]:
+    conv.source.model.export(str(path), verbose=False, input_signature=conv.signature())
+    policy = conv.source.policy
+    if policy == "float32":
+        return []
+    return [f"computes in {policy.removeprefix('mixed_')} inside, float32 in and out "
+            "(fast on GPUs with Tensor Cores)"]
+
+
+def _tflite_converter(saved: Path, variant: str, conv: Conversion) -> tf.lite.TFLiteConverter:
+    converter = tf.lite.TFLiteConverter.from_saved_model(str(saved))
+    if variant == "float32":
+        return converter
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    if variant == "float16":
+        converter.target_spec.supported_types = [tf.float16]
+    elif variant == "int8":
+        examples = conv.calibration_x
+        if examples is None:
+            raise ExportError(
+                "full-integer int8 is calibrated on examples of the run's training data, "
+                f"and {conv.calibration_problem}. Export dynamic-range int8 instead (it "
+                "needs no data), or make the dataset available again")
+        converter.representative_dataset = lambda: ([examples[i:i + 1]]
+                                                    for i in range(len(examples)))
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        converter.inference_input_type = tf.int8
+        converter.inference_output_type = tf.int8
+    return converter
+
+
+def _convert_tflite(conv: Conversion, variant: str) -> tuple[bytes, list[str]]:
+    try:
+        with stderr_hidden():
+            data = _tflite_converter(conv.float32_saved_model(None), variant, conv).convert()
+        return data, []
+    except ExportError:
+        raise
+    except Exception as exc:  # the converter raises ConverterError and plain errors
+        if "tensor list" not in str(exc).lower():
+            raise ExportError(f"the TFLite converter failed: {_last_line(exc)}") from None
+    if variant == "int8":  # TF 2.21's converter crashes the process on this (seen: SIGSEGV)
+        raise ExportError(
+            "full-integer int8 is not available for a recurrent model (its loop needs a "
+            "static shape, and calibrating that crashes the TFLite converter): export "
+            "dynamic-range int8 instead")
+    try:  # an RNN's TensorList ops convert with a static batch
+        with stderr_hidden():
+            data = _tflite_converter(conv.float32_saved_model(1), variant, conv).convert()
+    except Exception as exc:
+        raise ExportError(f"the TFLite converter failed: {_last_line(exc)}") from None
+    return data, [BATCH_ONE_NOTE]
+
+
+def tflite_writer(variant: str) -> Callable[[Conversion, Path], list[str]]:
+    def write(conv: Conversion, path: Path) -> list[str]:
+        data, notes = _convert_tflite(conv, variant)
+        write_bytes(path, data)
+        return notes
+    return write
+
+
+def write_onnx(conv: Conversion, path: Path) -> list[str]:
+    import tf2onnx
+
+    logging.getLogger("tf2onnx").setLevel(logging.CRITICAL)  # it logs every pass
+    model = conv.float32_model()
+    fn = tf.function(lambda x: model(x, training=False))
+    try:
+        proto, _ = tf2onnx.convert.from_function(
+            fn, input_signature=conv.signature(), opset=ONNX_OPSET,
+            custom_op_handlers={"Erfc": (_erfc_as_one_minus_erf, [])})
+    except Exception as exc:
+        raise ExportError(f"tf2onnx could not convert this model: {_last_line(exc)}") from None
+    write_bytes(path, proto.SerializeToString())
+    return []
+
+
+def _erfc_as_one_minus_erf(ctx: Any, node: Any, name: str, args: list[Any]) -> Any:
+    """Keras' exact GELU computes erfc, which tf2onnx 1.17 leaves untranslated (ONNX
+    has Erf, not Erfc): rewrite erfc(x) as 1 - erf(x)."""
+    from tf2onnx import utils
+
+    node.type = "Erf"
+    one = ctx.make_const(utils.make_name("erfc_one"), np.array(1, dtype=np.float32))
+    minus = ctx.insert_new_node_on_output("Sub", node.output[0], name=utils.make_name("erfc"))
+    ctx.replace_inputs(minus, [one.output[0], node.output[0]])
+    return minus
+
+
+def _last_line(exc: BaseException) -> str:
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return (lines[-1] if lines else type(exc).__name__)[:300]
+
+
+WRITERS: dict[str, Callable[[Conversion, Path], list[str]]] = {
+    "keras": write_keras,
+    "savedmodel": write_saved_model,
+    "tflite-float32": tflite_writer("float32"),
+    "tflite-float16": tflite_writer("float16"),
+    "tflite-dynamic": tflite_writer("dynamic"),
+    "tflite-int8": tflite_writer("int8"),
+    "onnx": write_onnx,
+}
+
+
+def scratch_folder() -> Path:
+    return Path(tempfile.mkdtemp(prefix="mpstudio-export-"))

@@ -1,0 +1,254 @@
+"""Exports of real tiny trained models to every format, each loaded back in its own
+runtime; failures and cancels that leave nothing behind; safe-mode loading; the run
+keeping its model; and ``mpstudio export``."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+
+import keras
+import numpy as np
+import pytest
+
+from mpstudio.cli import main
+from mpstudio.engine.events import CollectingReporter
+from mpstudio.engine.export import exporter, writers
+from mpstudio.engine.export.exporter import export_models
+from mpstudio.engine.export.formats import FORMATS, default_path, export_format
+from mpstudio.engine.export.results import ExportError, ExportRequest
+from mpstudio.engine.export.samples import samples_for
+from mpstudio.engine.export.source import (
+    float32_copy,
+    load_model_file,
+    source_from_file,
+    source_from_model,
+    source_from_run,
+)
+from mpstudio.engine.export.verify import predict_keras, verify
+from mpstudio.engine.history.recorder import RecordingReporter
+from mpstudio.engine.history.run_models import model_file
+from mpstudio.engine.history.store import RunStore
+from mpstudio.engine.spec import LossScaling
+from mpstudio.engine.trainer.runner import run
+
+
+def _train(spec):
+    result = run(spec, CollectingReporter())
+    assert result.ok, result.failure
+    return result
+
+
+@pytest.fixture(scope="module")
+def mixed_mlp(request):
+    from mpstudio.engine.spec import RunSpec
+
+    spec = RunSpec(dataset="digits", template="mlp", precision="mixed_float16",
+                   batch_size=32, epochs=3, validation_split=0.2)
+    return _train(spec)
+
+
+@pytest.fixture(scope="module")
+def mixed_cnn():
+    from mpstudio.engine.spec import RunSpec
+
+    spec = RunSpec(dataset="digits", template="cnn", precision="mixed_float16",
+                   batch_size=32, epochs=2, validation_split=0.2)
+    return _train(spec)
+
+
+def _all(tmp_path, base="m"):
+    return [ExportRequest(f.id, default_path(tmp_path, base, f)) for f in FORMATS]
+
+
+def _files(folder):
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_every_format_of_a_mixed_float16_mlp_is_verified(mixed_mlp, tmp_path):
+    steps = []
+    outcomes = export_models(source_from_model(mixed_mlp.model, mixed_mlp.spec),
+                             _all(tmp_path), progress=lambda d, t, s: steps.append((d, t)))
+    by_id = {o.request.format_id: o for o in outcomes}
+    for outcome in outcomes:
+        assert outcome.ok, outcome.line()
+        v = outcome.result.verification
+        assert v.examples == 256 and v.origin == "held-out validation examples"
+        assert outcome.result.path.exists() and outcome.result.size_bytes > 0
+    # the same graph (Keras, SavedModel): the same numbers
+    for same in ("keras", "savedmodel"):
+        assert by_id[same].result.verification.max_difference < 1e-6
+    # the float32 copy (TFLite, ONNX) differs from float16 math only by rounding
+    for copy in ("tflite-float32", "onnx"):
+        v = by_id[copy].result.verification
+        assert 0 < v.max_difference < 1e-2 and v.agreement >= 0.99
+    # quantized weights: the sizes and the savings are what the formats promise
+    weights = mixed_mlp.model.count_params() * 4
+    size = {k: o.result.size_bytes for k, o in by_id.items()}
+    assert size["tflite-float16"] < 0.55 * size["tflite-float32"]
+    assert size["tflite-dynamic"] < 0.35 * weights and size["tflite-int8"] < 0.4 * weights
+    assert "smaller than the float32 weights" in by_id["tflite-int8"].result.size_text()
+    assert by_id["tflite-int8"].result.verification.export_accuracy is not None
+    assert steps[-1] == (15, 15) and [d for d, _ in steps] == sorted(d for d, _ in steps)
+    assert not [p for p in tmp_path.iterdir() if ".partial-" in p.name]
+
+    # loaded back by hand, outside mpstudio's own checks
+    from ai_edge_litert.interpreter import Interpreter
+
+    int8 = Interpreter(model_path=str(by_id["tflite-int8"].result.path))
+    assert int8.get_input_details()[0]["dtype"] == np.int8
+    assert int8.get_output_details()[0]["dtype"] == np.int8
+    import tensorflow as tf
+
+    serving = tf.saved_model.load(str(by_id["savedmodel"].result.path)).signatures[
+        "serving_default"]
+    (spec,) = serving.structured_input_signature[1].values()
+    assert spec.dtype == tf.float32 and spec.shape.as_list() == [None, 8, 8, 1]
+    reloaded = keras.saving.load_model(by_id["keras"].result.path)  # under its own policy
+    assert reloaded.layers[1].dtype_policy.name == "mixed_float16"
+    assert reloaded.optimizer is not None  # the optimizer state came along
+
+
+def test_a_mixed_cnn_converts_through_its_float32_copy(mixed_cnn, tmp_path):
+    copy = float32_copy(mixed_cnn.model)
+    assert {layer.dtype_policy.name for layer in copy.layers} == {"float32"}
+    for a, b in zip(copy.get_weights(), mixed_cnn.model.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    requests = [ExportRequest(i, default_path(tmp_path, "cnn", export_format(i)))
+                for i in ("tflite-float32", "tflite-int8", "onnx")]
+    outcomes = export_models(source_from_model(mixed_cnn.model, mixed_cnn.spec), requests)
+    for outcome in outcomes:
+        assert outcome.result is not None, outcome.error
+    assert outcomes[0].ok and outcomes[2].ok  # float formats: near-identical
+    int8 = outcomes[1].result.verification
+    assert int8.threshold == 0.95 and f"{int8.agreement:.1%}" in outcomes[1].line()
+
+
+def test_the_check_fails_for_an_export_that_computes_something_else(mixed_mlp, tmp_path):
+    """Verification compares with the trained model: an export of other weights fails."""
+    other = float32_copy(mixed_mlp.model)
+    rng = np.random.default_rng(1)
+    other.set_weights([rng.permutation(w.reshape(-1)).reshape(w.shape)
+                       for w in other.get_weights()])
+    [outcome] = export_models(source_from_model(other, mixed_mlp.spec),
+                              [ExportRequest("tflite-float32", tmp_path / "other.tflite")])
+    samples = samples_for(mixed_mlp.spec, (8, 8, 1))
+    check = verify(export_format("tflite-float32"), outcome.result.path, samples,
+                   predict_keras(mixed_mlp.model, samples.held_out_x))
+    assert not check.passed and check.agreement < 0.5
+    assert "BELOW THRESHOLD" in check.line()
+
+
+def test_an_unwritable_folder_or_a_full_disk_leaves_nothing(mixed_mlp, tmp_path,
+                                                            monkeypatch):
+    source = source_from_model(mixed_mlp.model, mixed_mlp.spec)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    [outcome] = export_models(source, [ExportRequest("keras", blocker / "m.keras")])
+    assert outcome.result is None and "does not exist" in outcome.error
+
+    existing = tmp_path / "m.tflite"
+    existing.write_bytes(b"the user's model")
+
+    def disk_full(path, data):
+        with open(path, "wb") as f:
+            f.write(data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(writers, "write_bytes", disk_full)
+    outcomes = export_models(source, [ExportRequest("tflite-dynamic", existing),
+                                      ExportRequest("onnx", tmp_path / "m.onnx")],
+                             overwrite=True)
+    assert all(o.result is None and "is full" in o.error for o in outcomes)
+    assert existing.read_bytes() == b"the user's model"
+    assert _files(tmp_path) == ["a-file", "m.tflite"]  # no partial file, no staging folder
+
+
+def test_existing_files_are_replaced_only_when_asked(mixed_mlp, tmp_path):
+    source = source_from_model(mixed_mlp.model, mixed_mlp.spec)
+    target = tmp_path / "served"
+    target.mkdir()
+    (target / "old.txt").write_text("keep me")
+    [kept] = export_models(source, [ExportRequest("savedmodel", target)])
+    assert "already exists" in kept.error and (target / "old.txt").exists()
+    [replaced] = export_models(source, [ExportRequest("savedmodel", target)], overwrite=True)
+    assert replaced.ok and (target / "saved_model.pb").exists()
+    assert not (target / "old.txt").exists()
+    assert _files(tmp_path) == ["served"]
+
+
+def test_a_cancel_leaves_nothing_written(mixed_mlp, tmp_path):
+    calls = []
+    outcomes = export_models(source_from_model(mixed_mlp.model, mixed_mlp.spec),
+                             _all(tmp_path), progress=lambda *a: calls.append(a),
+                             should_stop=lambda: len(calls) >= 2)
+    assert outcomes[0].error == exporter.CANCELLED  # stopped while converting the first
+    assert all(o.result is None for o in outcomes)
+    assert _files(tmp_path) == []
+
+
+def test_model_files_open_in_safe_mode(tmp_path):
+    inputs = keras.Input((4,))
+    outputs = keras.layers.Lambda(lambda x: x * 2)(inputs)
+    path = tmp_path / "with-code.keras"
+    keras.Model(inputs, outputs).save(path)
+    with pytest.raises(ExportError, match="contains Python code"):
+        source_from_file(path)
+    damaged = tmp_path / "damaged.keras"
+    damaged.write_bytes(os.urandom(2000))
+    with pytest.raises(ExportError, match="damaged or not a Keras 3 model"):
+        load_model_file(damaged)
+
+
+def test_a_run_keeps_its_model_for_export_and_forgets_it_on_delete(tiny_spec, tmp_path):
+    recorder = RecordingReporter(CollectingReporter())
+    spec = tiny_spec.replace(precision="mixed_float16")
+    diverging = spec.replace(loss_scaling=LossScaling("fixed", factor=1e30), epochs=3)
+    results = [run(spec, recorder), run(diverging, recorder)]
+    recorder.keep_models(results)
+    recorder.close()
+    good, bad = recorder.run_ids
+    assert model_file(good) is not None and model_file(bad) is None
+    with pytest.raises(ExportError, match="kept no trained model"):
+        source_from_run(bad)
+    source = source_from_run(good)
+    assert source.spec == spec and source.keras_file == model_file(good)
+    [outcome] = export_models(source, [ExportRequest("keras", tmp_path / "again.keras")])
+    assert outcome.ok and (tmp_path / "again.keras").read_bytes() == model_file(
+        good).read_bytes()
+    with RunStore() as store:
+        store.delete_runs([good])
+    assert model_file(good) is None and not model_file(good, None)
+
+
+def test_the_export_command(tiny_spec, tmp_path, capsys):
+    assert main(["train", "--steps", "30", "--batch-size", "32", "--json"]) == 0
+    run_id = json.loads(capsys.readouterr().out)["id"]
+    target = tmp_path / "model.tflite"
+    assert main(["export", str(run_id), "--format", "tflite-float16", "-o", str(target)]) == 0
+    out = capsys.readouterr().out
+    assert "TFLite float16 weights" in out and "top-1 agreement" in out and "OK" in out
+    assert target.exists()
+    assert main(["export", str(run_id), "--format", "tflite-float16", "-o", str(target)]) == 2
+    assert "pass --overwrite" in capsys.readouterr().err
+    assert main(["export", str(run_id), "-f", "onnx", "-o", str(tmp_path / "m"), "--json"]) == 0
+    [entry] = json.loads(capsys.readouterr().out)["exports"]
+    assert entry["path"].endswith("m.onnx") and entry["verification"]["passed"]
+    with RunStore() as store:
+        assert str((tmp_path / "m.onnx").resolve()) in store.run(run_id).model_paths
+    assert main(["export", "9999", "-f", "keras"]) == 1
+    assert "no run #9999" in capsys.readouterr().err
+    assert main(["export", str(run_id), "-f", "tflite-nano"]) == 2
+    assert "unknown export format" in capsys.readouterr().err
+
+
+def test_a_missing_dependency_is_refused_up_front(monkeypatch, capsys):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "tf2onnx" else real(name, *a))
+    assert main(["export", "1", "-f", "onnx"]) == 2
+    err = capsys.readouterr().err
+    assert "needs tf2onnx" in err and "pip install tf2onnx onnxruntime" in err
