@@ -177,9 +177,15 @@ def test_export_the_trained_model_and_save_charts(qtbot, window, tmp_path):
     _run(qtbot, w)
     assert w.actions.export_model.isEnabled()
     target = tmp_path / "model.keras"
-    w.files.export_model(str(target))
-    qtbot.waitUntil(lambda: any("exported" in line for line in w.log.lines("success")),
-                    timeout=60_000)
+    w.actions.export_model.trigger()
+    dialog = w.exports.dialog
+    dialog.folder_edit.setText(str(tmp_path))
+    dialog.name_edit.setText("model")
+    assert [f for f, check in dialog.checks.items() if check.isChecked()] == ["keras"]
+    qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.exports.job is None, timeout=120_000)
+    assert [line.endswith("· OK") for line in dialog.result_lines()] == [True]
+    assert any("model.keras" in line for line in w.log.lines("success"))
     assert not list(tmp_path.glob("*.partial*"))
     assert w.files.save_charts(str(tmp_path / "charts.svg"))
     assert (tmp_path / "charts.svg").read_text().lstrip().startswith("<?xml")

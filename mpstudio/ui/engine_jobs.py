@@ -6,7 +6,6 @@ lazily, so importing this module costs nothing at start-up.
 
 from __future__ import annotations
 
-import os
 import platform
 import sqlite3
 from collections.abc import Callable
@@ -18,6 +17,7 @@ if TYPE_CHECKING:
     from mpstudio.engine.comparison.card import ComparisonCard
     from mpstudio.engine.datasets.report import DataReport
     from mpstudio.engine.events import Reporter
+    from mpstudio.engine.export.results import ExportOutcome, ExportRequest
     from mpstudio.engine.hardware.check import HardwareCheck
     from mpstudio.engine.hardware.gpu_memory import MemoryApplyResult
     from mpstudio.engine.history.records import StoredRun
@@ -139,6 +139,7 @@ def train(spec: RunSpec, comparison: CompareOptions | None, reporter: Reporter) 
         else:
             results = [runner.run(spec, recorder)]
         stored = recorder.stored()
+        recorder.keep_models(results)
     except DataLoadStopped as exc:
         return TrainingOutcome([], stopped_while_loading=str(exc))
     finally:
@@ -159,15 +160,32 @@ def record_model_path(run_id: int, path: Path) -> None:
         pass
 
 
-def save_keras_model(model: Any, path: Path) -> int:
-    """Write ``model`` as a .keras file: into a temp file beside it, then renamed, so a
-    failure never leaves half a file or replaces a good one. Returns the size."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.stem}.partial-{os.getpid()}.keras")
-    try:
-        model.save(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path.stat().st_size
+def export_run(
+    requests: list[ExportRequest],
+    *,
+    run_id: int | None,
+    model: Any = None,
+    spec: RunSpec | None = None,
+    overwrite: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> list[ExportOutcome]:
+    """Export ``model`` (the run just trained), or the kept model of history run
+    ``run_id`` when no model is given, to each requested format, verifying each; the
+    history notes where each file went. ExportError: the run's model cannot be loaded."""
+    from mpstudio.engine.export.exporter import export_models
+    from mpstudio.engine.export.source import source_from_model, source_from_run
+
+    if model is not None:
+        source = source_from_model(model, spec, run_id)
+    elif run_id is not None:
+        source = source_from_run(run_id)
+    else:
+        raise ValueError("export_run needs a model or a history run id")
+    outcomes = export_models(source, requests, overwrite=overwrite, progress=progress,
+                             should_stop=should_stop)
+    if run_id is not None:  # History shows where the run's model went
+        for outcome in outcomes:
+            if outcome.result is not None:
+                record_model_path(run_id, outcome.result.path)
+    return outcomes

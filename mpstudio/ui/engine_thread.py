@@ -88,7 +88,8 @@ def failure_message(job: Job, exc: BaseException) -> str:
 
     if isinstance(exc, SpecError):
         return "; ".join(exc.problems)
-    known = {"RunSetupError", "DataLoadStopped", "DataError", "DownloadError", "SettingsError"}
+    known = {"RunSetupError", "DataLoadStopped", "DataError", "DownloadError", "SettingsError",
+             "ExportError"}
     if type(exc).__name__ in known:
         return str(exc)
     if isinstance(exc, MemoryError):

@@ -1,8 +1,8 @@
 """The History tab: every run in the history file, filterable and sortable, with
-Plot, Compare, Re-run and Delete for the selected runs.
+Plot, Compare, Re-run, Export and Delete for the selected runs.
 
 The panel reads the RunStore itself (a quick SQLite query) and deletes through it
-after asking; what Plot, Compare and Re-run do is the main window's business, so
+after asking; what Plot, Compare, Re-run and Export do is the main window's business, so
 those go out as signals carrying run ids.
 """
 
@@ -51,6 +51,7 @@ class HistoryPanel(QWidget):
     plot_requested = Signal(int)  # run id
     compare_requested = Signal(int, int)  # (float32 or older run, the other)
     rerun_requested = Signal(int)  # run id: set the form up from its spec
+    export_requested = Signal(int)  # run id: export its kept model
     deleted = Signal(list)  # the ids just deleted from the store
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -101,10 +102,12 @@ class HistoryPanel(QWidget):
         self.plot_button = QPushButton("Plot")
         self.compare_button = QPushButton("Compare")
         self.rerun_button = QPushButton("Re-run")
+        self.export_button = QPushButton("Export…")
         self.delete_button = QPushButton("Delete…")
         for name, button in (("plotButton", self.plot_button),
                              ("compareButton", self.compare_button),
                              ("rerunButton", self.rerun_button),
+                             ("exportButton", self.export_button),
                              ("deleteButton", self.delete_button)):
             button.setObjectName(name)
 
@@ -113,7 +116,8 @@ class HistoryPanel(QWidget):
         filters.addWidget(self.status_combo)
         buttons = QHBoxLayout()
         buttons.addWidget(self.count_label, 1)
-        for button in (self.plot_button, self.compare_button, self.rerun_button):
+        for button in (self.plot_button, self.compare_button, self.rerun_button,
+                       self.export_button):
             buttons.addWidget(button)
         buttons.addSpacing(12)  # the destructive one a little apart
         buttons.addWidget(self.delete_button)
@@ -131,6 +135,7 @@ class HistoryPanel(QWidget):
         self.plot_button.clicked.connect(self._plot_clicked)
         self.compare_button.clicked.connect(self._compare_clicked)
         self.rerun_button.clicked.connect(self._rerun_clicked)
+        self.export_button.clicked.connect(self._export_clicked)
         self.delete_button.clicked.connect(self._delete_clicked)
         self.set_store(None)
 
@@ -255,6 +260,10 @@ class HistoryPanel(QWidget):
         self.rerun_button.setToolTip(
             f"Set up the form from run #{runs[0].id}'s settings, ready to run again" if one
             else "Select one run to run it again with its settings")
+        self.export_button.setEnabled(one)
+        self.export_button.setToolTip(
+            f"Export run #{runs[0].id}'s trained model to Keras, SavedModel, TFLite or ONNX"
+            if one else "Select one run to export its trained model")
         self.compare_button.setEnabled(n == 2)
         self.compare_button.setToolTip(
             "Build the comparison card of the two runs (with the other trials of their "
@@ -282,6 +291,11 @@ class HistoryPanel(QWidget):
         ids = self.selected_ids()
         if len(ids) == 1:
             self.rerun_requested.emit(ids[0])
+
+    def _export_clicked(self) -> None:
+        ids = self.selected_ids()
+        if len(ids) == 1:
+            self.export_requested.emit(ids[0])
 
     def _compare_clicked(self) -> None:
         runs = self.selected_runs()

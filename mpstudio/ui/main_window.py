@@ -22,6 +22,7 @@ from mpstudio.ui import engine_jobs
 from mpstudio.ui.background_work import BackgroundWork
 from mpstudio.ui.comparison_card_view import ComparisonCardView
 from mpstudio.ui.engine_thread import EngineThread
+from mpstudio.ui.export_actions import ExportActions
 from mpstudio.ui.file_actions import FileActions
 from mpstudio.ui.gui_settings import GuiSettings, open_settings
 from mpstudio.ui.hardware_panel import HardwarePanel
@@ -56,6 +57,7 @@ class MainWindow(QMainWindow):
         self.actions = build_actions(self)
         self.background = BackgroundWork(self)
         self.files = FileActions(self)
+        self.exports = ExportActions(self)
         self.history_actions = HistoryActions(self)
         self._connect()
         self._restore()
@@ -255,7 +257,7 @@ class MainWindow(QMainWindow):
         self.actions.hardware_check.setEnabled(ready and not running and not measuring)
         self.actions.open_config.setEnabled(not running)
         self.actions.import_dataset.setEnabled(not running)
-        self.actions.export_model.setEnabled(self.files.can_export())
+        self.exports.update_state()
         self.actions.export_report.setEnabled(self.history_actions.sides is not None)
         self.hardware.set_run_active(running)
 

@@ -1,0 +1,186 @@
+"""File > Export model… and History's Export…: the dialog, the background job, the
+verification lines, and what happens to files already there. Real tiny runs on digits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gui_helpers import RUN_TIMEOUT_MS, close_window, open_window, select
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QLabel
+
+from mpstudio.engine.export.formats import FORMATS, unavailable_reason
+from mpstudio.engine.export.results import ExportRequest
+from mpstudio.engine.history.run_models import model_file
+from mpstudio.engine.history.store import RunStore
+from mpstudio.ui import export_dialog
+from mpstudio.ui.export_dialog import ExportDialog
+
+pytestmark = pytest.mark.slow
+EXPORT_TIMEOUT_MS = 120_000
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path / "window.ini")
+    yield w
+    if not w._closed:
+        close_window(qtbot, w)
+
+
+def _train(qtbot, w, precision: str = "mixed_float16") -> None:
+    select(w.setup.dataset.combo, "digits")
+    select(w.setup.template, "mlp")
+    select(w.setup.precision, precision)
+    w.setup.epochs.setValue(1)
+    w.setup.batch_size.setValue(64)
+    w.setup.baseline.setChecked(False)
+    with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
+        assert not w.actions.export_model.isEnabled()  # not while the run trains
+    assert ended.args == ["finished"], w.banner.text()
+
+
+def _export(qtbot, w, dialog: ExportDialog) -> None:
+    """Press Export and wait for the job to end."""
+    assert dialog.export_button.isEnabled(), dialog.export_button.toolTip()
+    qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    assert w.exports.job is not None
+    assert dialog.cancel_button.isVisible() and not dialog.export_button.isEnabled()
+    qtbot.waitUntil(lambda: w.exports.job is None, timeout=EXPORT_TIMEOUT_MS)
+
+
+def _tick_only(dialog: ExportDialog, ids: list[str]) -> None:
+    for fmt_id, check in dialog.checks.items():
+        check.setChecked(fmt_id in ids)
+
+
+def _leftovers(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if "partial" in p.name or "staging" in p.name]
+
+
+def test_the_dialog_turns_off_a_format_whose_dependency_is_missing(qtbot, tmp_path,
+                                                                    monkeypatch):
+    def fake(fmt):  # as if tf2onnx were not installed
+        if fmt.id != "onnx":
+            return None
+        return f"{fmt.label} needs tf2onnx, which is not installed: {fmt.install_hint}"
+
+    monkeypatch.setattr(export_dialog, "unavailable_reason", fake)
+    dialog = ExportDialog(tmp_path)
+    qtbot.addWidget(dialog)
+    dialog.set_source("Run 3 · mlp · mixed_float16 (the run you just trained)",
+                      "mlp-mixed_float16-run3")
+    dialog.show()
+    onnx = dialog.findChild(QCheckBox, "format-onnx")
+    assert not onnx.isEnabled() and not onnx.isChecked()
+    assert "pip install" in onnx.toolTip() and "tf2onnx" in onnx.toolTip()
+    note = dialog.findChild(QLabel, "format-onnx-note")
+    assert note.isVisible() and "pip install" in note.text()
+    assert [f for f, c in dialog.checks.items() if c.isChecked()] == ["keras"]
+    assert "mlp-mixed_float16-run3.keras" in dialog.targets_label.text()
+    assert dialog.export_button.isEnabled() and dialog.export_button.isDefault()
+
+    dialog.checks["keras"].setChecked(False)
+    assert not dialog.export_button.isEnabled()
+    assert "Tick at least one format" in dialog.export_button.toolTip()
+    dialog.checks["tflite-float16"].setChecked(True)
+    assert dialog.export_button.isEnabled()
+    assert "mlp-mixed_float16-run3-float16.tflite" in dialog.targets_label.text()
+    dialog.name_edit.setText(" ")
+    assert "file name" in dialog.export_button.toolTip() and dialog.hint.isVisible()
+    dialog.name_edit.setText("model")
+    dialog.ask_folder = lambda: str(tmp_path / "missing")
+    qtbot.mouseClick(dialog.browse_button, Qt.MouseButton.LeftButton)
+    assert not dialog.export_button.isEnabled()
+    assert "does not exist" in dialog.export_button.toolTip()
+    dialog.ask_folder = lambda: ""  # cancelled: the folder stays
+    qtbot.mouseClick(dialog.browse_button, Qt.MouseButton.LeftButton)
+    assert dialog.folder == tmp_path / "missing"
+
+
+def test_export_the_run_just_trained_to_every_format(qtbot, window, tmp_path):
+    w = window
+    out = tmp_path / "out"
+    out.mkdir()
+    assert not w.actions.export_model.isEnabled()  # nothing trained yet
+    _train(qtbot, w, "mixed_float16")
+    assert w.actions.export_model.isEnabled()
+    w.actions.export_model.trigger()
+    dialog = w.exports.dialog
+    assert dialog.isVisible() and not dialog.isModal()
+    assert "mixed_float16" in dialog.heading.text()
+    assert "the run you just trained" in dialog.heading.text()
+    available = [f.id for f in FORMATS if unavailable_reason(f) is None]
+    _tick_only(dialog, available)
+    dialog.folder_edit.setText(str(out))
+    dialog.name_edit.setText("digits")
+    _export(qtbot, w, dialog)
+
+    lines = dialog.result_lines()
+    assert len(lines) == len(available), lines
+    assert all(line.endswith("· OK") for line in lines), lines
+    paths = [r.path for r in dialog.requests()]
+    assert all(p.exists() for p in paths)
+    assert len([x for x in w.log.lines("success") if x.startswith("export: ")]) == len(available)
+    assert not dialog.cancel_button.isVisible() and dialog.export_button.isEnabled()
+    assert not _leftovers(tmp_path)
+
+    # Cancelled at once: nothing is written.
+    dialog.name_edit.setText("cancelled")
+    qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.exports.job is None, timeout=EXPORT_TIMEOUT_MS)
+    assert "cancelled" in dialog.status.text().lower()
+    assert not list(out.glob("cancelled*")) and not _leftovers(tmp_path)
+    dialog.name_edit.setText("digits")
+
+    # Exporting again over the files: asked first; No starts nothing and touches nothing.
+    keras_file = out / "digits.keras"
+    before = (keras_file.read_bytes(), keras_file.stat().st_mtime_ns)
+    asked: list[list[Path]] = []
+    dialog.confirm_overwrite = lambda paths: asked.append(paths) or False
+    _tick_only(dialog, ["keras"])
+    qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
+    assert asked == [[keras_file]] and w.exports.job is None
+    assert (keras_file.read_bytes(), keras_file.stat().st_mtime_ns) == before
+
+    # A folder under a regular file: the dialog refuses; forced, the job says why.
+    (tmp_path / "afile").write_text("not a folder")
+    dialog.folder_edit.setText(str(tmp_path / "afile" / "sub"))
+    assert not dialog.export_button.isEnabled()
+    assert "does not exist" in dialog.export_button.toolTip()
+    target = tmp_path / "afile" / "sub" / "digits.keras"
+    assert w.exports.start_export([ExportRequest("keras", target)]) is not None
+    qtbot.waitUntil(lambda: w.exports.job is None, timeout=EXPORT_TIMEOUT_MS)
+    [line] = dialog.result_lines()
+    assert line.startswith("Not exported: "), line
+    assert any(x.startswith("export: ") for x in w.log.lines("error"))
+    assert not target.exists() and not _leftovers(tmp_path)
+    close_window(qtbot, w)
+
+
+def test_export_a_run_picked_in_history(qtbot, window, tmp_path):
+    w = window
+    _train(qtbot, w, "float32")
+    [run_id] = w.history.selected_ids()  # the new run is selected after it ends
+    assert w.history.export_button.isEnabled()
+    qtbot.mouseClick(w.history.export_button, Qt.MouseButton.LeftButton)
+    dialog = w.exports.dialog
+    assert dialog.isVisible() and "from History" in dialog.heading.text()
+    assert dialog.name_edit.text() == f"mlp-float32-run{run_id}"
+    _tick_only(dialog, ["keras", "tflite-float32"])
+    dialog.folder_edit.setText(str(tmp_path))
+    _export(qtbot, w, dialog)
+    lines = dialog.result_lines()
+    assert len(lines) == 2 and all(line.endswith("· OK") for line in lines), lines
+    with RunStore() as store:
+        kept = store.run(run_id, metrics=False).model_paths
+    assert set(kept) == {str(r.path) for r in dialog.requests()}
+
+    # A run that kept no model says so instead of opening an export that cannot work.
+    model_file(run_id).unlink()
+    qtbot.mouseClick(w.history.export_button, Qt.MouseButton.LeftButton)
+    assert f"Run {run_id} kept no trained model" in w.banner.text()
+    close_window(qtbot, w)
