@@ -11,6 +11,8 @@ from collections.abc import Iterator
 
 from rich.console import Console
 
+from mpstudio.engine.quiet_stderr import stderr_hidden
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 
@@ -45,15 +47,8 @@ def tensorflow_logs_hidden() -> Iterator[None]:
         yield
         return
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    sys.stderr.flush()
-    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)  # absl writes its pre-init lines straight to file descriptor 2
-    try:
+    with stderr_hidden():  # absl writes its pre-init lines straight to file descriptor 2
         yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
 
 
 @contextlib.contextmanager

@@ -27,6 +27,17 @@ def isolated_datasets(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture
+def window(qtbot, tmp_path):
+    """A fresh main window with its own settings file, closed after the test."""
+    from gui_helpers import close_window, open_window
+
+    w = open_window(qtbot, tmp_path / "window.ini")
+    yield w
+    if not w._closed:
+        close_window(qtbot, w)
+
+
+@pytest.fixture
 def tiny_spec() -> RunSpec:
     """Digits, small batches, one step report per step: a run takes about a second."""
     return RunSpec(

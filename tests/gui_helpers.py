@@ -33,3 +33,4 @@ def select(combo, key: str) -> None:
     index = combo.findData(key)
     assert index >= 0, f"{key!r} is not a choice of {combo.objectName()}"
     combo.setCurrentIndex(index)
+

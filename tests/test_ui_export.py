@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gui_helpers import RUN_TIMEOUT_MS, close_window, open_window, select
+from gui_helpers import RUN_TIMEOUT_MS, close_window, select
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QLabel
 
@@ -19,14 +19,6 @@ from mpstudio.ui.export_dialog import ExportDialog
 
 pytestmark = pytest.mark.slow
 EXPORT_TIMEOUT_MS = 120_000
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path / "window.ini")
-    yield w
-    if not w._closed:
-        close_window(qtbot, w)
 
 
 def _train(qtbot, w, precision: str = "mixed_float16") -> None:

@@ -12,14 +12,6 @@ from mpstudio.ui.latency_probe import LatencyProbe
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path / "window.ini")
-    yield w
-    if not w._closed:
-        close_window(qtbot, w)
-
-
 def _set_up(w, precision: str, epochs: int = 1, baseline: bool = False) -> None:
     select(w.setup.dataset.combo, "digits")
     select(w.setup.template, "mlp")

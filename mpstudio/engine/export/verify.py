@@ -12,10 +12,10 @@ import numpy as np
 import tensorflow as tf
 
 from mpstudio.engine.export.formats import ExportFormat
-from mpstudio.engine.export.quiet import stderr_hidden
 from mpstudio.engine.export.results import ExportError, Verification
 from mpstudio.engine.export.samples import ExportSamples
 from mpstudio.engine.export.source import load_model_file
+from mpstudio.engine.quiet_stderr import stderr_hidden
 
 BATCH = 64
 

@@ -20,9 +20,9 @@ import numpy as np
 import tensorflow as tf
 
 from mpstudio.engine.export.placement import write_bytes
-from mpstudio.engine.export.quiet import stderr_hidden
 from mpstudio.engine.export.results import ExportError
 from mpstudio.engine.export.source import ExportSource, float32_copy
+from mpstudio.engine.quiet_stderr import stderr_hidden
 
 INPUT_NAME = "inputs"
 ONNX_OPSET = 17

@@ -1,4 +1,5 @@
-"""Hiding what TensorFlow Lite's C++ code prints straight to file descriptor 2."""
+"""Hiding what C++ code (absl, the TFLite converter, LiteRT) prints straight to file
+descriptor 2, where Python's sys.stderr cannot catch it."""
 
 from __future__ import annotations
 
