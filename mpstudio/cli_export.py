@@ -21,6 +21,7 @@ from mpstudio.engine.export.formats import (
     FORMATS,
     ExportFormat,
     default_path,
+    export_base_name,
     export_format,
     unavailable_reason,
 )
@@ -55,7 +56,7 @@ def _base_name(source: str) -> str:
         try:
             with RunStore() as store:
                 row = store.run(int(source), metrics=False).row
-            return f"run{row.id}-{row.template}-{row.precision}"
+            return export_base_name(row.id, row.template, row.precision)
         except HistoryError:
             return f"run{source}"
     return Path(source).stem

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer
 
+from mpstudio.engine.export.formats import export_base_name, export_label
 from mpstudio.engine.export.results import ExportOutcome, ExportRequest
 from mpstudio.engine.history.store import HistoryError
 from mpstudio.ui import engine_jobs
@@ -47,14 +48,9 @@ class ExportSubject:
 
 
 def run_title(run_id: int | None, template: str, precision: str) -> str:
-    """"Run 12 · mlp · mixed_float16", as the engine's ExportSource labels it."""
-    parts = [f"Run {run_id}"] if run_id is not None else []
-    return " · ".join([*parts, template, precision])
-
-
-def base_name(run_id: int | None, template: str, precision: str) -> str:
-    """"mlp-mixed_float16-run12": sorts by template and says which run it was."""
-    return f"{template}-{precision}" + (f"-run{run_id}" if run_id is not None else "")
+    """"Run 12 · mlp · mixed_float16", the engine's label as a heading."""
+    label = export_label(run_id, template, precision)
+    return label[:1].upper() + label[1:]
 
 
 class ProgressBox:
@@ -144,7 +140,7 @@ class ExportActions(QObject):
         spec = result.spec
         title = run_title(run_id, spec.template, spec.precision)
         self.open(ExportSubject(f"{title} (the run you just trained)",
-                                base_name(run_id, spec.template, spec.precision),
+                                export_base_name(run_id, spec.template, spec.precision),
                                 run_id, result.model, spec))
 
     def export_history_run(self, run_id: int) -> None:
@@ -165,7 +161,7 @@ class ExportActions(QObject):
         title = run_title(run_id, row.template, row.precision)
         self.open(ExportSubject(f"{title} (from History, trained {row.started_text} on "
                                 f"{row.dataset})",
-                                base_name(run_id, row.template, row.precision), run_id))
+                                export_base_name(run_id, row.template, row.precision), run_id))
 
     def _kept_model(self, run_id: int, history: Path) -> Path | None:
         from mpstudio.engine.history.run_models import model_file

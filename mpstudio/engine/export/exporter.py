@@ -56,9 +56,9 @@ def export_models(
         samples = samples_for(source.spec, shape)
         reference = predict_keras(source.model, samples.held_out_x)
         conversion = Conversion(source, samples.calibration_x, samples.problem, scratch)
-        for outcome in outcomes:
+        for done, outcome in enumerate(outcomes, start=1):
             _export_one(outcome, conversion, samples, reference, overwrite, tick)
-            step = 1 + 2 * (outcomes.index(outcome) + 1)
+            step = 1 + 2 * done  # a format that failed early skipped its ticks
     except ExportCancelled:
         for outcome in outcomes:
             if outcome.result is None and not outcome.error:

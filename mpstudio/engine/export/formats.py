@@ -100,3 +100,16 @@ def default_path(folder: str | Path, base: str, fmt: ExportFormat) -> Path:
     if fmt.id == "savedmodel":
         name = f"{base}-savedmodel"
     return Path(folder) / f"{name}{fmt.suffix}"
+
+
+def export_label(run_id: int | None, template: str | None, precision: str | None) -> str:
+    """"run 12 · mlp · mixed_float16": what is being exported, for titles and lines."""
+    parts = [f"run {run_id}"] if run_id is not None else []
+    parts += [p for p in (template, precision) if p]
+    return " · ".join(parts) or "model"
+
+
+def export_base_name(run_id: int | None, template: str, precision: str) -> str:
+    """"mlp-mixed_float16-run12", the default file name (GUI and CLI alike): sorts by
+    template and says which run it was."""
+    return f"{template}-{precision}" + (f"-run{run_id}" if run_id is not None else "")

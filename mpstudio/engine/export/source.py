@@ -14,6 +14,7 @@ from typing import Any
 
 import keras
 
+from mpstudio.engine.export.formats import export_label
 from mpstudio.engine.export.results import ExportError
 from mpstudio.engine.spec import RunSpec, SpecError
 
@@ -37,10 +38,7 @@ class ExportSource:
 
 
 def source_label(spec: RunSpec | None, run_id: int | None) -> str:
-    parts = [f"run {run_id}"] if run_id is not None else []
-    if spec is not None:
-        parts += [spec.template, spec.precision]
-    return " · ".join(parts) or "model"
+    return export_label(run_id, spec and spec.template, spec and spec.precision)
 
 
 def source_from_model(model: keras.Model, spec: RunSpec | None,
