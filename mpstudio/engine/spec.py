@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,10 +24,13 @@ else:  # pragma: no cover - exercised on 3.10 only
 PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16")
 FLOAT32_MAX = 3.4028234663852886e38  # a loss scale above this is inf in float32
 MAX_SEED = 2**32 - 1  # NumPy's seed range
+DEVICE_NAME = re.compile(r"^(GPU|CPU|TPU):\d+$", re.IGNORECASE)
 LOSS_SCALING_MODES = ("auto", "dynamic", "fixed", "off")
 OPTIMIZERS = ("adam", "sgd")
 XLA_MODES = ("auto", "on", "off")
 LOOPS = ("fit", "custom")
+STRATEGIES = ("default", "mirrored", "multiworker", "tpu")
+LR_SCALING_RULES = ("linear", "none")
 
 
 class SpecError(ValueError):
@@ -66,6 +70,21 @@ class DataOptions:
 
 
 @dataclass
+class Distribution:
+    """How a run is spread over devices with ``tf.distribute``.
+
+    ``batch_size`` stays per replica, so the global batch grows with the replicas;
+    ``lr_scaling`` "linear" multiplies the learning rate by the replica count (the
+    linear scaling rule), "none" keeps it as given.
+    """
+
+    strategy: str = "default"
+    devices: list[str] = field(default_factory=list)  # mirrored: e.g. ["GPU:0", "GPU:1"]
+    lr_scaling: str = "linear"
+    join_timeout: float = 300.0  # multiworker: seconds to wait for every worker to start
+
+
+@dataclass
 class RunSpec:
     dataset: str = "digits"
     template: str = "mlp"
@@ -81,6 +100,8 @@ class RunSpec:
     xla: str = "auto"
     loop: str = "fit"
     log_every_steps: int = 0  # 0: about 25 step reports per epoch
+    warmup_steps: int = 0  # linear learning-rate warmup from 0 over this many steps
+    distribute: Distribution = field(default_factory=Distribution)
     data: DataOptions = field(default_factory=DataOptions)
     dataset_options: dict[str, Any] = field(default_factory=dict)
 
@@ -119,6 +140,10 @@ class RunSpec:
                 "validation split must be a fraction in [0, 1), "
                 f"got {self.validation_split!r}"
             )
+        if not _is_int(self.warmup_steps) or self.warmup_steps < 0:
+            out.append(f"warmup steps must be 0 (none) or a positive integer, "
+                       f"got {self.warmup_steps!r}")
+        out += distribution_problems(self.distribute, self.xla)
         if not _is_int(self.log_every_steps) or self.log_every_steps < 0:
             out.append(
                 "log every steps must be 0 (automatic) or a positive integer, "
@@ -161,6 +186,7 @@ class RunSpec:
                 "loss scaling is off under mixed_float16: small gradients can underflow to "
                 "zero in float16 and training may stall; 'dynamic' is the safe choice"
             )
+        out += distribution_warnings(self.distribute, self.precision, self.loop)
         resolved = self.loss_scaling_mode
         defaults = LossScaling()
         ls = self.loss_scaling
@@ -196,7 +222,8 @@ class RunSpec:
         """Build a spec from a plain dict (a parsed TOML/JSON file), naming unknown keys."""
         data = dict(data)
         problems: list[str] = []
-        nested = {"loss_scaling": LossScaling, "data": DataOptions}
+        nested = {"loss_scaling": LossScaling, "data": DataOptions,
+                  "distribute": Distribution}
         kwargs: dict[str, Any] = {}
         for name, sub_cls in nested.items():
             if name in data:
@@ -261,6 +288,39 @@ class RunSpec:
     @property
     def loss_scaling_mode(self) -> str:
         return self.loss_scaling.resolved_mode(self.precision)
+
+
+def distribution_problems(dist: Distribution, xla: str) -> list[str]:
+    out = _choice("strategy", dist.strategy, STRATEGIES)
+    out += _choice("learning-rate scaling", dist.lr_scaling, LR_SCALING_RULES)
+    if not isinstance(dist.devices, list) or not all(
+        isinstance(d, str) and DEVICE_NAME.match(d) for d in dist.devices
+    ):
+        out.append(f"devices must be a list of device names like \"GPU:0\", "
+                   f"got {dist.devices!r}")
+    elif len(set(map(str.upper, dist.devices))) != len(dist.devices):
+        out.append(f"devices lists a device twice: {', '.join(dist.devices)}")
+    if not _is_number(dist.join_timeout) or dist.join_timeout <= 0:
+        out.append(f"join timeout must be a positive number of seconds, "
+                   f"got {dist.join_timeout!r}")
+    if dist.strategy in ("mirrored", "multiworker") and xla == "on":
+        out.append(f"xla 'on' does not work under the {dist.strategy} strategy (TensorFlow "
+                   "cannot XLA-compile a MirroredStrategy step): use xla auto or off")
+    return out
+
+
+def distribution_warnings(dist: Distribution, precision: str, loop: str) -> list[str]:
+    out = []
+    if dist.devices and dist.strategy != "mirrored":
+        out.append(f"devices {', '.join(dist.devices)} are ignored: only the mirrored "
+                   f"strategy takes a device list (strategy is '{dist.strategy}')")
+    if dist.strategy == "tpu" and precision == "mixed_float16":
+        out.append("TPUs compute in bfloat16, not float16: mixed_bfloat16 is the natural "
+                   "policy on a TPU (and needs no loss scaling)")
+    if dist.strategy == "multiworker" and loop == "fit":
+        out.append("Keras 3 fit() fails under MultiWorkerMirroredStrategy "
+                   "(keras-team/keras#20585): this run uses the custom training loop")
+    return out
 
 
 def _beside(dataset: Any, folder: Path) -> Any:

@@ -1,0 +1,103 @@
+"""The multi-worker cluster a process belongs to, read from ``TF_CONFIG``.
+
+No TensorFlow here: the GUI and the CLI check the variable before anything
+starts, so a typo in it is reported in words instead of a hang at start-up.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+WORKER_JOBS = ("chief", "worker")
+
+
+class ClusterError(ValueError):
+    """TF_CONFIG is missing or does not describe a cluster this process belongs to."""
+
+
+@dataclass(frozen=True)
+class Cluster:
+    jobs: dict[str, tuple[str, ...]]  # job name -> addresses, in task order
+    task_type: str
+    task_index: int
+
+    @property
+    def workers(self) -> tuple[str, ...]:
+        """Every process that trains (chief first), in TensorFlow's task order."""
+        return tuple(a for job in WORKER_JOBS for a in self.jobs.get(job, ()))
+
+    @property
+    def address(self) -> str:
+        return self.jobs[self.task_type][self.task_index]
+
+    @property
+    def is_chief(self) -> bool:
+        """The process that writes the run record and the model: the chief task, or
+        worker 0 when the cluster has no chief job (TensorFlow's own rule)."""
+        if "chief" in self.jobs:
+            return self.task_type == "chief"
+        return self.task_type == "worker" and self.task_index == 0
+
+    @property
+    def task_name(self) -> str:
+        return f"{self.task_type} {self.task_index} ({self.address})"
+
+    def peer_of(self, task_type: str, index: int) -> str:
+        addresses = self.jobs.get(task_type, ())
+        where = f" ({addresses[index]})" if index < len(addresses) else ""
+        return f"{task_type} {index}{where}"
+
+
+def read_cluster(environ: Mapping[str, str]) -> Cluster:
+    """The cluster TF_CONFIG describes, or ClusterError saying what is wrong with it."""
+    text = environ.get("TF_CONFIG", "").strip()
+    if not text:
+        raise ClusterError(
+            "TF_CONFIG is not set: a multi-worker run needs it on every host, naming the "
+            "cluster's workers and this host's task (see the README's two-host example)")
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ClusterError(f"TF_CONFIG is not valid JSON: {exc}") from None
+    if not isinstance(config, dict):
+        raise ClusterError("TF_CONFIG must be a JSON object with \"cluster\" and \"task\"")
+    cluster, task = config.get("cluster"), config.get("task")
+    if not isinstance(cluster, dict) or not isinstance(task, dict):
+        raise ClusterError("TF_CONFIG needs a \"cluster\" object (job -> addresses) and a "
+                           "\"task\" object ({\"type\": \"worker\", \"index\": 0})")
+    jobs: dict[str, tuple[str, ...]] = {}
+    for job, addresses in cluster.items():
+        if not isinstance(addresses, list) or not all(
+            isinstance(a, str) and ":" in a for a in addresses
+        ):
+            raise ClusterError(f"TF_CONFIG cluster job {job!r} must list \"host:port\" "
+                               f"addresses, got {addresses!r}")
+        jobs[job] = tuple(addresses)
+    if "chief" in jobs and len(jobs["chief"]) != 1:
+        raise ClusterError("TF_CONFIG may name one chief only")
+    task_type, index = task.get("type"), task.get("index")
+    if task_type not in WORKER_JOBS:
+        raise ClusterError(f"TF_CONFIG task type must be \"chief\" or \"worker\" for "
+                           f"training, got {task_type!r}")
+    if not isinstance(index, int) or isinstance(index, bool) or not (
+        0 <= index < len(jobs.get(task_type, ()))
+    ):
+        count = len(jobs.get(task_type, ()))
+        raise ClusterError(f"TF_CONFIG task index {index!r} is not one of the {count} "
+                           f"{task_type} addresses in the cluster")
+    found = Cluster(jobs, task_type, index)
+    if len(found.workers) < 2:
+        raise ClusterError("TF_CONFIG names one worker only: a multi-worker run needs two "
+                           "or more (use the default or mirrored strategy on one host)")
+    return found
+
+
+def cluster_problem(environ: Mapping[str, str]) -> str:
+    """Why this process cannot join a multi-worker run, or "" when it can."""
+    try:
+        read_cluster(environ)
+    except ClusterError as exc:
+        return str(exc)
+    return ""

@@ -1,0 +1,50 @@
+"""The learning rate a run really uses: the linear scaling rule for the global batch
+and an optional linear warmup, in words the user sees before training starts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LearningRatePlan:
+    base: float  # the spec's learning rate, for one replica's batch
+    replicas: int
+    rule: str  # "linear" (x replicas) or "none"
+    warmup_steps: int
+
+    @property
+    def target(self) -> float:
+        """The rate after warmup."""
+        return self.base * self.replicas if self.rule == "linear" else self.base
+
+    @property
+    def scaled(self) -> bool:
+        return self.target != self.base
+
+    def rate_at(self, step: int) -> float:
+        """The rate in force for optimizer step ``step`` (0-based), as the optimizer's
+        schedule computes it: linear from 0 to the target over the warmup."""
+        if self.warmup_steps and step < self.warmup_steps:
+            return self.target * step / self.warmup_steps
+        return self.target
+
+    def describe(self) -> str:
+        if self.scaled:
+            text = (f"learning rate {self.base:g} -> {self.target:g} (linear scaling rule: "
+                    f"x{self.replicas} replicas)")
+        elif self.replicas > 1:
+            text = (f"learning rate {self.base:g}, not scaled for {self.replicas} replicas "
+                    "(lr_scaling none)")
+        else:
+            text = f"learning rate {self.base:g}"
+        if self.warmup_steps:
+            text += f", warmed up linearly from 0 over {self.warmup_steps:,} steps"
+        return text
+
+
+def describe_batch(per_replica: int, replicas: int) -> str:
+    if replicas == 1:
+        return f"batch {per_replica:,} on 1 replica"
+    return (f"global batch {per_replica * replicas:,} = {per_replica:,} per replica "
+            f"x {replicas} replicas")
