@@ -38,6 +38,7 @@ from mpstudio.engine.spec import (
     LOSS_SCALING_MODES,
     OPTIMIZERS,
     PRECISIONS,
+    STRATEGIES,
     XLA_MODES,
     RunSpec,
     SpecError,
@@ -78,6 +79,19 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     add("--xla", help=f"one of: {', '.join(XLA_MODES)} (default auto: on for GPUs)")
     add("--loop", help=f"one of: {', '.join(LOOPS)} (default fit)")
     add("--log-every", type=int, help="report step metrics every N steps (0: auto)")
+    add("--strategy", help=f"one of: {', '.join(STRATEGIES)} (default: one device); "
+        "multiworker reads the cluster from TF_CONFIG: run it on every host")
+    add("--devices", metavar="GPU:0,GPU:1",
+        help="mirrored: the devices to use (default: every local GPU)")
+    add("--lr-scaling", metavar="RULE", help="learning rate for the global batch: linear "
+        "(x replicas, the default) or none")
+    add("--warmup-steps", type=int, help="linear learning-rate warmup from 0 (0: none)")
+    add("--join-timeout", type=float, metavar="SECONDS",
+        help="multiworker: how long to wait for every worker to start (300)")
+    add("--cpu-devices", type=int, metavar="N",
+        help="split the CPU into N logical devices (try mirrored or multiworker without GPUs)")
+    add("--events", action="store_true",
+        help="print every run event as a JSON line on stdout (for front ends)")
     add("--shuffle-buffer", type=int, help="0 turns shuffling off (10000)")
     add("--no-cache", action="store_true", help="do not cache the dataset in memory")
     add("--no-prefetch", action="store_true", help="do not prefetch batches")
@@ -175,6 +189,14 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     if args.dataset is not None:
         changes["dataset"] = dataset_argument(args.dataset)
     changes["dataset_options"] = source_options(args, spec.dataset_options)
+    changes["warmup_steps"] = (spec.warmup_steps if args.warmup_steps is None
+                               else args.warmup_steps)
+    distribute = {"strategy": args.strategy, "lr_scaling": args.lr_scaling,
+                  "join_timeout": args.join_timeout,
+                  "devices": None if args.devices is None
+                  else [d.strip() for d in args.devices.split(",") if d.strip()]}
+    changes["distribute"] = dataclasses.replace(
+        spec.distribute, **{k: v for k, v in distribute.items() if v is not None})
     return spec.replace(**changes)
 
 
@@ -182,6 +204,7 @@ def _run_command(args: argparse.Namespace) -> int:
     try:
         spec = spec_from_args(args)
         spec.validate()
+        cluster = worker_cluster(spec, args)
         if args.command == "compare":
             from mpstudio.engine.trainer.compare_options import comparison_problems
 
@@ -206,13 +229,23 @@ def _run_command(args: argparse.Namespace) -> int:
         from mpstudio.engine.trainer import runner
 
         memory = apply_saved_gpu_memory()  # before the first op initializes the GPUs
+        if args.cpu_devices:
+            from mpstudio.engine.distribute.placement import StrategyError, split_cpu
+
+            try:
+                split_cpu(args.cpu_devices)
+            except StrategyError as exc:
+                return usage_error(args.command, [str(exc)])
     if memory.status in ("applied", "failed", "needs_restart"):
         print(f"mpstudio {args.command}: GPU memory: {memory.message}", file=sys.stderr)
 
     console = ConsoleReporter(
-        make_console(stderr=True), quiet=args.json, summaries=args.command == "train"
+        make_console(stderr=True), quiet=args.json or args.events,
+        summaries=args.command == "train"
     )
-    reporter = RecordingReporter(console)
+    front: Any = EventPrinter(console) if args.events else console
+    # In a multi-worker cluster only the chief records the run and keeps the model.
+    reporter = RecordingReporter(front) if cluster is None or cluster.is_chief else front
     try:
         with ctrl_c_stops(reporter):
             if args.command == "train":
@@ -220,21 +253,62 @@ def _run_command(args: argparse.Namespace) -> int:
             else:
                 results = compare_mod.compare(spec, reporter, repeats=args.repeats,
                                               baseline=args.baseline).results
-        stored = reporter.stored()
-        reporter.keep_models(results)
+        stored = reporter.stored() if reporter is not front else []
+        if reporter is not front:
+            reporter.keep_models(results)
     except SpecError as exc:
         return usage_error(args.command, exc.problems)
     except (runner.RunSetupError, DataLoadStopped) as exc:
         return ended_early(args.command, exc)
     finally:
-        reporter.close()
+        if reporter is not front:
+            reporter.close()
         console.close()
     payload = _payload(args.command, results, stored)
-    if args.json:
+    if args.events:
+        print(json.dumps({"event": "Done", **payload}, allow_nan=False), flush=True)
+    elif args.json:
         print(json.dumps(payload, indent=2, allow_nan=False))
     else:
         _print_outcome(args.command, stored, reporter.persistent)
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
+
+
+def worker_cluster(spec: RunSpec, args: argparse.Namespace):
+    """This process's cluster for a multi-worker run (None otherwise); SpecError for a
+    TF_CONFIG that names no cluster this process belongs to."""
+    if args.cpu_devices is not None and args.cpu_devices < 1:
+        raise SpecError([f"--cpu-devices must be a positive integer, got {args.cpu_devices}"])
+    if spec.distribute.strategy != "multiworker":
+        return None
+    import os
+
+    from mpstudio.engine.distribute.cluster import ClusterError, read_cluster
+
+    try:
+        return read_cluster(os.environ)
+    except ClusterError as exc:
+        raise SpecError([str(exc)]) from None
+
+
+class EventPrinter:
+    """``--events``: every event as one JSON line on stdout, for a front end that runs
+    this command as a worker process (the GUI's multi-worker runs)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def emit(self, event: Any) -> None:
+        from mpstudio.engine.event_codec import event_to_json
+
+        print(json.dumps(finite(event_to_json(event)), allow_nan=False), flush=True)
+        self.inner.emit(event)
+
+    def should_stop(self) -> bool:
+        return self.inner.should_stop()
+
+    def stop(self) -> None:
+        self.inner.stop()
 
 
 def _payload(command: str, results: list, stored: list) -> dict[str, Any]:

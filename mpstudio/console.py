@@ -132,6 +132,8 @@ class ConsoleReporter:
             f"{spec['loop']} loop"
         )
         self.console.print(f"scaling  {event.loss_scaling}")
+        if event.distribution:
+            self.console.print(f"spread   {event.distribution}", markup=False, highlight=False)
 
     def _on_StepMetrics(self, event: StepMetrics) -> None:
         if not self.bars:
@@ -255,7 +257,9 @@ def summary_rows(s: RunSummary) -> list[tuple[str, str]]:
     return [
         ("steps / epochs", f"{s.steps_done} / {s.epochs_done}"),
         ("time to first step", fmt(s.time_to_first_step, ".2f", " s")),
-        ("steady examples/s", fmt(s.steady_examples_per_sec, ",.0f")),
+        ("steady examples/s", fmt(s.steady_examples_per_sec, ",.0f") + (
+            f" across {s.replicas} replicas ({fmt(s.examples_per_sec_per_replica, ',.0f')} "
+            "per replica)" if s.replicas > 1 and s.steady_examples_per_sec else "")),
         ("steady step time", fmt(None if s.steady_step_time is None
                                  else 1000 * s.steady_step_time, ".2f", " ms")),
         ("mean epoch time", fmt(s.mean_epoch_time, ".2f", " s")),
@@ -269,4 +273,5 @@ def summary_rows(s: RunSummary) -> list[tuple[str, str]]:
         ("peak device memory", fmt_bytes(s.peak_memory_bytes)
          if s.peak_memory_bytes is not None else s.memory_note),
         ("device", f"{s.device}, XLA {'on' if s.xla else 'off'}, {s.loop} loop"),
+        *([("distribution", s.distribution)] if s.distribution else []),
     ]

@@ -53,6 +53,18 @@ class RunSummary:
     # Seconds the input pipeline alone takes to deliver a batch, over the steady step
     # time: near 1 the run waits for data and faster math cannot help (None: not probed).
     data_time_fraction: float | None = None
+    # tf.distribute: the strategy, its replicas and the global batch (batch_size x
+    # replicas); throughput above is for the whole job, across replicas.
+    strategy: str = "default"
+    replicas: int = 1
+    global_batch_size: int | None = None
+    distribution: str = ""  # one sentence: where it ran, the batch and learning rate used
+
+    @property
+    def examples_per_sec_per_replica(self) -> float | None:
+        if self.steady_examples_per_sec is None:
+            return None
+        return self.steady_examples_per_sec / max(1, self.replicas or 1)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -77,6 +89,7 @@ class RunStarted:
     trial: int = 1
     trials: int = 1
     comparison: str | None = None
+    distribution: str = ""  # strategy, replicas, global batch and learning rate, in words
 
 
 @dataclass(frozen=True)

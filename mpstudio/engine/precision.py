@@ -13,7 +13,9 @@ import contextlib
 from collections.abc import Iterator
 
 import keras
+from keras.optimizers.schedules import LearningRateSchedule
 
+from mpstudio.engine.distribute.lr_plan import LearningRatePlan
 from mpstudio.engine.spec import RunSpec
 
 
@@ -27,30 +29,45 @@ def policy_scope(policy: str) -> Iterator[None]:
         keras.mixed_precision.set_global_policy(previous)
 
 
-def _inner_optimizer(spec: RunSpec, loss_scale_factor: float | None) -> keras.Optimizer:
+def learning_rate(plan: LearningRatePlan) -> float | LearningRateSchedule:
+    """The plan's rate as Keras takes it. A warmup is Keras' own CosineDecay with
+    ``alpha=1``: linear from 0 to the target over the warmup, then a "decay" to
+    alpha x target, i.e. constant. A built-in schedule keeps the saved model
+    loadable anywhere (a custom class would have to be importable there)."""
+    if not plan.warmup_steps:
+        return plan.target
+    return keras.optimizers.schedules.CosineDecay(
+        initial_learning_rate=0.0, decay_steps=1, alpha=1.0,
+        warmup_target=plan.target, warmup_steps=plan.warmup_steps)
+
+
+def _inner_optimizer(spec: RunSpec, loss_scale_factor: float | None,
+                     plan: LearningRatePlan) -> keras.Optimizer:
+    rate = learning_rate(plan)
     if spec.optimizer == "adam":
-        return keras.optimizers.Adam(spec.learning_rate, loss_scale_factor=loss_scale_factor)
+        return keras.optimizers.Adam(rate, loss_scale_factor=loss_scale_factor)
     if spec.optimizer == "sgd":
-        return keras.optimizers.SGD(
-            spec.learning_rate, momentum=0.9, loss_scale_factor=loss_scale_factor
-        )
+        return keras.optimizers.SGD(rate, momentum=0.9, loss_scale_factor=loss_scale_factor)
     raise ValueError(f"unknown optimizer {spec.optimizer!r}")
 
 
-def make_optimizer(spec: RunSpec) -> keras.Optimizer:
+def make_optimizer(spec: RunSpec, plan: LearningRatePlan | None = None) -> keras.Optimizer:
     """The run's optimizer with its loss scaling: dynamic (a LossScaleOptimizer),
-    fixed (the inner optimizer's ``loss_scale_factor``) or off (a plain optimizer)."""
+    fixed (the inner optimizer's ``loss_scale_factor``) or off (a plain optimizer).
+    ``plan``: the learning rate after replica scaling and warmup (default: one
+    replica, the spec's own rate and warmup)."""
+    plan = plan or LearningRatePlan(spec.learning_rate, 1, "none", spec.warmup_steps)
     mode = spec.loss_scaling_mode
     ls = spec.loss_scaling
     if mode == "dynamic":
         return keras.optimizers.LossScaleOptimizer(
-            _inner_optimizer(spec, None),
+            _inner_optimizer(spec, None, plan),
             initial_scale=float(ls.initial_scale),
             dynamic_growth_steps=int(ls.growth_steps),
         )
     if mode == "fixed":
-        return _inner_optimizer(spec, float(ls.factor))
-    return _inner_optimizer(spec, None)
+        return _inner_optimizer(spec, float(ls.factor), plan)
+    return _inner_optimizer(spec, None, plan)
 
 
 def loss_scaling_note(spec: RunSpec) -> str:

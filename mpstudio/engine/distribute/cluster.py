@@ -7,6 +7,7 @@ starts, so a typo in it is reported in words instead of a hang at start-up.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -101,3 +102,21 @@ def cluster_problem(environ: Mapping[str, str]) -> str:
     except ClusterError as exc:
         return str(exc)
     return ""
+
+
+_TASK = re.compile(r"/job:(chief|worker)/replica:\d+/task:(\d+)")
+_LOST_SIGNS = ("unhealthy", "stopped sending heartbeats", "Connection reset", "Socket closed",
+               "failed to connect", "Connection refused", "UNAVAILABLE", "DEADLINE_EXCEEDED")
+
+
+def lost_peer_message(error: str, cluster: Cluster | None, step: int) -> str | None:
+    """A multi-worker failure in words (which worker, what to do), or None when the
+    error is not about a lost worker."""
+    if cluster is None or not any(sign in error for sign in _LOST_SIGNS):
+        return None
+    peers = {(job, int(i)) for job, i in _TASK.findall(error)}
+    peers.discard((cluster.task_type, cluster.task_index))
+    who = ", ".join(cluster.peer_of(job, i) for job, i in sorted(peers)) or "another worker"
+    return (f"multi-worker training stopped at step {step}: {who} stopped answering (it "
+            "crashed, was killed or lost the network). Every worker must run to the end; "
+            "restart `mpstudio train --strategy multiworker` on every host.")

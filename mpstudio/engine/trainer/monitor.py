@@ -90,6 +90,7 @@ class RunMonitor:
     # Sample exactly at these steps (and at step 1, the warm-up's end and epoch ends):
     # a comparison's runs replay the first run's schedule, so their windows match.
     schedule: frozenset[int] | None = None
+    global_batch: int = 0  # examples per step across replicas; 0: the spec's batch size
 
     # Run state, read by the loops and the runner.
     steps: int = field(default=0, init=False)
@@ -175,6 +176,10 @@ class RunMonitor:
         self.reporter.emit(event)
 
     @property
+    def _batch(self) -> int:
+        return self.global_batch or self.spec.batch_size
+
+    @property
     def epochs(self) -> list[EpochMetrics]:
         return self._epochs
 
@@ -235,7 +240,7 @@ class RunMonitor:
                 overflow_steps=self._overflow_steps,
                 examples_per_sec=None
                 if warmup
-                else self._window_steps * self.spec.batch_size / elapsed,
+                else self._window_steps * self._batch / elapsed,
                 step_time=elapsed / self._window_steps,
                 warmup=warmup,
             )
@@ -294,7 +299,7 @@ class RunMonitor:
             warmup_steps=min(self.warmup_steps, self.steps),
             time_to_first_step=self._time_to_first_step,
             steady_examples_per_sec=(
-                self._steady_steps * self.spec.batch_size / self._steady_time if steady else None
+                self._steady_steps * self._batch / self._steady_time if steady else None
             ),
             steady_step_time=self._steady_time / self._steady_steps if steady else None,
             mean_epoch_time=sum(full_epochs) / len(full_epochs) if full_epochs else None,

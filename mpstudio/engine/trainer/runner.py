@@ -9,6 +9,7 @@ event carrying a readable reason and what was measured.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from collections.abc import Sequence
@@ -24,6 +25,9 @@ from mpstudio.engine.datasets.bundle import DataBundle
 from mpstudio.engine.datasets.context import LoadContext
 from mpstudio.engine.datasets.errors import DataError, DataLoadStopped, DownloadError
 from mpstudio.engine.datasets.registry import display_name
+from mpstudio.engine.distribute.cluster import lost_peer_message
+from mpstudio.engine.distribute.lr_plan import LearningRatePlan, describe_batch
+from mpstudio.engine.distribute.placement import Placement, StrategyError, place
 from mpstudio.engine.events import (
     EpochMetrics,
     Reporter,
@@ -79,8 +83,10 @@ class RunSetupError(RuntimeError):
     """The run could not start (loading data or building the model failed)."""
 
 
-def prepare_data(spec: RunSpec, reporter: Reporter | None = None) -> DataBundle:
+def prepare_data(spec: RunSpec, reporter: Reporter | None = None,
+                 replicas: int = 1) -> DataBundle:
     """Load the dataset and check it fits the template, raising SpecError if not.
+    Batches are global: ``spec.batch_size`` per replica x ``replicas``.
 
     Progress of long work (a download, decoding images) goes to ``reporter`` as
     DataProgress events; its stop request cancels the loading (DataLoadStopped).
@@ -89,7 +95,7 @@ def prepare_data(spec: RunSpec, reporter: Reporter | None = None) -> DataBundle:
     if reporter is not None:
         ctx = LoadContext(ctx.source, emit=reporter.emit, should_stop=reporter.should_stop)
     try:
-        bundle = load_dataset(spec, ctx)
+        bundle = load_dataset(spec, ctx, replicas)
     except (DataError, ValueError) as exc:
         raise SpecError([str(exc)]) from None
     except DownloadError as exc:
@@ -111,24 +117,30 @@ def prepare_data(spec: RunSpec, reporter: Reporter | None = None) -> DataBundle:
 
 
 def build_compiled_model(
-    spec: RunSpec, bundle: DataBundle, initial_weights: list[np.ndarray] | None
+    spec: RunSpec, bundle: DataBundle, initial_weights: list[np.ndarray] | None,
+    placement: Placement | None = None, plan: LearningRatePlan | None = None,
 ) -> tuple[keras.Model, keras.Optimizer, bool]:
-    """The run's model under its policy, with its optimizer and loss scaling, compiled."""
+    """The run's model under its policy, with its optimizer and loss scaling, compiled;
+    inside the strategy's scope when the run is distributed."""
+    strategy = placement.strategy if placement else None
+    scope = strategy.scope() if strategy is not None else contextlib.nullcontext()
     try:
-        model = build_model(spec.template, bundle.input_shape, bundle.num_classes,
-                            spec.precision)
-        if initial_weights is not None:
-            model.set_weights(initial_weights)
-        optimizer = make_optimizer(spec)
-        optimizer.build(model.trainable_variables)  # the loss-scale state exists from step 0
-        jit = device_info.resolve_xla(spec.xla)
-        model.compile(
-            optimizer=optimizer,
-            loss=keras.losses.SparseCategoricalCrossentropy(),
-            metrics=["accuracy"],
-            jit_compile=jit,
-            auto_scale_loss=False,  # the scaling is exactly what make_optimizer built
-        )
+        with scope:
+            model = build_model(spec.template, bundle.input_shape, bundle.num_classes,
+                                spec.precision)
+            if initial_weights is not None:
+                model.set_weights(initial_weights)
+            optimizer = make_optimizer(spec, plan)
+            optimizer.build(model.trainable_variables)  # the loss-scale state exists from step 0
+            # XLA does not compile a MirroredStrategy step; a TPU compiles everything itself.
+            jit = device_info.resolve_xla(spec.xla) if strategy is None else False
+            model.compile(
+                optimizer=optimizer,
+                loss=keras.losses.SparseCategoricalCrossentropy(),
+                metrics=["accuracy"],
+                jit_compile=jit,
+                auto_scale_loss=False,  # the scaling is exactly what make_optimizer built
+            )
     except tf.errors.ResourceExhaustedError:
         raise RunSetupError(
             f"out of memory while building {spec.template!r} for input "
@@ -153,19 +165,43 @@ def device_warnings(spec: RunSpec) -> list[str]:
 
 
 def evaluate_test(
-    model: keras.Model, bundle: DataBundle, summary: RunSummary, reporter: Reporter
+    model: keras.Model, bundle: DataBundle, summary: RunSummary, reporter: Reporter,
+    loop: CustomLoop | None = None,
 ) -> RunSummary:
-    """The trained model on the dataset's own test split (never seen in training)."""
+    """The trained model on the dataset's own test split (never seen in training),
+    through the run's own loop when it has one (Keras evaluate() fails under a
+    multi-worker strategy, like fit())."""
     try:
-        result = model.evaluate(bundle.test, verbose=0, return_dict=True)
+        if loop is not None:
+            loss, accuracy = loop.evaluate(bundle.test)
+        else:
+            result = model.evaluate(bundle.test, verbose=0, return_dict=True)
+            loss, accuracy = result["loss"], result["accuracy"]
     except Exception as exc:  # the run itself succeeded: keep it, say what went wrong
         reporter.emit(RunWarning(f"could not evaluate on the test split: {exc}"))
         return summary
-    return dataclasses.replace(
-        summary,
-        test_loss=float(result["loss"]),
-        test_accuracy=float(result["accuracy"]),
-    )
+    return dataclasses.replace(summary, test_loss=float(loss), test_accuracy=float(accuracy))
+
+
+def place_run(spec: RunSpec) -> Placement:
+    try:
+        return place(spec)
+    except StrategyError as exc:
+        raise RunSetupError(str(exc)) from None
+
+
+def describe_distribution(spec: RunSpec, placement: Placement, plan: LearningRatePlan) -> str:
+    """One sentence for the run's start and summary; empty for a plain one-device run
+    that changes nothing."""
+    if placement.name == "default" and not plan.warmup_steps:
+        return ""
+    parts = [placement.describe(), describe_batch(spec.batch_size, placement.replicas),
+             plan.describe()]
+    if placement.name == "multiworker":
+        parts.append("custom training loop (Keras 3 fit() fails under "
+                     "MultiWorkerMirroredStrategy)")
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:]
 
 
 def run(
@@ -187,11 +223,16 @@ def run(
     when the reporter asks to stop while the data loads; once training starts,
     every ending is an event.
     """
-    warnings = spec.validate() + device_warnings(spec)
+    warnings = spec.validate()
+    placement = place_run(spec)  # first: a multi-worker strategy must precede any op
+    warnings += device_warnings(spec)
     keras.utils.set_random_seed(spec.seed)  # weights, dropout and shuffle order
-    bundle = prepare_data(spec, reporter)
+    bundle = prepare_data(spec, reporter, placement.replicas)
+    plan = LearningRatePlan(spec.learning_rate, placement.replicas,
+                            spec.distribute.lr_scaling, spec.warmup_steps)
     memory_in_use = device_info.start_memory_measure()
-    model, optimizer, jit = build_compiled_model(spec, bundle, initial_weights)
+    model, optimizer, jit = build_compiled_model(spec, bundle, initial_weights, placement, plan)
+    distribution = describe_distribution(spec, placement, plan)
     start_weights = [w.copy() for w in model.get_weights()]
     label = label or spec.precision
     steps_per_epoch = bundle.steps_per_epoch
@@ -201,7 +242,12 @@ def run(
     device = device_info.device_label()
     place = place or RunPlace()
 
-    loop = CustomLoop(model, optimizer, jit) if spec.loop == "custom" else None
+    # Keras 3 fit() fails under MultiWorkerMirroredStrategy: the custom loop runs there.
+    loop_name = "custom" if spec.loop == "custom" or placement.name == "multiworker" else "fit"
+    loop = None
+    if loop_name == "custom":
+        with placement.strategy.scope() if placement.strategy else contextlib.nullcontext():
+            loop = CustomLoop(model, optimizer, jit, placement.strategy, bundle.batch_size)
     monitor = RunMonitor(
         spec=spec,
         reporter=reporter,
@@ -212,8 +258,12 @@ def run(
         label=label,
         # Automatic sampling also keeps 50 ms between samples: each sample waits for
         # the device, and tiny steps on a GPU would otherwise lose asynchronous dispatch.
-        min_sample_interval=0.0 if spec.log_every_steps else AUTO_MIN_SAMPLE_INTERVAL,
+        # Not across workers: a sample reads metrics in a collective every worker must
+        # join at the same step, so their schedule cannot depend on a clock.
+        min_sample_interval=0.0 if spec.log_every_steps or placement.cluster
+        else AUTO_MIN_SAMPLE_INTERVAL,
         schedule=frozenset(sample_at) if sample_at is not None else None,
+        global_batch=bundle.batch_size,
     )
     for message in warnings:
         reporter.emit(RunWarning(message))
@@ -234,6 +284,7 @@ def run(
             trial=place.trial,
             trials=place.trials,
             comparison=place.comparison,
+            distribution=distribution,
         )
     )
 
@@ -244,11 +295,19 @@ def run(
         else:
             run_fit(model, bundle, monitor, epochs)
     except tf.errors.ResourceExhaustedError:
+        per_replica = " per replica" if placement.replicas > 1 else ""
         problem = (
-            f"out of memory at batch size {spec.batch_size} ({model_summary.params:,} "
+            f"out of memory at batch size {spec.batch_size}{per_replica} ({model_summary.params:,} "
             f"parameters, {spec.precision}): lower the batch size, or use mixed precision "
             "to halve activation memory",
             "out_of_memory",
+            monitor.steps,
+        )
+    except tf.errors.OpError as exc:
+        lost = lost_peer_message(str(exc), placement.cluster, monitor.steps)
+        problem = (
+            lost or f"training failed at step {monitor.steps}: {type(exc).__name__}: {exc}",
+            "worker_lost" if lost else "error",
             monitor.steps,
         )
     except Exception as exc:  # a run must end with a reason, never a crash
@@ -269,8 +328,11 @@ def run(
         status, xla=jit, device=device, params=model_summary.params,
         peak_memory=peak, memory_note=memory_note,
     )
+    summary = dataclasses.replace(
+        summary, loop=loop_name, strategy=placement.name, replicas=placement.replicas,
+        global_batch_size=bundle.batch_size, distribution=distribution)
     if status == "finished" and bundle.test is not None:
-        summary = evaluate_test(model, bundle, summary, reporter)
+        summary = evaluate_test(model, bundle, summary, reporter, loop)
     if status in ("finished", "stopped"):
         summary = dataclasses.replace(summary, data_time_fraction=data_time_fraction(
             bundle.train, summary.steady_step_time))

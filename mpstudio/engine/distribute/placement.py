@@ -1,0 +1,155 @@
+"""Where a run's replicas live: the ``tf.distribute`` strategy for a spec.
+
+The default strategy is no strategy at all (the one-device path stays exactly as
+before). Mirrored takes the named devices, or every local GPU, or every logical
+CPU device when the CPU was split (``split_cpu``: mirrored without GPUs).
+Multi-worker and TPU strategies can be created once per process (collectives and
+the TPU system are set up at start-up), so every strategy made here is cached.
+
+A multi-worker strategy waits inside TensorFlow, holding the interpreter, until
+every worker has joined: a watchdog process bounds that wait (startup_watchdog).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import tensorflow as tf
+
+from mpstudio.engine.distribute.cluster import Cluster, ClusterError, read_cluster
+from mpstudio.engine.distribute.startup_watchdog import bounded_wait
+from mpstudio.engine.spec import RunSpec
+
+_made: dict[tuple, tf.distribute.Strategy] = {}
+_cluster_of: dict[tuple, Cluster] = {}
+
+
+class StrategyError(RuntimeError):
+    """The spec's strategy cannot run here; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    name: str  # default | mirrored | multiworker | tpu
+    strategy: tf.distribute.Strategy | None  # None: the default, one device
+    replicas: int
+    devices: tuple[str, ...]
+    cluster: Cluster | None = None
+
+    @property
+    def is_chief(self) -> bool:
+        """Whether this process records the run and keeps the model."""
+        return self.cluster is None or self.cluster.is_chief
+
+    def describe(self) -> str:
+        if self.name == "default":
+            return "one device"
+        where = ", ".join(self.devices)
+        unit = "replica" if self.replicas == 1 else "replicas"
+        if self.cluster is not None:
+            return (f"multi-worker over {len(self.cluster.workers)} workers ({where}), "
+                    f"{self.replicas} {unit} in all; this process is "
+                    f"{self.cluster.task_name}{' (chief)' if self.cluster.is_chief else ''}")
+        return f"{self.name} over {self.replicas} {unit} ({where})"
+
+
+def split_cpu(count: int) -> None:
+    """Split the CPU into ``count`` logical devices, before TensorFlow initializes
+    (mirrored on a machine without GPUs, e.g. to try a multi-replica run)."""
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    try:
+        tf.config.set_logical_device_configuration(
+            cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(count)])
+    except RuntimeError as exc:
+        raise StrategyError(f"cannot split the CPU into {count} devices now: {exc} "
+                            "(it must happen before TensorFlow's first operation)") from None
+
+
+def place(spec: RunSpec, environ: Mapping[str, str] | None = None) -> Placement:
+    """The strategy ``spec.distribute`` asks for, or StrategyError."""
+    name = spec.distribute.strategy
+    if name == "default":
+        return Placement("default", None, 1, ())
+    if name == "mirrored":
+        return _mirrored(spec.distribute.devices)
+    if name == "multiworker":
+        return _multiworker(os.environ if environ is None else environ,
+                            spec.distribute.join_timeout)
+    if name == "tpu":
+        return _tpu(os.environ if environ is None else environ)
+    raise StrategyError(f"unknown strategy {name!r}")
+
+
+def _short(device: str) -> str:
+    return device.rsplit("device:", 1)[-1]
+
+
+def _mirrored(requested: list[str]) -> Placement:
+    gpus = [_short(d.name) for d in tf.config.list_logical_devices("GPU")]
+    cpus = [_short(d.name) for d in tf.config.list_logical_devices("CPU")]
+    if requested:
+        known = {d.upper(): d for d in gpus + cpus}
+        missing = [d for d in requested if d.upper() not in known]
+        if missing:
+            raise StrategyError(
+                f"mirrored: no device {', '.join(missing)} here; this machine has "
+                f"{', '.join(gpus + cpus)}")
+        devices = tuple(known[d.upper()] for d in requested)
+    elif gpus:
+        devices = tuple(gpus)
+    elif len(cpus) > 1:
+        devices = tuple(cpus)
+    else:
+        raise StrategyError(
+            "mirrored needs GPUs, and TensorFlow sees none here: use the default strategy, "
+            "or split the CPU to try it (mpstudio train --cpu-devices 2 --strategy mirrored)")
+    key = ("mirrored", devices)
+    if key not in _made:
+        _made[key] = tf.distribute.MirroredStrategy([f"/{d}" for d in devices])
+    return Placement("mirrored", _made[key], len(devices), devices)
+
+
+def _multiworker(environ: Mapping[str, str], join_timeout: float) -> Placement:
+    try:
+        cluster = read_cluster(environ)
+    except ClusterError as exc:
+        raise StrategyError(str(exc)) from None
+    key = ("multiworker", tuple(sorted(cluster.jobs.items())), cluster.task_type,
+           cluster.task_index)
+    if key not in _made:
+        if any(k[0] == "multiworker" for k in _made):
+            raise StrategyError("this process already joined another multi-worker cluster: "
+                                "start a new process for a new cluster")
+        others = [a for a in cluster.workers if a != cluster.address]
+        message = (
+            f"mpstudio: {cluster.task_name} waited {join_timeout:g} s for the other workers "
+            f"({', '.join(others)}) to join and gave up. Start `mpstudio train --strategy "
+            "multiworker` with the same TF_CONFIG cluster on every host (each with its own "
+            "task index), check the addresses and that the ports are open, or wait longer "
+            "with --join-timeout.")
+        with bounded_wait(join_timeout, message):
+            _made[key] = tf.distribute.MultiWorkerMirroredStrategy()
+        _cluster_of[key] = cluster
+    strategy = _made[key]
+    local = max(1, len(tf.config.list_logical_devices("GPU")))
+    return Placement("multiworker", strategy, strategy.num_replicas_in_sync,
+                     tuple(f"{a} ({local} {'replica' if local == 1 else 'replicas'})"
+                           for a in cluster.workers), cluster)
+
+
+def _tpu(environ: Mapping[str, str]) -> Placement:
+    key = ("tpu",)
+    if key not in _made:
+        name = environ.get("TPU_NAME") or "local"
+        try:
+            resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=name)
+            tf.config.experimental_connect_to_cluster(resolver)
+            tf.tpu.experimental.initialize_tpu_system(resolver)
+            _made[key] = tf.distribute.TPUStrategy(resolver)
+        except (ValueError, RuntimeError, tf.errors.OpError) as exc:
+            raise StrategyError(f"no TPU to train on ({name}): {exc}") from None
+    strategy = _made[key]
+    replicas = strategy.num_replicas_in_sync
+    return Placement("tpu", strategy, replicas, tuple(f"TPU core {i}" for i in range(replicas)))
