@@ -4,11 +4,13 @@ the model preview. Results land in the panels; failures become readable lines.""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from mpstudio.engine.datasets.registry import availability, dataset_entry, is_registered
+from mpstudio.engine.distribute.options import strategy_options
 from mpstudio.ui import engine_jobs
 from mpstudio.ui.dataset_picker import describe_report
 from mpstudio.ui.engine_thread import Job
@@ -56,6 +58,8 @@ class BackgroundWork(QObject):
         window.actions.measure.triggered.connect(lambda: self.run_check(True, 0.5))
         window.setup.dataset.changed.connect(self.inspect_dataset)
         window.setup.model_inputs_changed.connect(self.request_preview)
+        # only the default strategy until the hardware check says what else there is
+        window.setup.set_strategy_options(strategy_options(None, os.environ), os.environ)
         hw.show_waiting("Loading TensorFlow…")
 
     @property
@@ -200,6 +204,7 @@ class BackgroundWork(QObject):
         w.hardware.show_check(check)
         advice = check.advice
         w.setup.set_verdicts(verdict_marks(advice, advice.run_device), advice.run_device)
+        w.setup.set_strategy_options(strategy_options(check.report, os.environ), os.environ)
         w.device_label.setText(f"device: {advice.run_description or advice.run_device}")
         w.log.add(f"recommended here: {advice.run_policy} on {advice.run_device}: "
                   f"{advice.run_reason}", "note")

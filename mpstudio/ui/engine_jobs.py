@@ -131,6 +131,11 @@ def train(spec: RunSpec, comparison: CompareOptions | None, reporter: Reporter) 
     from mpstudio.engine.history.recorder import RecordingReporter
     from mpstudio.engine.trainer import compare, runner
 
+    if spec.distribute.strategy == "multiworker" and comparison is None:
+        try:
+            return _train_multiworker(spec, reporter)
+        except DataLoadStopped as exc:
+            return TrainingOutcome([], stopped_while_loading=str(exc))
     recorder = RecordingReporter(reporter)
     try:
         if comparison is not None:
@@ -146,6 +151,24 @@ def train(spec: RunSpec, comparison: CompareOptions | None, reporter: Reporter) 
         recorder.close()
     card = card_for_comparison(stored) if comparison is not None else None
     return TrainingOutcome(results, stored=stored, card=card, history_kept=recorder.persistent)
+
+
+def _train_multiworker(spec: RunSpec, reporter: Reporter) -> TrainingOutcome:
+    """This host's worker of a multi-worker run, as a ``python -m mpstudio train``
+    subprocess that joins the other hosts (started the same way) and records the run
+    history itself: the outcome reads the run back from the history."""
+    from mpstudio.engine.distribute.worker_process import run_worker_process
+    from mpstudio.engine.history.store import HistoryError, RunStore
+
+    result, run_id = run_worker_process(spec, reporter)
+    stored: list[StoredRun] = []
+    if run_id is not None:
+        try:
+            with RunStore() as store:
+                stored = [store.run(run_id)]
+        except (HistoryError, sqlite3.Error):
+            stored = []  # the run is in the history file; only the read back failed
+    return TrainingOutcome([result], stored=stored, history_kept=run_id is not None)
 
 
 def record_model_path(run_id: int, path: Path) -> None:

@@ -190,7 +190,10 @@ class MainWindow(QMainWindow):
         if comparison is not None:
             trials = f", {comparison.repeats} trials each" if comparison.repeats > 1 else ""
             baseline = f" compared with float32{trials}"
-        self.log.add(f"starting {spec.precision} on {spec.dataset} / {spec.template}{baseline}")
+        strategy = spec.distribute.strategy
+        where = f" with the {strategy} strategy" if strategy != "default" else ""
+        self.log.add(f"starting {spec.precision} on {spec.dataset} / {spec.template}"
+                     f"{where}{baseline}")
         self.status_text.setText("loading the data…")
         self.progress.setValue(0)
         self.progress.show()

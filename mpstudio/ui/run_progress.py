@@ -45,7 +45,24 @@ def summary_line(s: RunSummary) -> str:
         parts.append(f"test accuracy {fmt_pct(s.test_accuracy)}")
     if s.loss_scale_mode == "dynamic":
         parts.append(f"{s.overflow_steps} overflow steps skipped")
+    where = distribution_text(s)
+    if where:
+        parts.insert(1, where)
     return " · ".join(parts)
+
+
+def distribution_text(s: RunSummary) -> str:
+    """"mirrored, 2 replicas, global batch 256" for a distributed run; "" for the
+    default strategy (one device), whose lines stay as they were."""
+    strategy = getattr(s, "strategy", "default")
+    if strategy == "default":
+        return ""
+    replicas = int(getattr(s, "replicas", 1) or 1)
+    text = f"{strategy}, {replicas} replica{'' if replicas == 1 else 's'}"
+    global_batch = getattr(s, "global_batch_size", None)
+    if global_batch:
+        text += f", global batch {global_batch:,}"
+    return text
 
 
 @dataclass
@@ -113,6 +130,7 @@ class RunProgress:
         self.loading, self.loading_fraction = "", None
         self._started_at, self._first_step_at = now, None
         model = event.model
+        distribution = getattr(event, "distribution", "")  # "" for the default strategy
         return [
             ("info", f"{event.label}: {event.dataset}"),
             ("info", f"  model {model.name}: {model.params:,} parameters under {model.policy}, "
@@ -120,7 +138,7 @@ class RunProgress:
                      f"({event.steps_per_epoch} per epoch), XLA {'on' if event.xla else 'off'}"),
             ("info", f"  {event.loss_scaling}"),
             ("info", f"  device: {self.device or 'unknown'}"),
-        ]
+        ] + ([("info", f"  {distribution}")] if distribution else [])
 
     # ------------------------------------------------------------ for display
     @property

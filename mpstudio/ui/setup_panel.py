@@ -1,9 +1,11 @@
 """The run's setup: dataset, model template, precision, loss scaling, hyperparameters,
-the comparison with float32 (trials, baseline math), and the Run/Stop buttons.
-``spec()`` turns the form into a RunSpec; ``set_spec()`` fills it from one (a config
-file, the last session)."""
+the distribution strategy, the comparison with float32 (trials, baseline math), and
+the Run/Stop buttons. ``spec()`` turns the form into a RunSpec; ``set_spec()`` fills
+it from one (a config file, the last session)."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QResizeEvent
@@ -21,12 +23,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mpstudio.engine.spec import LOOPS, OPTIMIZERS, PRECISIONS, XLA_MODES, RunSpec
+from mpstudio.engine.distribute.options import StrategyOption
+from mpstudio.engine.spec import LOOPS, OPTIMIZERS, PRECISIONS, XLA_MODES, Distribution, RunSpec
 from mpstudio.engine.templates.registry import template_entry, template_names
 from mpstudio.engine.trainer.compare_options import MAX_REPEATS, CompareOptions
 from mpstudio.ui.dataset_picker import DatasetPicker
 from mpstudio.ui.layer_table import LayerTable
 from mpstudio.ui.loss_scaling_form import LossScalingForm
+from mpstudio.ui.strategy_form import DistributionForm
 from mpstudio.ui.verdict_marks import mark_color, precision_choice_text
 
 XLA_TEXT = {"auto": "auto (on for GPUs)", "on": "on", "off": "off"}
@@ -44,6 +48,8 @@ BASELINE_MATH_TIP = ("What the float32 side computes in. On Ampere and newer GPU
                      "runs float32 matmuls and convolutions as TF32 by default, which shrinks "
                      "the visible gain; strict float32 turns TF32 off for the baseline. Other "
                      "devices compute float32 either way, and the card says which it was.")
+MULTIWORKER_COMPARE_TIP = ("a multi-worker comparison runs from the command line: mpstudio "
+                           "compare --strategy multiworker on every host")
 
 
 def _combo(name: str, items: dict[str, str] | tuple[str, ...]) -> QComboBox:
@@ -77,7 +83,8 @@ class SetupPanel(QWidget):
         self.precision_note = self._hint("")
         self.precision_note.setObjectName("precisionNote")
         self.loss_scaling = LossScalingForm()
-        self.batch_size = self._spin("batchSize", 1, 65536, 128, "Examples per step, per device")
+        self.batch_size = self._spin("batchSize", 1, 65536, 128,
+                                     "Examples per step, per replica (per device)")
         self.epochs = self._spin("epochs", 1, 100_000, 5, "")
         self.learning_rate = QDoubleSpinBox()
         self.learning_rate.setObjectName("learningRate")
@@ -87,6 +94,7 @@ class SetupPanel(QWidget):
         self.optimizer = _combo("optimizer", OPTIMIZERS)
         self.loop = _combo("loop", {k: LOOP_TEXT[k] for k in LOOPS})
         self.xla = _combo("xla", {k: XLA_TEXT[k] for k in XLA_MODES})
+        self.distribution = DistributionForm()
         self.baseline = QCheckBox("Compare with float32")
         self.baseline.setObjectName("baseline")
         self.baseline.setToolTip(BASELINE_TIP)
@@ -155,6 +163,7 @@ class SetupPanel(QWidget):
         layout.addWidget(self._group("Precision", self.precision, self.precision_note))
         layout.addWidget(self._group("Loss scaling", self.loss_scaling))
         layout.addWidget(self._group("Training", hyper, self.baseline, compare))
+        layout.addWidget(self._group("Distribution", self.distribution))
         layout.addLayout(buttons)
         layout.addStretch(1)
 
@@ -172,6 +181,9 @@ class SetupPanel(QWidget):
                        self.baseline.toggled, self.trials.valueChanged,
                        self.baseline_math.currentIndexChanged):
             signal.connect(lambda *_: self.changed.emit())
+        for signal in (self.batch_size.valueChanged, self.learning_rate.valueChanged):
+            signal.connect(lambda *_: self._training_changed())
+        self.distribution.changed.connect(self._distribution_changed)
         self.baseline.toggled.connect(lambda *_: self._compare_changed())
         self.run_button.clicked.connect(self.run_clicked.emit)
         self.stop_button.clicked.connect(self.stop_clicked.emit)
@@ -191,6 +203,13 @@ class SetupPanel(QWidget):
             optimizer=str(self.optimizer.currentData()),
             loop=str(self.loop.currentData()),
             xla=str(self.xla.currentData()),
+            warmup_steps=self.distribution.warmup_steps.value(),
+            distribute=Distribution(
+                strategy=self.distribution.selected() or "default",
+                devices=list(self._extra.distribute.devices),
+                lr_scaling=self.distribution.lr_rule(),
+                join_timeout=self._extra.distribute.join_timeout,
+            ),
         )
 
     def set_spec(self, spec: RunSpec) -> None:
@@ -205,11 +224,21 @@ class SetupPanel(QWidget):
         _select(self.optimizer, spec.optimizer)
         _select(self.loop, spec.loop)
         _select(self.xla, spec.xla)
+        dist = spec.distribute
+        self.distribution.set_distribution(dist.strategy, dist.lr_scaling, spec.warmup_steps,
+                                           dist.devices)
+        self._training_changed()
         self._template_changed()
         self._precision_changed()
 
     def selected_precision(self) -> str:
         return str(self.precision.currentData())
+
+    def set_strategy_options(self, options: Sequence[StrategyOption],
+                             environ: Mapping[str, str] | None = None) -> None:
+        """The strategies this machine offers (``strategy_options``); ``environ`` is where
+        TF_CONFIG was read (this process's environment when None)."""
+        self.distribution.set_options(options, environ)
 
     def with_baseline(self) -> bool:
         return self.baseline.isEnabled() and self.baseline.isChecked()
@@ -232,6 +261,26 @@ class SetupPanel(QWidget):
 
     def _compare_changed(self) -> None:
         self._compare_form.setEnabled(self.with_baseline())
+
+    def _training_changed(self) -> None:
+        self.distribution.set_training(self.batch_size.value(), self.learning_rate.value())
+
+    def _distribution_changed(self) -> None:
+        self._update_baseline()
+        self._fit_wrapped_labels()
+        self.changed.emit()
+
+    def _update_baseline(self) -> None:
+        """Compare with float32: not from float32 itself, and not across hosts."""
+        if self.selected_precision() == "float32":
+            why = "The run already is float32: pick a mixed precision to compare with it"
+        elif self.distribution.selected() == "multiworker":
+            why = MULTIWORKER_COMPARE_TIP
+        else:
+            why = ""
+        self.baseline.setEnabled(not why)
+        self.baseline.setToolTip(why or BASELINE_TIP)
+        self._compare_changed()
 
     # ------------------------------------------------------------ updates
     def set_state(self, tf_ready: bool, running: bool) -> None:
@@ -281,11 +330,5 @@ class SetupPanel(QWidget):
             f"<b>{mark}{where}</b>: {reason}" if mark else "The hardware check marks each "
             "precision with what it means on this machine."
         )
-        is_float32 = precision == "float32"
-        self.baseline.setEnabled(not is_float32)
-        self.baseline.setToolTip(
-            "The run already is float32: pick a mixed precision to compare with it"
-            if is_float32 else BASELINE_TIP
-        )
-        self._compare_changed()
+        self._update_baseline()
         self._fit_wrapped_labels()

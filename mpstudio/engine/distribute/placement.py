@@ -49,9 +49,10 @@ class Placement:
         where = ", ".join(self.devices)
         unit = "replica" if self.replicas == 1 else "replicas"
         if self.cluster is not None:
+            role = f"{self.cluster.task_type} {self.cluster.task_index}"
             return (f"multi-worker over {len(self.cluster.workers)} workers ({where}), "
-                    f"{self.replicas} {unit} in all; this process is "
-                    f"{self.cluster.task_name}{' (chief)' if self.cluster.is_chief else ''}")
+                    f"{self.replicas} {unit} in all; this process is {role}"
+                    f"{' (the chief)' if self.cluster.is_chief else ''}")
         return f"{self.name} over {self.replicas} {unit} ({where})"
 
 
@@ -133,10 +134,8 @@ def _multiworker(environ: Mapping[str, str], join_timeout: float) -> Placement:
             _made[key] = tf.distribute.MultiWorkerMirroredStrategy()
         _cluster_of[key] = cluster
     strategy = _made[key]
-    local = max(1, len(tf.config.list_logical_devices("GPU")))
     return Placement("multiworker", strategy, strategy.num_replicas_in_sync,
-                     tuple(f"{a} ({local} {'replica' if local == 1 else 'replicas'})"
-                           for a in cluster.workers), cluster)
+                     cluster.workers, cluster)
 
 
 def _tpu(environ: Mapping[str, str]) -> Placement:

@@ -1,0 +1,136 @@
+"""This host's multi-worker worker, run as a ``mpstudio train`` process.
+
+A multi-worker strategy can only be created in a fresh process (collectives are
+set up before TensorFlow's first operation), and a lost peer must not take the
+GUI down with it. So the GUI starts this host's worker as a child process with
+its own TF_CONFIG, relays the JSON events it prints (``--events``) to the
+reporter, turns a stop request into the child's Ctrl-C (stop after this step),
+and loads back the model the chief kept. The child records the run history.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mpstudio.engine.event_codec import EventDecodeError, event_from_json
+from mpstudio.engine.events import EpochMetrics, Reporter, RunFailed, RunFinished
+from mpstudio.engine.spec import RunSpec, SpecError
+
+STOP_GRACE = 60.0  # seconds a stopped worker gets to finish its step and save
+_NOISE = ("WARNING:", "W0000", "I0000", "E0000", "Additional GRPC", ":UNKNOWN:")
+
+
+def worker_command(config: Path) -> list[str]:
+    return [sys.executable, "-m", "mpstudio", "train", "--config", str(config), "--events"]
+
+
+def run_worker_process(spec: RunSpec, reporter: Reporter,
+                       environ: Mapping[str, str] | None = None) -> tuple[Any, int | None]:
+    """Run ``spec`` (strategy multiworker) as this host's worker. Returns the RunResult
+    (its model: the chief's kept model, loaded back; None on other workers or when the
+    run kept none) and the history id the chief recorded (None elsewhere).
+    Raises SpecError or RunSetupError when the worker never started training."""
+    from mpstudio.engine.trainer.runner import RunResult, RunSetupError
+
+    env = dict(os.environ if environ is None else environ)
+    with tempfile.TemporaryDirectory(prefix="mpstudio-worker-") as folder:
+        config = Path(folder) / "run.toml"
+        spec.save(config)
+        child = subprocess.Popen(worker_command(config), stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env=env)
+        done, epochs, end, stderr = _relay(child, reporter)
+    if done is None:
+        message = _last_words(stderr) or f"the worker process ended with status {child.returncode}"
+        if child.returncode == 2:
+            raise SpecError([message])
+        raise RunSetupError(message)
+    run_id = done.get("id")
+    summary = end.summary if end is not None else None
+    failure = end if isinstance(end, RunFailed) else None
+    result = RunResult(spec, summary, _kept_model(run_id), [], epochs, done.get("warnings", []),
+                       failure)
+    return result, run_id
+
+
+def _relay(child: subprocess.Popen, reporter: Reporter):
+    lines: queue.Queue[str | None] = queue.Queue()
+    stderr: list[str] = []
+
+    def pump_stdout() -> None:
+        for line in child.stdout:
+            lines.put(line)
+        lines.put(None)  # the child closed its output: it is ending
+
+    def pump_stderr() -> None:
+        stderr.extend(child.stderr)
+
+    threading.Thread(target=pump_stdout, daemon=True).start()
+    err_reader = threading.Thread(target=pump_stderr, daemon=True)
+    err_reader.start()
+    done: dict[str, Any] | None = None
+    epochs: list[EpochMetrics] = []
+    end: RunFinished | RunFailed | None = None
+    stop_sent = 0.0
+    while True:
+        if not stop_sent and reporter.should_stop():
+            stop_sent = time.monotonic()
+            with contextlib.suppress(OSError):
+                child.send_signal(signal.SIGINT)  # the CLI stops after the current step
+        if stop_sent and time.monotonic() - stop_sent > STOP_GRACE:
+            child.kill()
+        try:
+            line = lines.get(timeout=0.1)
+        except queue.Empty:
+            continue
+        if line is None:
+            break
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # not ours (a library printing to stdout)
+        if data.get("event") == "Done":
+            done = data
+            continue
+        try:
+            event = event_from_json(data)
+        except (EventDecodeError, TypeError):
+            continue
+        if isinstance(event, EpochMetrics):
+            epochs.append(event)
+        if isinstance(event, (RunFinished, RunFailed)):
+            end = event
+        reporter.emit(event)
+    child.wait()
+    err_reader.join(timeout=5)
+    return done, epochs, end, stderr
+
+
+def _last_words(stderr: list[str]) -> str:
+    """The child's own message: its last lines that are not TensorFlow's log noise."""
+    useful = [line.strip() for line in stderr if line.strip() and not line.startswith(_NOISE)]
+    return " ".join(useful[-3:])
+
+
+def _kept_model(run_id: int | None) -> Any:
+    if run_id is None:
+        return None
+    from mpstudio.engine.history.run_models import model_file
+
+    path = model_file(run_id)
+    if path is None or not path.exists():
+        return None
+    import keras
+
+    return keras.saving.load_model(path, safe_mode=True)

@@ -1,0 +1,221 @@
+"""The run's tf.distribute strategy: one device, mirrored over local GPUs, a
+multi-worker cluster or a TPU; whether the learning rate scales with the replicas
+(the linear rule) and its warmup; and a line saying what the run will use.
+
+Which strategies this machine offers comes from ``strategy_options`` (the hardware
+report and TF_CONFIG, no TensorFlow); an unavailable one is a disabled item whose
+tooltip says why, so it cannot be picked.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QLabel,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mpstudio.engine.distribute.cluster import ClusterError, read_cluster
+from mpstudio.engine.distribute.lr_plan import LearningRatePlan, describe_batch
+from mpstudio.engine.distribute.options import StrategyOption, strategy_options
+
+LR_SCALING_TIP = ("The batch size is per replica, so N replicas train on an N times larger "
+                  "global batch; the linear scaling rule multiplies the learning rate by N to "
+                  "match. Untick to keep the learning rate as given.")
+WARMUP_TIP = ("Raise the learning rate linearly from 0 to its (scaled) value over this many "
+              "steps: large global batches often need it to start stably.")
+MAX_WARMUP = 1_000_000
+
+
+def _where(devices: Sequence[str]) -> str:
+    """The devices in a few words: all of them when few, the ends when many."""
+    if len(devices) > 4:
+        return f"{devices[0]} … {devices[-1]}"
+    return ", ".join(devices)
+
+
+class DistributionForm(QWidget):
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.strategy = QComboBox()
+        self.strategy.setObjectName("strategy")
+        self.strategy.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.strategy.setMinimumContentsLength(18)
+        self.lr_scaling = QCheckBox("Scale learning rate with replicas (linear rule)")
+        self.lr_scaling.setObjectName("lrScaling")
+        self.lr_scaling.setToolTip(LR_SCALING_TIP)
+        self.lr_scaling.setChecked(True)
+        self.warmup_steps = QSpinBox()
+        self.warmup_steps.setObjectName("warmupSteps")
+        self.warmup_steps.setRange(0, MAX_WARMUP)
+        self.warmup_steps.setSpecialValueText("off")
+        self.warmup_steps.setGroupSeparatorShown(True)
+        self.warmup_steps.setToolTip(WARMUP_TIP)
+        self.note = QLabel()
+        self.note.setObjectName("distributionNote")
+        self.note.setWordWrap(True)
+        self.note.setProperty("role", "hint")
+        self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        form = QFormLayout()
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Strategy", self.strategy)
+        form.addRow(self.lr_scaling)
+        form.addRow("Warmup steps", self.warmup_steps)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(form)
+        layout.addWidget(self.note)
+
+        self._options: dict[str, StrategyOption] = {}
+        self._environ: Mapping[str, str] = {}
+        self._devices: list[str] = []  # the spec's mirrored subset; [] = every local GPU
+        self._batch_size = 128
+        self._learning_rate = 1e-3
+        self._pending = ""  # a strategy a spec asked for before it was available
+        self.set_options(strategy_options(None, {}))
+        self.strategy.currentIndexChanged.connect(self._picked)
+        self.strategy.activated.connect(self._forget_pending)  # a pick, even of the same
+        self.lr_scaling.toggled.connect(lambda *_: self._update())
+        self.warmup_steps.valueChanged.connect(lambda *_: self._update())
+
+    # ---------------------------------------------------------- the choices
+    def set_options(self, options: Sequence[StrategyOption],
+                    environ: Mapping[str, str] | None = None) -> None:
+        """Offer ``options``; the selection stays where it was if still available, moves
+        to a strategy a spec asked for earlier once it is, and else falls back to the
+        default."""
+        self._options = {o.name: o for o in options}
+        self._environ = dict(os.environ if environ is None else environ)
+        current = self.selected() or "default"
+        wanted = self._pending or current
+        model = self.strategy.model()
+        assert isinstance(model, QStandardItemModel)
+        self.strategy.blockSignals(True)
+        self.strategy.clear()
+        for option in options:
+            self.strategy.addItem(option.label(), option.name)
+            item = model.item(self.strategy.count() - 1)
+            item.setEnabled(option.available)
+            item.setToolTip(option.reason or self._devices_tip(option))
+        if self._available(wanted):
+            self._pending = ""
+            self._select(wanted)
+        else:
+            self._select(current if self._available(current) else "default")
+        self.strategy.blockSignals(False)
+        self._update()
+
+    def set_distribution(self, strategy: str, lr_scaling: str, warmup_steps: int,
+                         devices: Sequence[str]) -> None:
+        """Fill the form from a spec. A strategy this machine does not offer (yet) falls
+        back to the default, and is selected when a later hardware check offers it."""
+        self._devices = list(devices)
+        self._pending = "" if self._available(strategy) else strategy
+        self.strategy.blockSignals(True)
+        self._select(strategy if self._available(strategy) else "default")
+        self.strategy.blockSignals(False)
+        self.lr_scaling.blockSignals(True)
+        self.lr_scaling.setChecked(lr_scaling != "none")
+        self.lr_scaling.blockSignals(False)
+        self.warmup_steps.blockSignals(True)
+        self.warmup_steps.setValue(max(0, min(int(warmup_steps), MAX_WARMUP)))
+        self.warmup_steps.blockSignals(False)
+        self._update()
+
+    def set_training(self, batch_size: int, learning_rate: float) -> None:
+        """The per-replica batch and the base learning rate the note describes."""
+        self._batch_size, self._learning_rate = batch_size, learning_rate
+        self._update()
+
+    def selected(self) -> str:
+        data = self.strategy.currentData()
+        return str(data) if data is not None else ""
+
+    def selected_option(self) -> StrategyOption | None:
+        return self._options.get(self.selected())
+
+    def lr_rule(self) -> str:
+        return "linear" if self.lr_scaling.isChecked() else "none"
+
+    def replicas(self) -> int:
+        option = self.selected_option()
+        if option is None:
+            return 1
+        if option.name == "mirrored" and self._devices:
+            return len(self._devices)
+        return max(1, option.replicas)
+
+    # ------------------------------------------------------------ internals
+    def _available(self, name: str) -> bool:
+        option = self._options.get(name)
+        return option is not None and option.available
+
+    def _select(self, name: str) -> None:
+        index = self.strategy.findData(name)
+        if index >= 0:
+            self.strategy.setCurrentIndex(index)
+
+    @staticmethod
+    def _devices_tip(option: StrategyOption) -> str:
+        return ", ".join(option.devices)
+
+    def _forget_pending(self) -> None:
+        self._pending = ""
+
+    def _picked(self) -> None:
+        if not self._available(self.selected()):  # a disabled item, set from code
+            self.strategy.blockSignals(True)
+            self._select("default")
+            self.strategy.blockSignals(False)
+        self._pending = ""  # the user chose: forget what an earlier spec asked for
+        self._update()
+
+    def _update(self) -> None:
+        self.note.setText(self.describe())
+        option = self.selected_option()
+        self.strategy.setToolTip(option.reason or self._devices_tip(option) if option else "")
+        self.changed.emit()
+
+    def describe(self) -> str:
+        """What the run will use: strategy and devices, global batch, learning rate."""
+        option = self.selected_option()
+        replicas = self.replicas()
+        plan = LearningRatePlan(self._learning_rate, replicas, self.lr_rule(),
+                                self.warmup_steps.value())
+        facts = f"{describe_batch(self._batch_size, replicas)}; {plan.describe()}"
+        if option is None or option.name == "default":
+            where = _where(option.devices) if option is not None else ""
+            return f"One device ({where}): {facts}" if where else f"One device: {facts}"
+        if option.name == "mirrored":
+            devices = self._devices or list(option.devices)
+            return f"Mirrored over {replicas} replicas ({_where(devices)}): {facts}"
+        if option.name == "tpu":
+            return f"TPU over {replicas} replicas ({_where(option.devices)}): {facts}"
+        return self._describe_multiworker(option, facts)
+
+    def _describe_multiworker(self, option: StrategyOption, facts: str) -> str:
+        workers = len(option.devices)
+        try:
+            cluster = read_cluster(self._environ)
+        except ClusterError:
+            role = ""
+        else:
+            chief = ", the chief" if cluster.is_chief else ""
+            role = f"; this host is {cluster.task_name}{chief}"
+        return (f"Multi-worker over {workers} workers, {option.replicas} replicas in all"
+                f"{role}: {facts}. The run starts a worker process for this host "
+                "(mpstudio train --strategy multiworker) that joins the other hosts, which "
+                "must be started the same way (README, \"Multi-worker\" section).")
