@@ -54,14 +54,12 @@ def summary_line(s: RunSummary) -> str:
 def distribution_text(s: RunSummary) -> str:
     """"mirrored, 2 replicas, global batch 256" for a distributed run; "" for the
     default strategy (one device), whose lines stay as they were."""
-    strategy = getattr(s, "strategy", "default")
-    if strategy == "default":
+    if s.strategy == "default":
         return ""
-    replicas = int(getattr(s, "replicas", 1) or 1)
-    text = f"{strategy}, {replicas} replica{'' if replicas == 1 else 's'}"
-    global_batch = getattr(s, "global_batch_size", None)
-    if global_batch:
-        text += f", global batch {global_batch:,}"
+    replicas = s.replicas or 1
+    text = f"{s.strategy}, {replicas} replica{'' if replicas == 1 else 's'}"
+    if s.global_batch_size:
+        text += f", global batch {s.global_batch_size:,}"
     return text
 
 
@@ -130,7 +128,6 @@ class RunProgress:
         self.loading, self.loading_fraction = "", None
         self._started_at, self._first_step_at = now, None
         model = event.model
-        distribution = getattr(event, "distribution", "")  # "" for the default strategy
         return [
             ("info", f"{event.label}: {event.dataset}"),
             ("info", f"  model {model.name}: {model.params:,} parameters under {model.policy}, "
@@ -138,7 +135,7 @@ class RunProgress:
                      f"({event.steps_per_epoch} per epoch), XLA {'on' if event.xla else 'off'}"),
             ("info", f"  {event.loss_scaling}"),
             ("info", f"  device: {self.device or 'unknown'}"),
-        ] + ([("info", f"  {distribution}")] if distribution else [])
+        ] + ([("info", f"  {event.distribution}")] if event.distribution else [])
 
     # ------------------------------------------------------------ for display
     @property

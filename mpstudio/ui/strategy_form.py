@@ -218,4 +218,4 @@ class DistributionForm(QWidget):
         return (f"Multi-worker over {workers} workers, {option.replicas} replicas in all"
                 f"{role}: {facts}. The run starts a worker process for this host "
                 "(mpstudio train --strategy multiworker) that joins the other hosts, which "
-                "must be started the same way (README, \"Multi-worker\" section).")
+                "must be started the same way (README, \"More than one device\": two hosts).")

@@ -10,6 +10,7 @@ kills this process after ``seconds``. Nothing has been written at that point.
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -30,8 +31,6 @@ if not ready:
 def bounded_wait(seconds: float, message: str) -> Iterator[None]:
     """Run the body; if it has not finished after ``seconds``, print ``message`` on
     stderr and kill this process (exit status 137)."""
-    import os
-
     watchdog = subprocess.Popen(
         [sys.executable, "-c", _WATCHDOG, str(os.getpid()), str(seconds), message],
         stdin=subprocess.PIPE)
