@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 
@@ -41,11 +42,52 @@ def tf_config(ports: list[int], index: int) -> str:
                        "task": {"type": "worker", "index": index}})
 
 
-def worker(ports: list[int], index: int, *args: str) -> subprocess.Popen:
-    env = dict(os.environ, TF_CONFIG=tf_config(ports, index))
-    return subprocess.Popen(
-        [sys.executable, "-m", "mpstudio", "train", "--strategy", "multiworker", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+class Worker:
+    """One `mpstudio train --strategy multiworker` process of a test cluster. Its output
+    goes to files, never to a pipe nobody reads (a full pipe would stall the worker and,
+    through the collectives, its peers); ``finish`` always ends it."""
+
+    def __init__(self, ports: list[int], index: int, *args: str, stream: bool = False):
+        env = dict(os.environ, TF_CONFIG=tf_config(ports, index))
+        # Kept open for the worker's whole life; gone when this object is.
+        self._out = None if stream else tempfile.TemporaryFile("w+")  # noqa: SIM115
+        self._err = tempfile.TemporaryFile("w+")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "mpstudio", "train", "--strategy", "multiworker", *args],
+            stdout=subprocess.PIPE if stream else self._out, stderr=self._err, text=True,
+            env=env)
+        self.stdout = self.process.stdout  # a pipe only when streamed
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    def stderr(self) -> str:
+        self._err.seek(0)
+        return self._err.read()
+
+    def finish(self, timeout: float) -> tuple[str, str]:
+        """Wait up to ``timeout`` s, kill it if it is still running, return (stdout,
+        stderr); stdout is empty when it was streamed."""
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise AssertionError(f"worker still running after {timeout:.0f} s; it said: "
+                                 f"{said(self.stderr())[-2000:]}") from None
+        finally:
+            if self.process.stdout is not None:
+                self.process.stdout.close()
+        out = ""
+        if self._out is not None:
+            self._out.seek(0)
+            out = self._out.read()
+        return out, self.stderr()
+
+
+def worker(ports: list[int], index: int, *args: str, stream: bool = False) -> Worker:
+    return Worker(ports, index, *args, stream=stream)
 
 
 def said(stderr: str) -> str:
@@ -230,9 +272,14 @@ WORKER_ARGS = ("--precision", "mixed_float16", "--batch-size", "32", "--log-ever
                "--growth-steps", "10")
 
 
-def test_two_workers_train_together_and_the_chief_records_the_run():
+def test_two_workers_train_together_and_the_chief_records_the_run(monkeypatch):
     """Worker 0 goes through the GUI's path (run_worker_process: a child process
-    relaying its events); worker 1 is a plain `mpstudio train` on the same cluster."""
+    relaying its events); worker 1 is a plain `mpstudio train` on the same cluster.
+    An HTTP proxy is set, as on many company machines: gRPC would route the workers'
+    channels through it (a silent hang at start-up) unless they bypass it."""
+    monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")  # a closed port
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("no_grpc_proxy", raising=False)
     from mpstudio.engine.distribute.worker_process import run_worker_process
     from mpstudio.engine.history.store import RunStore
 
@@ -242,9 +289,11 @@ def test_two_workers_train_together_and_the_chief_records_the_run():
     spec.loss_scaling.growth_steps = 10
     other = worker(ports, 1, *WORKER_ARGS, "--epochs", "2", "--json")
     reporter = CollectingReporter()
-    result, run_id = run_worker_process(
-        spec, reporter, dict(os.environ, TF_CONFIG=tf_config(ports, 0)))
-    out, err = other.communicate(timeout=300)
+    try:
+        result, run_id = run_worker_process(
+            spec, reporter, dict(os.environ, TF_CONFIG=tf_config(ports, 0)))
+    finally:
+        out, err = other.finish(timeout=120)
     assert other.returncode == 0, said(err)[-2000:]
     theirs = json.loads(out)
     assert result.ok and result.summary.status == "finished"
@@ -266,30 +315,46 @@ def test_two_workers_train_together_and_the_chief_records_the_run():
     assert "mixed_float16" in {layer.dtype_policy.name for layer in result.model.layers}
 
 
+def test_workers_keep_their_channels_off_an_http_proxy():
+    from mpstudio.engine.distribute.cluster import direct_to_peers
+
+    cluster = read_cluster({"TF_CONFIG": json.dumps({
+        "cluster": {"worker": ["10.0.0.5:2222", "gpu-b.lan:2222"], "chief": ["[::1]:2223"]},
+        "task": {"type": "chief", "index": 0}})})
+    quiet = {"no_proxy": "example.com"}
+    assert direct_to_peers(cluster, quiet) == [] and "no_grpc_proxy" not in quiet
+    env = {"https_proxy": "http://proxy:3128", "no_proxy": "example.com, .corp"}
+    assert direct_to_peers(cluster, env) == ["10.0.0.5", "::1", "gpu-b.lan"]
+    assert env["no_grpc_proxy"] == "example.com,.corp,10.0.0.5,::1,gpu-b.lan"
+    assert direct_to_peers(cluster, env) == []  # already there: nothing added twice
+
+
 def test_a_killed_worker_fails_the_other_in_bounded_time():
     ports = free_ports(2)
     args = (*WORKER_ARGS, "--epochs", "50", "--events")
-    chief, doomed = worker(ports, 0, *args), worker(ports, 1, *args)
-    assert doomed.stdout is not None
-    for line in doomed.stdout:  # wait until they train together
-        if '"event": "StepMetrics"' in line and json.loads(line)["step"] >= 6:
-            break
-    doomed.send_signal(signal.SIGKILL)
-    killed = time.monotonic()
-    out, _ = chief.communicate(timeout=120)
+    chief, doomed = worker(ports, 0, *args), worker(ports, 1, *args, stream=True)
+    try:
+        assert doomed.stdout is not None
+        for line in doomed.stdout:  # wait until they train together
+            if '"event": "StepMetrics"' in line and json.loads(line)["step"] >= 6:
+                break
+        doomed.process.send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+    finally:
+        doomed.finish(timeout=30)
+        out, err = chief.finish(timeout=120)
     took = time.monotonic() - killed
-    assert chief.returncode == 1
+    assert chief.returncode == 1, said(err)[-2000:]
     assert took < 60, f"the chief took {took:.0f} s to notice"
     done = json.loads(out.strip().splitlines()[-1])
     assert "worker 1 (127.0.0.1:" in done["failure"] and "stopped answering" in done["failure"]
     assert done["summary"]["status"] == "failed" and done["summary"]["steps_done"] >= 6
-    doomed.wait()
 
 
 def test_a_worker_alone_gives_up_after_the_join_timeout():
     ports = free_ports(2)
     lone = worker(ports, 0, "--join-timeout", "3", "--epochs", "1")
-    _, err = lone.communicate(timeout=120)
+    _, err = lone.finish(timeout=120)
     assert lone.returncode == -signal.SIGKILL
     assert "waited 3 s for the other workers" in said(err)
     assert f"127.0.0.1:{ports[1]}" in said(err)
@@ -302,3 +367,23 @@ def test_the_worker_process_reports_a_spec_problem_in_words(monkeypatch):
     env = {k: v for k, v in os.environ.items() if k != "TF_CONFIG"}
     with pytest.raises(SpecError, match="TF_CONFIG is not set"):
         run_worker_process(spec, CollectingReporter(), env)
+
+
+def test_the_relay_ends_with_the_worker_even_if_a_grandchild_holds_its_output(monkeypatch):
+    """A process the worker started (the join watchdog, a library's helper) may outlive it
+    with the output pipe open: the relay must end with the worker, not with the pipe."""
+    from mpstudio.engine.distribute import worker_process
+
+    script = textwrap.dedent("""
+        import json, subprocess, sys
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        print(json.dumps({"event": "Done", "id": None, "warnings": []}), flush=True)
+    """)
+    monkeypatch.setattr(worker_process, "worker_command",
+                        lambda config: [sys.executable, "-c", script])
+    spec = RunSpec(distribute=Distribution(strategy="multiworker"))
+    started = time.monotonic()
+    result, run_id = worker_process.run_worker_process(
+        spec, CollectingReporter(), dict(os.environ, TF_CONFIG=tf_config(free_ports(2), 1)))
+    assert time.monotonic() - started < 15
+    assert run_id is None and result.model is None

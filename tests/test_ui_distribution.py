@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -246,6 +247,8 @@ def two_worker_cluster(monkeypatch):
 
     ports = free_ports(2)
     monkeypatch.setenv("TF_CONFIG", tf_config(ports, 0))
+    monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")  # the workers must bypass it
+    monkeypatch.delenv("no_grpc_proxy", raising=False)
     return ports
 
 
@@ -269,11 +272,17 @@ def test_a_multiworker_run_from_the_window(two_worker_cluster, window, qtbot):
     select(w.setup.distribution.strategy, "multiworker")
     assert not w.setup.baseline.isEnabled()
     other = worker(two_worker_cluster, 1, "--precision", "mixed_float16", "--epochs", "2",
-                   "--batch-size", "32", "--json")
-    with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
-        qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
-    out, _ = other.communicate(timeout=120)
-    assert ended.args == ["finished"], w.banner.text()
+                   "--batch-size", "32", "--json", "--join-timeout", "120")
+    ended = None
+    try:
+        with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+            qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
+    finally:
+        if ended is None or not ended.signal_triggered:
+            w.runs.stop()  # end this host's worker too, so the window can close
+        out, err = other.finish(timeout=60)
+    assert ended.args == ["finished"], (
+        f"{w.banner.text()}\nlog: {w.log.toPlainText()[-1500:]}\nother worker: {err[-1500:]}")
     theirs = json.loads(out)
     log = w.log.toPlainText()
     assert "Multi-worker over 2 workers" in log
@@ -284,3 +293,28 @@ def test_a_multiworker_run_from_the_window(two_worker_cluster, window, qtbot):
     assert [e.loss for e in stored.epochs] == pytest.approx(
         [e["loss"] for e in theirs["epochs"]], rel=1e-6)
     assert w.actions.export_model.isEnabled()  # the chief's kept model came back
+
+
+@pytest.mark.slow
+def test_stop_while_waiting_for_the_other_workers_ends_at_once(two_worker_cluster, window,
+                                                                qtbot):
+    """No other worker ever joins: Stop ends this host's worker at once (it holds its
+    interpreter while it waits, so Ctrl-C cannot reach it), says why, and records nothing."""
+    from mpstudio.engine.history.store import RunStore
+
+    w = window
+    select(w.setup.dataset.combo, "digits")
+    select(w.setup.template, "mlp")
+    w.setup.baseline.setChecked(False)
+    select(w.setup.distribution.strategy, "multiworker")
+    qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.setup.stop_button.isEnabled(), timeout=10_000)
+    qtbot.wait(3000)  # the worker process is up and waiting for worker 1
+    clicked = time.monotonic()
+    with qtbot.waitSignal(w.run_ended, timeout=20_000) as ended:
+        qtbot.mouseClick(w.setup.stop_button, Qt.MouseButton.LeftButton)
+    assert time.monotonic() - clicked < 15
+    assert ended.args == ["stopped"]
+    assert "before every worker had joined" in w.banner.text()
+    with RunStore() as store:
+        assert store.runs() == []

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 
 WORKER_JOBS = ("chief", "worker")
+# gRPC's own proxy variables, in the order it reads them (lower case only).
+GRPC_PROXY_VARIABLES = ("grpc_proxy", "https_proxy", "http_proxy")
 
 
 class ClusterError(ValueError):
@@ -49,6 +51,25 @@ class Cluster:
         addresses = self.jobs.get(task_type, ())
         where = f" ({addresses[index]})" if index < len(addresses) else ""
         return f"{task_type} {index}{where}"
+
+
+def direct_to_peers(cluster: Cluster, environ: MutableMapping[str, str]) -> list[str]:
+    """Keep the workers' gRPC channels off any HTTP proxy; returns the hosts added.
+
+    gRPC sends every channel through ``http(s)_proxy`` when one is set, even to
+    127.0.0.1, and a proxy cannot carry them: the workers then never meet and the
+    start-up hangs without a word. The cluster's hosts go into ``no_grpc_proxy``
+    (gRPC reads it instead of ``no_proxy``, so ``no_proxy``'s entries are kept).
+    """
+    if not any(environ.get(name) for name in GRPC_PROXY_VARIABLES):
+        return []
+    current = environ.get("no_grpc_proxy", environ.get("no_proxy", ""))
+    entries = [e.strip() for e in current.split(",") if e.strip()]
+    hosts = {address.rsplit(":", 1)[0].strip("[]") for job in cluster.jobs.values()
+             for address in job}
+    added = sorted(hosts - set(entries))
+    environ["no_grpc_proxy"] = ",".join(entries + added)
+    return added
 
 
 def read_cluster(environ: Mapping[str, str]) -> Cluster:

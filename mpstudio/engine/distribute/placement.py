@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import tensorflow as tf
 
-from mpstudio.engine.distribute.cluster import Cluster, ClusterError, read_cluster
+from mpstudio.engine.distribute.cluster import Cluster, ClusterError, direct_to_peers, read_cluster
 from mpstudio.engine.distribute.startup_watchdog import bounded_wait
 from mpstudio.engine.spec import RunSpec
 
@@ -130,6 +130,7 @@ def _multiworker(environ: Mapping[str, str], join_timeout: float) -> Placement:
             "multiworker` with the same TF_CONFIG cluster on every host (each with its own "
             "task index), check the addresses and that the ports are open, or wait longer "
             "with --join-timeout.")
+        direct_to_peers(cluster, os.environ)  # gRPC reads the process's own variables
         with bounded_wait(join_timeout, message):
             _made[key] = tf.distribute.MultiWorkerMirroredStrategy()
         _cluster_of[key] = cluster

@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from mpstudio.engine.event_codec import EventDecodeError, event_from_json
-from mpstudio.engine.events import EpochMetrics, Reporter, RunFailed, RunFinished
+from mpstudio.engine.events import EpochMetrics, Reporter, RunFailed, RunFinished, RunStarted
 from mpstudio.engine.spec import RunSpec, SpecError
 
-STOP_GRACE = 60.0  # seconds a stopped worker gets to finish its step and save
+STOP_GRACE = 30.0  # seconds a stopped worker gets to finish its step and save
+EXIT_DRAIN = 2.0  # seconds to wait for the last output once the worker has exited
+NOT_STARTED = "stopped before every worker had joined; nothing was written"
 _NOISE = ("WARNING:", "W0000", "I0000", "E0000", "Additional GRPC", ":UNKNOWN:")
 
 
@@ -50,7 +52,11 @@ def run_worker_process(spec: RunSpec, reporter: Reporter,
         spec.save(config)
         child = subprocess.Popen(worker_command(config), stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, text=True, env=env)
-        done, epochs, end, stderr = _relay(child, reporter)
+        done, epochs, end, stderr, stopped_early = _relay(child, reporter)
+    if stopped_early:
+        from mpstudio.engine.datasets.errors import DataLoadStopped
+
+        raise DataLoadStopped(NOT_STARTED)
     if done is None:
         message = _last_words(stderr) or f"the worker process ended with status {child.returncode}"
         if child.returncode == 2:
@@ -65,6 +71,8 @@ def run_worker_process(spec: RunSpec, reporter: Reporter,
 
 
 def _relay(child: subprocess.Popen, reporter: Reporter):
+    """Relay the child's events until it has ended. Returns (done, epochs, end event,
+    stderr lines, stopped before training began)."""
     lines: queue.Queue[str | None] = queue.Queue()
     stderr: list[str] = []
 
@@ -82,17 +90,29 @@ def _relay(child: subprocess.Popen, reporter: Reporter):
     done: dict[str, Any] | None = None
     epochs: list[EpochMetrics] = []
     end: RunFinished | RunFailed | None = None
+    started = False
     stop_sent = 0.0
+    exited_at = 0.0
     while True:
         if not stop_sent and reporter.should_stop():
             stop_sent = time.monotonic()
-            with contextlib.suppress(OSError):
-                child.send_signal(signal.SIGINT)  # the CLI stops after the current step
+            if started:
+                with contextlib.suppress(OSError):
+                    child.send_signal(signal.SIGINT)  # the CLI stops after the current step
+            else:
+                # Still waiting for the other workers, holding its interpreter: nothing to
+                # save and Ctrl-C cannot reach it yet.
+                child.kill()
         if stop_sent and time.monotonic() - stop_sent > STOP_GRACE:
             child.kill()
+        if not exited_at and child.poll() is not None:
+            exited_at = time.monotonic()
         try:
             line = lines.get(timeout=0.1)
         except queue.Empty:
+            # A grandchild may still hold the output open: the worker's end is enough.
+            if exited_at and time.monotonic() - exited_at > EXIT_DRAIN:
+                break
             continue
         if line is None:
             break
@@ -107,6 +127,7 @@ def _relay(child: subprocess.Popen, reporter: Reporter):
             event = event_from_json(data)
         except (EventDecodeError, TypeError):
             continue
+        started = started or isinstance(event, RunStarted)
         if isinstance(event, EpochMetrics):
             epochs.append(event)
         if isinstance(event, (RunFinished, RunFailed)):
@@ -114,7 +135,7 @@ def _relay(child: subprocess.Popen, reporter: Reporter):
         reporter.emit(event)
     child.wait()
     err_reader.join(timeout=5)
-    return done, epochs, end, stderr
+    return done, epochs, end, stderr, bool(stop_sent and not started and done is None)
 
 
 def _last_words(stderr: list[str]) -> str:
