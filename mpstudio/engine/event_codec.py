@@ -19,7 +19,8 @@ from mpstudio.engine.datasets.report import DataProgress
 EVENT_TYPES: dict[str, type] = {
     cls.__name__: cls for cls in (
         DataProgress, ev.RunStarted, ev.StepMetrics, ev.EpochMetrics, ev.LossScaleChanged,
-        ev.RunWarning, ev.RunFinished, ev.RunFailed)
+        ev.RunWarning, ev.RunFinished, ev.RunFailed, ev.AidAction, ev.OomRetry,
+        ev.GradientUnderflow, ev.NumericsDiagnosis)
 }
 
 

@@ -59,6 +59,16 @@ class RunSummary:
     replicas: int = 1
     global_batch_size: int | None = None
     distribution: str = ""  # one sentence: where it ran, the batch and learning rate used
+    # Training aids: what they did, in words ("" when none was on), the epoch whose
+    # weights the run kept, the batch that fit after out-of-memory retries, the last
+    # gradient-underflow sample and where the TensorBoard logs went.
+    aids: str = ""
+    kept_epoch: int | None = None  # None: the last epoch's weights
+    oom_retries: int = 0
+    largest_batch_fit: int | None = None  # set when a retry found it
+    underflow_unscaled: float | None = None
+    underflow_scaled: float | None = None
+    tensorboard_dir: str = ""
 
     @property
     def examples_per_sec_per_replica(self) -> float | None:
@@ -148,9 +158,66 @@ class RunFailed:
     summary: RunSummary | None  # what was measured before the failure
 
 
+@dataclass(frozen=True)
+class AidAction:
+    """A training aid acted: early stopping stopped, the plateau lowered the learning
+    rate, the checkpoint kept a new best epoch."""
+
+    step: int
+    epoch: int
+    aid: str  # early_stopping | reduce_lr | best_checkpoint
+    message: str
+    value: float | None = None  # reduce_lr: the new rate; otherwise the monitored value
+
+
+@dataclass(frozen=True)
+class OomRetry:
+    """An attempt ran out of memory; the run starts again at ``batch_size``."""
+
+    failed_batch_size: int
+    batch_size: int
+    learning_rate: float  # linearly scaled with the batch
+    message: str  # the failed attempt's batch and memory, and what happens next
+
+
+@dataclass(frozen=True)
+class LayerUnderflow:
+    layer: str
+    dtype: str  # the layer's compute dtype
+    values: int  # nonzero gradient values sampled
+    unscaled: float  # fraction that rounds to zero in float16 at scale 1
+    scaled: float  # the same at the current loss scale
+
+
+@dataclass(frozen=True)
+class GradientUnderflow:
+    """Sampled every ``aids.underflow_every`` steps of a mixed_float16 run: of the
+    nonzero weight gradients, the fraction float16 would round to zero without loss
+    scaling and with the current scale, overall and per layer."""
+
+    step: int
+    epoch: int
+    scale: float  # the loss scale in force (1.0 without loss scaling)
+    unscaled: float
+    scaled: float
+    layers: tuple[LayerUnderflow, ...]
+    seconds: float  # what this sample cost
+
+
+@dataclass(frozen=True)
+class NumericsDiagnosis:
+    """Where a non-finite value first appeared, found by re-running a step with checks."""
+
+    step: int
+    layer: str | None  # None: nothing non-finite was found again
+    dtype: str | None  # the compute dtype of that layer
+    stage: str  # forward | gradient | weights | none
+    message: str
+
+
 Event = Union[  # noqa: UP007 - a runtime alias: `X | Y` of classes needs Python 3.10+ anyway
     DataProgress, RunStarted, StepMetrics, EpochMetrics, LossScaleChanged, RunWarning,
-    RunFinished, RunFailed,
+    RunFinished, RunFailed, AidAction, OomRetry, GradientUnderflow, NumericsDiagnosis,
 ]
 
 

@@ -31,6 +31,7 @@ XLA_MODES = ("auto", "on", "off")
 LOOPS = ("fit", "custom")
 STRATEGIES = ("default", "mirrored", "multiworker", "tpu")
 LR_SCALING_RULES = ("linear", "none")
+MONITORS = ("val_loss", "val_accuracy", "loss", "accuracy")
 
 
 class SpecError(ValueError):
@@ -85,6 +86,32 @@ class Distribution:
 
 
 @dataclass
+class TrainingAids:
+    """What practitioners add to a run by hand: Keras-style callbacks, TensorBoard
+    logs, out-of-memory recovery and numerics diagnostics. All off by default except
+    the out-of-memory retry."""
+
+    monitor: str = "val_loss"  # watched by early stopping, the plateau and the checkpoint
+    early_stopping: bool = False
+    patience: int = 3  # epochs without improvement before early stopping stops
+    restore_best_weights: bool = True
+    reduce_lr_on_plateau: bool = False
+    lr_factor: float = 0.5  # the learning rate is multiplied by this on a plateau
+    lr_patience: int = 2  # epochs without improvement before it is
+    min_learning_rate: float = 1e-6
+    best_checkpoint: bool = False  # the run keeps its best epoch's weights, not its last
+    tensorboard: bool = False  # scalars into the run's folder (runs/<id>/tensorboard)
+    oom_retry: bool = True  # out of memory: retry at half the batch, down to min_batch_size
+    min_batch_size: int = 8
+    diagnose_numerics: bool = False  # on a non-finite loss, name the first bad layer
+    underflow_every: int = 0  # steps between gradient-underflow samples; 0: off
+
+    @property
+    def watches_monitor(self) -> bool:
+        return self.early_stopping or self.reduce_lr_on_plateau or self.best_checkpoint
+
+
+@dataclass
 class RunSpec:
     dataset: str = "digits"
     template: str = "mlp"
@@ -102,6 +129,7 @@ class RunSpec:
     log_every_steps: int = 0  # 0: about 25 step reports per epoch
     warmup_steps: int = 0  # linear learning-rate warmup from 0 over this many steps
     distribute: Distribution = field(default_factory=Distribution)
+    aids: TrainingAids = field(default_factory=TrainingAids)
     data: DataOptions = field(default_factory=DataOptions)
     dataset_options: dict[str, Any] = field(default_factory=dict)
 
@@ -144,6 +172,7 @@ class RunSpec:
             out.append(f"warmup steps must be 0 (none) or a positive integer, "
                        f"got {self.warmup_steps!r}")
         out += distribution_problems(self.distribute, self.xla)
+        out += aids_problems(self.aids, self.validation_split)
         if not _is_int(self.log_every_steps) or self.log_every_steps < 0:
             out.append(
                 "log every steps must be 0 (automatic) or a positive integer, "
@@ -187,6 +216,9 @@ class RunSpec:
                 "zero in float16 and training may stall; 'dynamic' is the safe choice"
             )
         out += distribution_warnings(self.distribute, self.precision, self.loop)
+        if self.aids.underflow_every and self.precision != "mixed_float16":
+            out.append(f"the gradient-underflow view is for mixed_float16 runs: {self.precision} "
+                       "gradients do not underflow, so it is not sampled")
         resolved = self.loss_scaling_mode
         defaults = LossScaling()
         ls = self.loss_scaling
@@ -223,7 +255,7 @@ class RunSpec:
         data = dict(data)
         problems: list[str] = []
         nested = {"loss_scaling": LossScaling, "data": DataOptions,
-                  "distribute": Distribution}
+                  "distribute": Distribution, "aids": TrainingAids}
         kwargs: dict[str, Any] = {}
         for name, sub_cls in nested.items():
             if name in data:
@@ -306,6 +338,32 @@ def distribution_problems(dist: Distribution, xla: str) -> list[str]:
     if dist.strategy in ("mirrored", "multiworker") and xla == "on":
         out.append(f"xla 'on' does not work under the {dist.strategy} strategy (TensorFlow "
                    "cannot XLA-compile a MirroredStrategy step): use xla auto or off")
+    return out
+
+
+def aids_problems(aids: TrainingAids, validation_split: Any) -> list[str]:
+    out = _choice("monitor", aids.monitor, MONITORS)
+    for name in ("early_stopping", "restore_best_weights", "reduce_lr_on_plateau",
+                 "best_checkpoint", "tensorboard", "oom_retry", "diagnose_numerics"):
+        value = getattr(aids, name)
+        if not isinstance(value, bool):
+            out.append(f"{name.replace('_', ' ')} must be true or false, got {value!r}")
+    out += _positive_int("patience", aids.patience)
+    out += _positive_int("learning-rate patience", aids.lr_patience)
+    out += _positive_int("minimum batch size", aids.min_batch_size)
+    if not _is_number(aids.lr_factor) or not 0 < aids.lr_factor < 1:
+        out.append(f"learning-rate factor must be between 0 and 1 (0.5 halves it), "
+                   f"got {aids.lr_factor!r}")
+    if not _is_number(aids.min_learning_rate) or aids.min_learning_rate < 0:
+        out.append(f"minimum learning rate must be 0 or a positive number, "
+                   f"got {aids.min_learning_rate!r}")
+    if not _is_int(aids.underflow_every) or aids.underflow_every < 0:
+        out.append(f"underflow every must be 0 (off) or a positive number of steps, "
+                   f"got {aids.underflow_every!r}")
+    if (isinstance(aids.monitor, str) and aids.monitor.startswith("val_")
+            and aids.watches_monitor is True and validation_split == 0):
+        out.append(f"monitor {aids.monitor!r} needs validation data, and the validation "
+                   "split is 0: set a split, or monitor 'loss'")
     return out
 
 
