@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from mpstudio import __version__
+from mpstudio import __version__, cli_tensorboard
+from mpstudio.cli_aids import add_aid_options, apply_aid_options
 from mpstudio.cli_data import add_data_commands, run_data_command
 from mpstudio.cli_export import add_export_command, run_export_command
 from mpstudio.cli_hw import add_hw_command, run_hw_command
@@ -96,6 +97,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     add("--no-cache", action="store_true", help="do not cache the dataset in memory")
     add("--no-prefetch", action="store_true", help="do not prefetch batches")
     _source_options(parser)
+    add_aid_options(parser)
 
 
 def _source_options(parser: argparse.ArgumentParser) -> None:
@@ -133,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_hw_command(commands)
     add_runs_command(commands)
     add_export_command(commands)
+    cli_tensorboard.add_parser(commands)
     return parser
 
 
@@ -197,7 +200,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
                   else [d.strip() for d in args.devices.split(",") if d.strip()]}
     changes["distribute"] = dataclasses.replace(
         spec.distribute, **{k: v for k, v in distribute.items() if v is not None})
-    return spec.replace(**changes)
+    return apply_aid_options(args, spec.replace(**changes))
 
 
 def _run_command(args: argparse.Namespace) -> int:
@@ -378,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_hw_command(args)
     if args.command == "runs":
         return run_runs_command(args)
+    if args.command == "tensorboard":
+        return cli_tensorboard.run(args)
     if args.command == "export":
         return run_export_command(args)
     if args.command is None:

@@ -21,8 +21,12 @@ from rich.table import Table
 from mpstudio.engine.comparison.card_text import scale_range_text
 from mpstudio.engine.datasets.report import DataProgress, DataReport
 from mpstudio.engine.events import (
+    AidAction,
     EpochMetrics,
     Event,
+    GradientUnderflow,
+    NumericsDiagnosis,
+    OomRetry,
     RunFailed,
     RunFinished,
     RunStarted,
@@ -63,6 +67,7 @@ class ConsoleReporter:
         self._data_bar: Progress | None = None
         self._data_task: Any = None
         self._data_reported: set[str] = set()  # a comparison loads the data twice
+        self._underflow = ""  # the latest gradient-underflow sample, for the live bar
 
     # Reporter protocol
     def should_stop(self) -> bool:
@@ -145,7 +150,8 @@ class ConsoleReporter:
         speed = "warm-up" if event.warmup else f"{event.examples_per_sec:,.0f} ex/s"
         scale = "" if event.loss_scale is None else f" scale {event.loss_scale:g}"
         self._progress.update(
-            self._task, completed=in_epoch, status=f"loss {event.loss:.4f}{scale} {speed}"
+            self._task, completed=in_epoch,
+            status=f"loss {event.loss:.4f}{scale} {speed}{self._underflow}"
         )
 
     def _on_EpochMetrics(self, event: EpochMetrics) -> None:
@@ -157,6 +163,26 @@ class ConsoleReporter:
             f"epoch {event.epoch}/{self._epochs_total()}  loss {event.loss:.4f}  "
             f"acc {fmt_pct(event.accuracy)}{val}  {event.epoch_time:.2f} s"
         )
+
+    def _on_AidAction(self, event: AidAction) -> None:
+        self._close_bar()
+        self.console.print(f"[cyan]{event.aid.replace('_', ' ')}:[/] {event.message}",
+                           highlight=False)
+
+    def _on_OomRetry(self, event: OomRetry) -> None:
+        self._close_bar()
+        self.console.print(f"[yellow]out of memory:[/] {event.message}", highlight=False)
+
+    def _on_GradientUnderflow(self, event: GradientUnderflow) -> None:
+        if self.bars:  # a line every N steps would break the live bar: it shows the latest
+            self._underflow = (f" underflow {event.unscaled:.0%} unscaled / "
+                               f"{event.scaled:.0%} scaled")
+            return
+        self.console.print(underflow_line(event), markup=False, highlight=False)
+
+    def _on_NumericsDiagnosis(self, event: NumericsDiagnosis) -> None:
+        self._close_bar()
+        self.console.print(f"[magenta]diagnosis:[/] {event.message}", highlight=False)
 
     def _on_RunFinished(self, event: RunFinished) -> None:
         self._close_bar()
@@ -244,6 +270,14 @@ def data_report_table(report: DataReport) -> Table:
     return table
 
 
+def underflow_line(event: GradientUnderflow) -> str:
+    worst = max(event.layers, key=lambda layer: layer.unscaled, default=None)
+    layer = f"; worst layer {worst.layer} {worst.unscaled:.1%}" if worst else ""
+    return (f"underflow at step {event.step}: {event.unscaled:.1%} of the nonzero gradient "
+            f"values would be 0 in float16 without loss scaling, {event.scaled:.1%} at scale "
+            f"{event.scale:g}{layer} ({1000 * event.seconds:.1f} ms)")
+
+
 def summary_table(s: RunSummary) -> Table:
     table = Table(title=f"{s.label}: {s.status}", show_header=False, title_justify="left")
     table.add_column(style="bold", no_wrap=True)
@@ -274,4 +308,12 @@ def summary_rows(s: RunSummary) -> list[tuple[str, str]]:
          if s.peak_memory_bytes is not None else s.memory_note),
         ("device", f"{s.device}, XLA {'on' if s.xla else 'off'}, {s.loop} loop"),
         *([("distribution", s.distribution)] if s.distribution else []),
+        *([("training aids", s.aids)] if s.aids else []),
+        *([("out of memory", f"{s.oom_retries} retr{'y' if s.oom_retries == 1 else 'ies'}; "
+            f"batch {s.largest_batch_fit} is the largest that fit")]
+          if s.oom_retries and s.largest_batch_fit else []),
+        *([("gradient underflow", f"{s.underflow_unscaled:.1%} without loss scaling, "
+            f"{(s.underflow_scaled or 0):.1%} with it (last sample)")]
+          if s.underflow_unscaled is not None else []),
+        *([("TensorBoard logs", s.tensorboard_dir)] if s.tensorboard_dir else []),
     ]

@@ -29,12 +29,15 @@ def policy_scope(policy: str) -> Iterator[None]:
         keras.mixed_precision.set_global_policy(previous)
 
 
-def learning_rate(plan: LearningRatePlan) -> float | LearningRateSchedule:
+def learning_rate(plan: LearningRatePlan,
+                  adjustable: bool = False) -> float | LearningRateSchedule:
     """The plan's rate as Keras takes it. A warmup is Keras' own CosineDecay with
     ``alpha=1``: linear from 0 to the target over the warmup, then a "decay" to
     alpha x target, i.e. constant. A built-in schedule keeps the saved model
-    loadable anywhere (a custom class would have to be importable there)."""
-    if not plan.warmup_steps:
+    loadable anywhere (a custom class would have to be importable there).
+    ``adjustable``: a plain rate that can be set while training (reduce-on-plateau;
+    trainer.lr_control then steps the warmup itself)."""
+    if not plan.warmup_steps or adjustable:
         return plan.target
     return keras.optimizers.schedules.CosineDecay(
         initial_learning_rate=0.0, decay_steps=1, alpha=1.0,
@@ -42,8 +45,8 @@ def learning_rate(plan: LearningRatePlan) -> float | LearningRateSchedule:
 
 
 def _inner_optimizer(spec: RunSpec, loss_scale_factor: float | None,
-                     plan: LearningRatePlan) -> keras.Optimizer:
-    rate = learning_rate(plan)
+                     plan: LearningRatePlan, adjustable: bool) -> keras.Optimizer:
+    rate = learning_rate(plan, adjustable)
     if spec.optimizer == "adam":
         return keras.optimizers.Adam(rate, loss_scale_factor=loss_scale_factor)
     if spec.optimizer == "sgd":
@@ -51,7 +54,8 @@ def _inner_optimizer(spec: RunSpec, loss_scale_factor: float | None,
     raise ValueError(f"unknown optimizer {spec.optimizer!r}")
 
 
-def make_optimizer(spec: RunSpec, plan: LearningRatePlan | None = None) -> keras.Optimizer:
+def make_optimizer(spec: RunSpec, plan: LearningRatePlan | None = None,
+                   adjustable: bool = False) -> keras.Optimizer:
     """The run's optimizer with its loss scaling: dynamic (a LossScaleOptimizer),
     fixed (the inner optimizer's ``loss_scale_factor``) or off (a plain optimizer).
     ``plan``: the learning rate after replica scaling and warmup (default: one
@@ -61,13 +65,13 @@ def make_optimizer(spec: RunSpec, plan: LearningRatePlan | None = None) -> keras
     ls = spec.loss_scaling
     if mode == "dynamic":
         return keras.optimizers.LossScaleOptimizer(
-            _inner_optimizer(spec, None, plan),
+            _inner_optimizer(spec, None, plan, adjustable),
             initial_scale=float(ls.initial_scale),
             dynamic_growth_steps=int(ls.growth_steps),
         )
     if mode == "fixed":
-        return _inner_optimizer(spec, float(ls.factor), plan)
-    return _inner_optimizer(spec, None, plan)
+        return _inner_optimizer(spec, float(ls.factor), plan, adjustable)
+    return _inner_optimizer(spec, None, plan, adjustable)
 
 
 def loss_scaling_note(spec: RunSpec) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from mpstudio.engine.events import (
@@ -20,7 +21,7 @@ from mpstudio.engine.events import (
     StepMetrics,
 )
 from mpstudio.engine.history.records import StoredRun
-from mpstudio.engine.history.run_models import keep_models
+from mpstudio.engine.history.run_models import keep_models, run_folder
 from mpstudio.engine.history.store import HistoryError, RunStore
 
 FLUSH_SECONDS = 1.0  # a killed process loses at most this much of a run's metrics
@@ -63,6 +64,13 @@ class RecordingReporter:
         stop = getattr(self.inner, "stop", None)
         if stop is not None:
             stop()
+
+    def run_folder(self) -> Path | None:
+        """The folder of the run being recorded (its TensorBoard logs go there), or None
+        when no run is open or the history is not on disk."""
+        if self._run_id is None or self._store is None or not self.persistent:
+            return None
+        return run_folder(self._run_id, self._store.path)
 
     def close(self) -> None:
         """End recording: a run still open here ended without a result (an error that
@@ -132,13 +140,19 @@ class RecordingReporter:
 
     def keep_models(self, results: Sequence[Any]) -> None:
         """Keep each finished or stopped run's trained model beside the history (for
-        export later); ``results`` are the RunResults in the order they were recorded.
+        export later); ``results`` are the RunResults in the order they were recorded
+        (a result after out-of-memory retries follows its failed attempts' runs).
         A model that cannot be saved costs a warning."""
+        recorded = sum(1 + getattr(r, "retried", 0) for r in results)
         if (self._store is None or self._broken or not self.persistent
-                or len(results) != len(self.run_ids)):
+                or recorded != len(self.run_ids)):
             return
-        kept = [(run_id, result.model) for run_id, result in zip(self.run_ids, results, strict=True)
-                if result.ok]
+        kept, index = [], 0
+        for result in results:
+            index += getattr(result, "retried", 0)
+            if result.ok:
+                kept.append((self.run_ids[index], result.model))
+            index += 1
         for warning in keep_models(kept, self._store.path):
             self.inner.emit(RunWarning(warning))
 

@@ -110,7 +110,7 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
     for trial in range(1, repeats + 1):
         with baseline_math(baseline):
             label = f"{device_info.float32_label()} baseline"
-            base = run(base_spec, reporter, label=_trial(label, trial, repeats),
+            base = run(base_spec, reporter, oom_retry=False, label=_trial(label, trial, repeats),
                        place=RunPlace("baseline", trial, repeats, comparison),
                        sample_at=schedule)
         result.baselines.append(base)
@@ -118,7 +118,7 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
             schedule = base.sampled_steps
         if reporter.should_stop():
             break
-        mixed = run(spec, reporter, label=_trial(spec.precision, trial, repeats),
+        mixed = run(spec, reporter, oom_retry=False, label=_trial(spec.precision, trial, repeats),
                     initial_weights=result.baseline.initial_weights,
                     place=RunPlace("mixed", trial, repeats, comparison), sample_at=schedule)
         result.mixeds.append(mixed)

@@ -106,6 +106,7 @@ class CustomLoop:
             for _ in range(bundle.steps_per_epoch):  # exact: training batches are all full
                 if monitor.stop_before_next_step():
                     break
+                monitor.before_step()
                 self.train_step(batches)
                 monitor.step_done()
             monitor.train_epoch_end()

@@ -8,6 +8,8 @@ asynchronous and the monitor reads the metrics only when it samples.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import keras
 
 from mpstudio.engine.datasets.bundle import DataBundle
@@ -28,6 +30,7 @@ class MonitorCallback(keras.callbacks.Callback):
 
     def on_train_batch_begin(self, batch, logs=None):
         self._count_pending_step()
+        self.monitor.before_step()
         self._step_pending = True
         if self.monitor.next_step_is_last():
             self.model.stop_training = True  # fit breaks right after this batch
@@ -63,12 +66,15 @@ class MonitorCallback(keras.callbacks.Callback):
         self.monitor.train_epoch_end()
 
 
-def run_fit(model: keras.Model, bundle: DataBundle, monitor: RunMonitor, epochs: int) -> None:
+def run_fit(model: keras.Model, bundle: DataBundle, monitor: RunMonitor, epochs: int,
+            callbacks: Sequence[keras.callbacks.Callback] = ()) -> None:
+    """``callbacks``: more Keras callbacks, after the monitor's (a test injecting an
+    error, a user's own)."""
     model.fit(
         bundle.train,
         validation_data=bundle.val,
         epochs=epochs,
         shuffle=False,  # the tf.data pipeline shuffles, from the run's seed
         verbose=0,
-        callbacks=[MonitorCallback(monitor)],
+        callbacks=[MonitorCallback(monitor), *callbacks],
     )

@@ -91,6 +91,13 @@ class RunMonitor:
     # a comparison's runs replay the first run's schedule, so their windows match.
     schedule: frozenset[int] | None = None
     global_batch: int = 0  # examples per step across replicas; 0: the spec's batch size
+    # Training aids hook in here: before each step (steps done so far), after each step
+    # (steps done, epoch), at each epoch's end (its metrics, cut short by a stop?), and
+    # checks that end the run (early stopping).
+    before_step_hooks: list[Callable[[int], None]] = field(default_factory=list)
+    after_step_hooks: list[Callable[[int, int], None]] = field(default_factory=list)
+    epoch_hooks: list[Callable[[EpochMetrics, bool], None]] = field(default_factory=list)
+    stop_checks: list[Callable[[], bool]] = field(default_factory=list)
 
     # Run state, read by the loops and the runner.
     steps: int = field(default=0, init=False)
@@ -126,6 +133,10 @@ class RunMonitor:
         self._window_start = now
         self._window_steps = 0
 
+    def before_step(self) -> None:
+        for hook in self.before_step_hooks:
+            hook(self.steps)
+
     def step_done(self) -> None:
         self.steps += 1
         self._epoch.steps += 1
@@ -140,6 +151,8 @@ class RunMonitor:
             or self.clock() - self._window_start >= self.min_sample_interval
         ):
             self._sample()
+        for hook in self.after_step_hooks:
+            hook(self.steps, self._epoch.epoch)
 
     def train_epoch_end(self) -> None:
         """The last training step of the epoch is done (validation not yet started)."""
@@ -174,6 +187,9 @@ class RunMonitor:
         if state.steps == self.steps_per_epoch:
             self._full_epoch_times.append(event.epoch_time)
         self.reporter.emit(event)
+        partial = self.stop_requested or state.steps < self.steps_per_epoch
+        for hook in self.epoch_hooks:
+            hook(event, partial)
 
     @property
     def _batch(self) -> int:
@@ -188,10 +204,15 @@ class RunMonitor:
         if not self.stop_requested and self.reporter.should_stop():
             self.stop_requested = True
 
+    @property
+    def aid_stopped(self) -> bool:
+        return any(check() for check in self.stop_checks)
+
     def stop_before_next_step(self) -> bool:
         """For loops that can stop between steps (the custom loop)."""
         self.poll_stop()
-        return self.stop_requested or self.divergence is not None or self.steps >= self.total_steps
+        return (self.stop_requested or self.divergence is not None
+                or self.steps >= self.total_steps or self.aid_stopped)
 
     def next_step_is_last(self) -> bool:
         """For loops that stop after the step they are about to run (Keras fit)."""
@@ -200,6 +221,7 @@ class RunMonitor:
             self.stop_requested
             or self.divergence is not None
             or self.steps + 1 >= self.total_steps
+            or self.aid_stopped
         )
 
     # ------------------------------------------------------------- sampling

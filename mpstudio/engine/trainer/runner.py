@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import keras
@@ -30,6 +30,7 @@ from mpstudio.engine.distribute.lr_plan import LearningRatePlan, describe_batch
 from mpstudio.engine.distribute.placement import Placement, StrategyError, place
 from mpstudio.engine.events import (
     EpochMetrics,
+    NumericsDiagnosis,
     Reporter,
     RunFailed,
     RunFinished,
@@ -43,13 +44,23 @@ from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.templates.registry import build_model, input_problem
 from mpstudio.engine.trainer.custom_loop import CustomLoop
 from mpstudio.engine.trainer.fit_loop import run_fit
+from mpstudio.engine.trainer.fragile_layers import fragile_patterns
 from mpstudio.engine.trainer.monitor import (
     AUTO_MIN_SAMPLE_INTERVAL,
     RunMonitor,
     auto_log_every,
 )
+from mpstudio.engine.trainer.oom_retry import run_with_retries
+from mpstudio.engine.trainer.run_aids import (
+    diagnose_divergence,
+    hook_aids,
+    oom_reason,
+    run_folder_of,
+)
 from mpstudio.engine.trainer.run_context import data_time_fraction, hardware_snapshot
 from mpstudio.engine.trainer.state_reader import StateReader, fit_running_means
+
+CallbackFactory = Callable[[RunSpec], Sequence[keras.callbacks.Callback]]
 
 
 @dataclass
@@ -62,6 +73,8 @@ class RunResult:
     warnings: list[str]
     failure: RunFailed | None = None
     sampled_steps: tuple[int, ...] = ()  # where the monitor sampled (a schedule to replay)
+    retried: int = 0  # out-of-memory attempts recorded before this one
+    diagnosis: NumericsDiagnosis | None = None
 
     @property
     def ok(self) -> bool:
@@ -130,7 +143,7 @@ def build_compiled_model(
                                 spec.precision)
             if initial_weights is not None:
                 model.set_weights(initial_weights)
-            optimizer = make_optimizer(spec, plan)
+            optimizer = make_optimizer(spec, plan, adjustable=spec.aids.reduce_lr_on_plateau)
             optimizer.build(model.trainable_variables)  # the loss-scale state exists from step 0
             # XLA does not compile a MirroredStrategy step; a TPU compiles everything itself.
             jit = device_info.resolve_xla(spec.xla) if strategy is None else False
@@ -212,17 +225,47 @@ def run(
     initial_weights: list[np.ndarray] | None = None,
     place: RunPlace | None = None,
     sample_at: Sequence[int] | None = None,
+    callbacks: CallbackFactory | None = None,
+    oom_retry: bool | None = None,
 ) -> RunResult:
     """Train ``spec`` and report through ``reporter``. ``place``: where the run sits in
     a comparison (its RunStarted event says so, and the history records it).
     ``sample_at``: sample the metrics exactly at these steps (another run's
     ``sampled_steps``), so two runs' curves share their windows step for step.
+    ``callbacks``: more Keras callbacks for each attempt's spec (called on every
+    training batch's start in both loops). ``oom_retry``: override ``spec.aids``'s
+    (a comparison turns it off: both sides must train the same batch).
 
     Raises SpecError for a spec that cannot run (bad data included), RunSetupError
     when the data (a download) or the model cannot be set up, and DataLoadStopped
     when the reporter asks to stop while the data loads; once training starts,
-    every ending is an event.
+    every ending is an event. Out of memory with retries on, each attempt is a run
+    of its own (RunStarted ... RunFailed, then OomRetry); the last one is returned.
     """
+    enabled = spec.aids.oom_retry if oom_retry is None else oom_retry
+
+    def attempt(current: RunSpec, retries: int) -> RunResult:
+        result = _attempt(current, reporter, label=label, initial_weights=initial_weights,
+                          place=place, sample_at=sample_at,
+                          callbacks=callbacks(current) if callbacks else (),
+                          oom_retries=retries)
+        result.retried = retries
+        return result
+
+    return run_with_retries(spec, reporter, enabled, attempt)
+
+
+def _attempt(
+    spec: RunSpec,
+    reporter: Reporter,
+    *,
+    label: str | None,
+    initial_weights: list[np.ndarray] | None,
+    place: RunPlace | None,
+    sample_at: Sequence[int] | None,
+    callbacks: Sequence[keras.callbacks.Callback],
+    oom_retries: int,
+) -> RunResult:
     warnings = spec.validate()
     placement = place_run(spec)  # first: a multi-worker strategy must precede any op
     warnings += device_warnings(spec)
@@ -232,6 +275,8 @@ def run(
                             spec.distribute.lr_scaling, spec.warmup_steps)
     memory_in_use = device_info.start_memory_measure()
     model, optimizer, jit = build_compiled_model(spec, bundle, initial_weights, placement, plan)
+    if spec.precision == "mixed_float16":
+        warnings += fragile_patterns(model)
     distribution = describe_distribution(spec, placement, plan)
     start_weights = [w.copy() for w in model.get_weights()]
     label = label or spec.precision
@@ -287,22 +332,30 @@ def run(
             distribution=distribution,
         )
     )
+    tensorboard = None
+    if spec.aids.tensorboard:
+        folder = run_folder_of(reporter)
+        if folder is None:
+            reporter.emit(RunWarning("TensorBoard logs are written into the recorded run's "
+                                     "folder, and this run is not recorded here (another "
+                                     "worker records it, or the history is off)"))
+        else:
+            from mpstudio.engine.tensorboard_log import TensorBoardReporter
+
+            reporter = tensorboard = TensorBoardReporter(reporter, folder / "tensorboard")
+            monitor.reporter = reporter
+    aids = hook_aids(spec, model, optimizer, plan, monitor, reporter, bundle, placement,
+                      loop is not None, callbacks)
 
     problem: tuple[str, str, int] | None = None  # (reason, kind, step)
+    oom: str | None = None
     try:
         if loop:
             loop.run(bundle, monitor, epochs)
         else:
-            run_fit(model, bundle, monitor, epochs)
-    except tf.errors.ResourceExhaustedError:
-        per_replica = " per replica" if placement.replicas > 1 else ""
-        problem = (
-            f"out of memory at batch size {spec.batch_size}{per_replica} ({model_summary.params:,} "
-            f"parameters, {spec.precision}): lower the batch size, or use mixed precision "
-            "to halve activation memory",
-            "out_of_memory",
-            monitor.steps,
-        )
+            run_fit(model, bundle, monitor, epochs, callbacks)
+    except tf.errors.ResourceExhaustedError as exc:
+        oom = str(exc)
     except tf.errors.OpError as exc:
         lost = lost_peer_message(str(exc), placement.cluster, monitor.steps)
         problem = (
@@ -316,21 +369,37 @@ def run(
             "error",
             monitor.steps,
         )
+    diagnosis = None
     if problem is None and monitor.divergence is not None:
-        problem = (monitor.divergence.reason, "diverged", monitor.divergence.step)
+        reason = monitor.divergence.reason
+        if spec.aids.diagnose_numerics:
+            diagnosis = diagnose_divergence(model, bundle, monitor.divergence, reporter)
+            reason += f" Diagnosis: {diagnosis.message}." if diagnosis else ""
+        problem = (reason, "diverged", monitor.divergence.step)
 
     peak, memory_note = device_info.peak_memory(memory_in_use)
+    if oom is not None:
+        problem = (oom_reason(spec, placement, model_summary.params, oom, peak),
+                   "out_of_memory", monitor.steps)
     if problem is not None:
         status = "diverged" if problem[1] == "diverged" else "failed"
     else:
         status = "stopped" if monitor.stop_requested else "finished"
+    kept_epoch = aids.epochs.finish(status)
     summary = monitor.summary(
         status, xla=jit, device=device, params=model_summary.params,
         peak_memory=peak, memory_note=memory_note,
     )
+    underflow = aids.underflow.last if aids.underflow else None
     summary = dataclasses.replace(
         summary, loop=loop_name, strategy=placement.name, replicas=placement.replicas,
-        global_batch_size=bundle.batch_size, distribution=distribution)
+        global_batch_size=bundle.batch_size, distribution=distribution,
+        aids=aids.epochs.describe(kept_epoch, len(monitor.epochs)), kept_epoch=kept_epoch,
+        oom_retries=oom_retries,
+        largest_batch_fit=spec.batch_size if oom_retries and problem is None else None,
+        underflow_unscaled=underflow.unscaled if underflow else None,
+        underflow_scaled=underflow.scaled if underflow else None,
+        tensorboard_dir=str(tensorboard.logdir) if tensorboard else "")
     if status == "finished" and bundle.test is not None:
         summary = evaluate_test(model, bundle, summary, reporter, loop)
     if status in ("finished", "stopped"):
@@ -338,7 +407,9 @@ def run(
             bundle.train, summary.steady_step_time))
     failure = RunFailed(*problem, summary=summary) if problem is not None else None
     reporter.emit(failure or RunFinished(summary))
+    if tensorboard is not None:
+        tensorboard.close()
     return RunResult(
         spec, summary, model, start_weights, list(monitor.epochs), warnings, failure,
-        tuple(monitor.sampled_steps),
+        tuple(monitor.sampled_steps), diagnosis=diagnosis,
     )

@@ -1,0 +1,174 @@
+"""Start a TensorBoard server on a run's logs, on 127.0.0.1 and a free port.
+
+TensorBoard is an optional extra (``pip install "mpstudio[tensorboard]"``): the logs
+are written by TensorFlow alone, only viewing them needs it. The server runs as a
+child process (``python -m tensorboard.main``) whose output goes to a temporary
+file, never to a pipe nobody reads; ``start_tensorboard`` returns once it answers
+HTTP, or raises with its last lines of output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+INSTALL_HINT = 'pip install "mpstudio[tensorboard]"'
+NO_LOGS_HINT = ("turn on 'Write TensorBoard logs' (or --tensorboard) and run it again")
+HOST = "127.0.0.1"
+
+
+class TensorBoardMissing(RuntimeError):
+    def __init__(self) -> None:
+        super().__init__("TensorBoard is not installed here. Install it with: " + INSTALL_HINT)
+
+
+class NoTensorBoardLogs(RuntimeError):
+    """The folder holds no logs to show."""
+
+
+def tensorboard_available() -> bool:
+    return importlib.util.find_spec("tensorboard") is not None
+
+
+def has_logs(logdir: Path) -> bool:
+    logdir = Path(logdir)
+    return logdir.is_dir() and any(logdir.rglob("events.out.tfevents.*"))
+
+
+@dataclass
+class TensorBoardServer:
+    url: str  # http://127.0.0.1:PORT/
+    port: int
+    logdirs: dict[str, Path]  # name -> folder; one folder: {"": folder}
+    process: subprocess.Popen
+    log_path: Path  # the server's stdout and stderr
+    _log: object = field(default=None, repr=False)
+
+    @property
+    def logdir(self) -> Path:
+        """The folder it shows (the first, when it shows several)."""
+        return next(iter(self.logdirs.values()))
+
+    @property
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def output(self, lines: int = 20) -> str:
+        """The server's last lines of output."""
+        return _tail(self.log_path, lines)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """End the server (terminate, then kill) and remove its output file."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout)
+        if self._log is not None:
+            self._log.close()  # type: ignore[attr-defined]
+            self._log = None
+        with contextlib.suppress(OSError):
+            self.log_path.unlink(missing_ok=True)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def start_tensorboard(
+    logdir: Path | Mapping[str, Path],
+    timeout: float = 60,
+    should_stop: Callable[[], bool] | None = None,
+) -> TensorBoardServer:
+    """Start TensorBoard on ``logdir`` and wait (at most ``timeout`` seconds) until it
+    answers. ``logdir`` may also map names to folders (several runs side by side, as
+    TensorBoard's ``--logdir_spec``). ``should_stop`` is polled while waiting: when it
+    turns true the server is stopped and ``InterruptedError`` raised (a window closing
+    meanwhile)."""
+    if not tensorboard_available():
+        raise TensorBoardMissing()
+    folders = ({str(k): Path(v) for k, v in logdir.items()} if isinstance(logdir, Mapping)
+               else {"": Path(logdir)})
+    missing = [folder for folder in folders.values() if not folder.is_dir()]
+    if missing or not folders:
+        which = "this run has" if len(folders) <= 1 else f"{missing[0]} has"
+        raise NoTensorBoardLogs(f"{which} no TensorBoard logs: {NO_LOGS_HINT}")
+    port = free_port()
+    if isinstance(logdir, Mapping):
+        where = ["--logdir_spec", ",".join(f"{name}:{path}" for name, path in folders.items())]
+    else:
+        where = ["--logdir", str(folders[""])]
+    command = [sys.executable, "-m", "tensorboard.main", *where,
+               "--host", HOST, "--port", str(port)]
+    env = dict(os.environ)
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    env["CUDA_VISIBLE_DEVICES"] = ""  # a viewer: it must not take GPU memory from training
+    fd, name = tempfile.mkstemp(prefix="mpstudio-tensorboard-", suffix=".log")
+    log = os.fdopen(fd, "wb")
+    try:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
+                                   stderr=subprocess.STDOUT, env=env)
+    except OSError:
+        log.close()
+        Path(name).unlink(missing_ok=True)
+        raise
+    server = TensorBoardServer(f"http://{HOST}:{port}/", port, folders, process, Path(name), log)
+    try:
+        _wait_until_up(server, timeout, should_stop)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+def _wait_until_up(server: TensorBoardServer, timeout: float,
+                   should_stop: Callable[[], bool] | None) -> None:
+    # A local server: never through an http_proxy from the environment.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    deadline = time.monotonic() + timeout
+    while True:
+        if should_stop is not None and should_stop():
+            raise InterruptedError("TensorBoard start cancelled")
+        code = server.process.poll()
+        if code is not None:
+            raise RuntimeError(f"TensorBoard exited (code {code}) before it answered:\n"
+                               + (server.output(12) or "(no output)"))
+        try:
+            with opener.open(server.url, timeout=2) as response:
+                if response.status < 500:
+                    return
+        except urllib.error.HTTPError as exc:
+            if exc.code < 500:
+                return
+        except (urllib.error.URLError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"TensorBoard did not answer on {server.url} within "
+                               f"{timeout:g} s:\n" + (server.output(12) or "(no output)"))
+        time.sleep(0.2)
+
+
+def _tail(path: Path, lines: int) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 16384))
+            text = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    return "\n".join(text.strip().splitlines()[-lines:])

@@ -1,0 +1,50 @@
+"""Layer patterns known to break in float16, found before training starts.
+
+Each warning names the layer, why float16 hurts there and the standard fix. Only
+layers computing in float16 are looked at: bfloat16 has float32's exponent range,
+so nothing here overflows or flushes in it. BatchNormalization is left alone: Keras
+computes it in float32 whatever its inputs.
+"""
+
+from __future__ import annotations
+
+import keras
+
+FLOAT16_SMALLEST_NORMAL = 6.104e-05  # below this float16 loses precision (subnormals)
+
+
+def _is_softmax(layer: keras.layers.Layer) -> bool:
+    if isinstance(layer, keras.layers.Softmax):
+        return True
+    activation = getattr(layer, "activation", None)
+    return getattr(activation, "__name__", "") in ("softmax", "log_softmax")
+
+
+def fragile_patterns(model: keras.Model) -> list[str]:
+    """Warnings for ``model``'s float16 layers, in layer order."""
+    out = []
+    for layer in model.layers:
+        if layer.compute_dtype != "float16":
+            continue
+        name = f"layer '{layer.name}' ({type(layer).__name__})"
+        if isinstance(layer, keras.layers.MultiHeadAttention):
+            out.append(f"{name} computes its attention scores and softmax in float16: large "
+                       "scores overflow 65,504 before the softmax. If the loss turns NaN, "
+                       "keep it in float32 (dtype='float32')")
+        elif _is_softmax(layer):
+            out.append(f"{name} computes a softmax in float16: its exponentials overflow and "
+                       "its sum loses precision. The standard fix: compute the softmax (and "
+                       "so the loss) in float32 (dtype='float32' on that layer)")
+        epsilon = getattr(layer, "epsilon", None)
+        if (isinstance(epsilon, float) and epsilon < FLOAT16_SMALLEST_NORMAL
+                and not isinstance(layer, keras.layers.BatchNormalization)):
+            out.append(f"{name} adds epsilon {epsilon:g} in float16, below its smallest "
+                       f"normal number ({FLOAT16_SMALLEST_NORMAL:.2g}): a tiny variance "
+                       "divides by almost 0. Use epsilon >= 1e-3, or compute the layer in "
+                       "float32 (dtype='float32')")
+    outputs = getattr(model, "outputs", None) or []
+    if any(getattr(o, "dtype", "") == "float16" for o in outputs):
+        out.append("the model's output is float16, so the loss is computed in float16 (a "
+                   "log of a tiny probability flushes to -inf). The standard fix: end the "
+                   "model with a float32 layer, e.g. Activation('softmax', dtype='float32')")
+    return out
