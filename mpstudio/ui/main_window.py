@@ -35,6 +35,7 @@ from mpstudio.ui.run_controller import RunController
 from mpstudio.ui.run_outcome import describe_outcome
 from mpstudio.ui.run_progress import RunProgress
 from mpstudio.ui.setup_panel import SetupPanel
+from mpstudio.ui.tensorboard_actions import TensorBoardActions
 from mpstudio.ui.window_actions import build_actions
 
 
@@ -59,6 +60,7 @@ class MainWindow(QMainWindow):
         self.files = FileActions(self)
         self.exports = ExportActions(self)
         self.history_actions = HistoryActions(self)
+        self.tensorboard = TensorBoardActions(self)
         self._connect()
         self._restore()
         self.history_actions.open()
@@ -342,8 +344,9 @@ class MainWindow(QMainWindow):
             self.close()
 
     def shutdown(self) -> None:
-        """Join the engine threads (they are idle or cancelled by now)."""
+        """Join the engine threads (they are idle or cancelled by now); stop TensorBoard."""
         self.runs.stop()
+        self.tensorboard.shutdown()
         self.engine.shutdown()
         self.data_thread.shutdown()
         self.history_actions.close()

@@ -21,6 +21,7 @@ class WindowActions:
     stop: QAction
     hardware_check: QAction
     measure: QAction
+    open_tensorboard: QAction
     help_page: QAction
     about: QAction
 
@@ -62,6 +63,9 @@ def build_actions(window: QMainWindow) -> WindowActions:
                                tip="Detect the devices and what each precision does on them"),
         measure=_action(window, "&Measure precisions", "measure", "Ctrl+Shift+M",
                         tip="Time float32, float16 and bfloat16 kernels on this machine"),
+        open_tensorboard=_action(window, "Open in &TensorBoard", "openTensorBoard",
+                                 "Ctrl+Shift+T", tip="Show the TensorBoard logs of the run "
+                                 "selected in History (or the last run) in the browser"),
         help_page=_action(window, "What &mixed precision does", "helpPage", std.HelpContents),
         about=_action(window, "&About mpstudio", "about"),
     )
@@ -72,7 +76,8 @@ def build_actions(window: QMainWindow) -> WindowActions:
                  actions.quit):
         file_menu.addSeparator() if item is None else file_menu.addAction(item)
     run_menu = bar.addMenu("&Run")
-    for item in (actions.start, actions.stop, None, actions.hardware_check, actions.measure):
+    for item in (actions.start, actions.stop, None, actions.hardware_check, actions.measure,
+                 None, actions.open_tensorboard):
         run_menu.addSeparator() if item is None else run_menu.addAction(item)
     help_menu = bar.addMenu("&Help")
     help_menu.addAction(actions.help_page)
