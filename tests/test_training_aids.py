@@ -78,7 +78,7 @@ def test_early_stopping_stops_after_patience_epochs_without_improvement():
     assert stop.epoch == 3 and "has not improved for 2 epochs" in stop.message
     assert "restoring epoch 1's weights" in stop.message
     assert result.summary.kept_epoch == 1
-    assert "early stopping after epoch 3" in result.summary.aids
+    assert "stopped early after epoch 3 (val_loss stopped improving)" in result.summary.aids
 
 
 class _RecordWeights(keras.callbacks.Callback):

@@ -207,7 +207,8 @@ def test_run_start_and_summary_lines_say_how_the_run_was_distributed():
         label="mixed_float16", status="finished", steps_done=20, total_time=3.0,
         steady_examples_per_sec=1000.0, final_val_accuracy=None, test_accuracy=None,
         loss_scale_mode="off", overflow_steps=0, strategy="default", replicas=1,
-        global_batch_size=128)
+        global_batch_size=128, aids="", oom_retries=0, underflow_unscaled=None,
+        tensorboard_dir="")
     assert "replica" not in summary_line(summary)
     summary.strategy, summary.replicas, summary.global_batch_size = "mirrored", 2, 256
     assert summary_line(summary) == ("mixed_float16 finished: 20 steps in 0:03 · mirrored, "

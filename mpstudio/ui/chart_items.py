@@ -1,6 +1,7 @@
 """The pyqtgraph items that draw one run on the four charts, and the charts' look.
 
-One ``RunItems`` per run owns a curve per series; ``update`` hands each curve its
+One ``RunItems`` per run owns a curve per series (the gradient-underflow chart's
+only once the run has sampled it); ``update`` hands each curve its
 buffer's current view with one ``setData`` call, and only when that buffer changed
 since the previous redraw (a finished baseline costs nothing while the mixed run
 trains).
@@ -29,9 +30,16 @@ CHART_OF = {
     "accuracy": "accuracy", "val_accuracy": "accuracy",
     "loss_scale": "loss_scale", "overflow": "loss_scale",
     "throughput": "throughput", "warmup": "throughput",
+    "underflow_unscaled": "underflow", "underflow_scaled": "underflow",
 }
 MAIN_SERIES = {"loss": "loss", "accuracy": "accuracy", "loss_scale": "loss_scale",
-               "throughput": "throughput"}  # chart -> the series its legend names
+               "throughput": "throughput",
+               "underflow": "underflow_unscaled"}  # chart -> the series its legend names
+EAGER_CHARTS = ("loss", "accuracy", "loss_scale", "throughput")  # every run draws on these
+# The underflow chart names its two lines in the legend (each entry hides its own line):
+# the style, not the run, is what a reader needs there (only float16 runs sample it).
+UNDERFLOW_NAMES = {"underflow_unscaled": "without loss scaling",
+                   "underflow_scaled": "at the current scale"}
 LOG2_SERIES = ("loss_scale", "overflow")  # drawn as log2(scale) on a Log2Axis
 
 
@@ -61,6 +69,11 @@ def series_style(series: str, color: str) -> dict:
             "pen": None, "symbol": "t", "symbolSize": 9, "antialias": True,
             "symbolPen": pg.mkPen("#8b0000", width=1), "symbolBrush": pg.mkBrush(OVERFLOW_COLOR),
         }
+    if series == "underflow_unscaled":  # what float16 alone would lose: the strong line
+        return {**line, "pen": pg.mkPen(color, width=1.5), "symbol": "o", "symbolSize": 4,
+                "symbolPen": None, "symbolBrush": pg.mkBrush(color)}
+    if series == "underflow_scaled":  # what the run loses at its loss scale
+        return {**line, "pen": pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine)}
     if series == "warmup":
         return {
             **line, "pen": pg.mkPen(WARMUP_COLOR, width=1.2, style=Qt.PenStyle.DashLine),
@@ -91,8 +104,8 @@ class RunItems:
         self._plots = plots
         # The main curves at once (the legends name them); the others once they have
         # points: a float32 run never draws overflows, and every item costs each frame.
-        for series in MAIN_SERIES.values():
-            self._add_curve(series)
+        for chart in EAGER_CHARTS:
+            self._add_curve(MAIN_SERIES[chart])
 
     def rebind(self, run: RunCurves) -> None:
         """Draw ``run`` from now on: every series redraws on the next update."""
@@ -132,7 +145,9 @@ class RunItems:
         # (5 per pixel) draws 5x the vertices, and antialiased vertices are costly.
         curve.opts["autoDownsampleFactor"] = 1.0
         main = self.curves.get(MAIN_SERIES[chart])
-        if main is None:
+        if series in UNDERFLOW_NAMES:
+            plot.legend.addItem(curve, UNDERFLOW_NAMES[series])
+        elif main is None:
             plot.legend.addItem(curve, self.label)
         else:
             curve.setVisible(main.isVisible())  # the run may be hidden from the legend
@@ -150,8 +165,8 @@ class RunItems:
 
     def visible(self, series: str) -> bool:
         """Drawn, or to be drawn once it has a curve: its chart's main curve is shown."""
-        curve = self.curves.get(series) or self.curves[MAIN_SERIES[CHART_OF[series]]]
-        return curve.isVisible()
+        curve = self.curves.get(series) or self.curves.get(MAIN_SERIES[CHART_OF[series]])
+        return curve is None or curve.isVisible()
 
     def set_legend_text(self, chart: str, text: str) -> None:
         curve = self.curves[MAIN_SERIES[chart]]

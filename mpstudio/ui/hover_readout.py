@@ -30,6 +30,8 @@ CHART_SERIES: dict[str, tuple[tuple[str, str], ...]] = {
     "loss_scale": (("loss_scale", "loss scale"), ("overflow", "overflow, scale now")),
     "throughput": (("throughput", "examples/s"), ("warmup", "warm-up examples/s")),
     "accuracy": (("accuracy", "accuracy"), ("val_accuracy", "val accuracy")),
+    "underflow": (("underflow_unscaled", "underflow without scaling"),
+                  ("underflow_scaled", "at the scale")),
 }
 
 
@@ -52,6 +54,8 @@ def format_value(series: str, value: float) -> str:
         return f"{value:,.0f}"
     if series in ("accuracy", "val_accuracy"):
         return f"{value:.4f}"
+    if series in ("underflow_unscaled", "underflow_scaled"):
+        return f"{value:.1f}%"
     return f"{value:.4g}"
 
 
@@ -131,7 +135,7 @@ class HoverReadout(QObject):
         """Show the readout for the mouse at ``scene_pos``; returns the text shown."""
         chart = next(
             (name for name, plot in self._plots.items()
-             if plot.getViewBox().sceneBoundingRect().contains(scene_pos)),
+             if plot.isVisible() and plot.getViewBox().sceneBoundingRect().contains(scene_pos)),
             None,
         )
         if chart is None:

@@ -1,4 +1,5 @@
-"""Live training charts: loss, loss scale, throughput and accuracy over steps.
+"""Live training charts: loss, loss scale, throughput and accuracy over steps, and the
+gradient underflow of float16 runs that sample it (hidden until one does).
 
 Events only fill buffers (``add_events`` is cheap); a QTimer redraws at most
 ``redraw_hz`` times a second and only when something changed, with one
@@ -22,6 +23,7 @@ from mpstudio.ui.chart_items import AXIS_COLOR, CHART_OF, RunItems, legend_key, 
 from mpstudio.ui.chart_panel import RangeFollower, build_panel, centered_note, warmup_region
 from mpstudio.ui.hover_readout import HoverReadout
 from mpstudio.ui.run_curves import SERIES, ChartData, RunCurves, is_baseline
+from mpstudio.ui.underflow_chart import UnderflowChart
 
 NO_SCALING_ONE = "no loss scaling in this run"
 NO_SCALING_ALL = "no loss scaling in these runs"
@@ -38,6 +40,8 @@ class LiveCharts(QWidget):
         self._data = ChartData()
         self._items: dict[str, RunItems] = {}
         self.panel, self.plots = build_panel()
+        self.underflow = UnderflowChart(self.panel, self.plots)
+        self.plots["underflow"] = self.underflow.plot  # its y range is its own (percent)
         self._ranges = RangeFollower(self.plots)
         self._keys = {  # legend entries that explain a style, added once it appears
             "val_loss": legend_key("val_loss"), "val_accuracy": legend_key("val_accuracy"),
@@ -94,6 +98,7 @@ class LiveCharts(QWidget):
         self._data.dirty = False
         self._warmup_region.hide()
         self._no_scaling.hide()
+        self.underflow.hide()
         self._ranges.reset()
 
     def finish(self) -> None:
@@ -109,8 +114,13 @@ class LiveCharts(QWidget):
         """Points in every buffer (bounded however long the run)."""
         return self._data.points_held()
 
+    @property
+    def underflow_shown(self) -> bool:
+        """Whether the gradient-underflow chart is on screen (a run sampled it)."""
+        return self.underflow.shown
+
     def save(self, path: str | Path) -> None:
-        """The four charts as .png (as on screen) or .svg (vectors); ValueError otherwise."""
+        """The charts as .png (as on screen) or .svg (vectors); ValueError otherwise."""
         chart_export.check_suffix(path)
         self._redraw()  # what was buffered is in the picture
         self.hover.hide()  # the crosshair is for the screen, not for a report
@@ -125,7 +135,10 @@ class LiveCharts(QWidget):
         return items is not None and items.visible(series)
 
     def _on_legend_clicked(self, chart: str, curve: object) -> None:
-        """A run's legend entry hides its main curve; its other series on the chart follow."""
+        """A run's legend entry hides its main curve; its other series on the chart follow.
+        The underflow chart's entries name one line each: each hides only its own."""
+        if chart == "underflow":
+            return
         for items in self._items.values():
             if items.owns(curve):
                 items.show_chart(chart, curve.isVisible())  # type: ignore[attr-defined]
@@ -193,6 +206,7 @@ class LiveCharts(QWidget):
                 if bounds is not None:
                     spans[CHART_OF[series]].append(bounds)
         out: dict[str, tuple[float, float] | None] = {}
+        spans.pop("underflow")  # percent from 0: UnderflowChart places its own range
         for chart, found in spans.items():
             low = min((b[0] for b in found), default=None)
             high = max((b[1] for b in found), default=None)
@@ -211,6 +225,7 @@ class LiveCharts(QWidget):
                 name = "skipped steps" if series == "overflow" else "validation (epoch end)"
                 self.plots[CHART_OF[series]].legend.addItem(self._keys[series], name)
                 self._keys_shown.add(series)
+        self.underflow.update(self._data, self._ranges.following_y["underflow"])
         span = self._data.warmup_span()
         if span is not None:
             self._warmup_region.setRegion(span)

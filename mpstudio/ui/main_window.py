@@ -222,7 +222,13 @@ class MainWindow(QMainWindow):
         fraction = progress.fraction if progress.runs_started else progress.loading_fraction
         self.progress.setValue(int(1000 * (fraction or 0.0)))
 
+    def _flush_progress(self) -> None:
+        """What the progress held back (an out-of-memory failure no retry followed)."""
+        for level, text in self.runs.progress.finish():
+            self.log.add(text, level)
+
     def _on_run_finished(self, outcome: engine_jobs.TrainingOutcome) -> None:
+        self._flush_progress()
         self.charts.finish()
         self.last_outcome = outcome if outcome.results else None
         status, text, level = describe_outcome(outcome)
@@ -232,6 +238,7 @@ class MainWindow(QMainWindow):
         self._run_done(status)
 
     def _on_run_failed(self, message: str) -> None:
+        self._flush_progress()
         self.charts.finish()
         stopped = message.startswith("stopped")
         self.show_banner(message if stopped else f"The run could not start: {message}",

@@ -14,7 +14,13 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from mpstudio.engine.events import EpochMetrics, LossScaleChanged, RunStarted, StepMetrics
+from mpstudio.engine.events import (
+    EpochMetrics,
+    GradientUnderflow,
+    LossScaleChanged,
+    RunStarted,
+    StepMetrics,
+)
 from mpstudio.ui.chart_buffer import DEFAULT_CAP, ChartBuffer, MarkerList
 
 _EMPTY = np.empty(0)
@@ -22,7 +28,7 @@ _EMPTY = np.empty(0)
 # Series names, as ``LiveCharts.point_counts`` reports them.
 SERIES = (
     "loss", "val_loss", "accuracy", "val_accuracy", "loss_scale", "overflow", "throughput",
-    "warmup",
+    "warmup", "underflow_unscaled", "underflow_scaled",
 )
 
 
@@ -59,6 +65,11 @@ class RunCurves:
         self.throughput = ChartBuffer("mean", cap)  # steady state
         self.warmup = ChartBuffer("mean", cap)  # warm-up windows (tracing, compilation)
         self.warmup_span: tuple[float, float] | None = None  # steps covered by warm-up
+        # Gradient underflow (mixed_float16 runs that sample it), in percent of the
+        # nonzero gradient values: without loss scaling, and at the scale in force.
+        self.underflow_unscaled = ChartBuffer("mean", cap)
+        self.underflow_scaled = ChartBuffer("mean", cap)
+        self.underflow_last: GradientUnderflow | None = None  # its per-layer breakdown
         self.samples = 0  # StepMetrics seen
         self.last_step = 0.0  # the latest step any event of this run reported
         self._overflow_steps = 0.0
@@ -94,9 +105,12 @@ class RunCurves:
         steps: Sequence[StepMetrics] = (),
         epochs: Sequence[EpochMetrics] = (),
         scale_changes: Sequence[LossScaleChanged] = (),
+        underflow: Sequence[GradientUnderflow] = (),
     ) -> None:
         """A batch of this run's events, each kind oldest first. Their kinds do not
         interleave in any way that matters, so each kind is added in one go."""
+        if underflow:
+            self._add_underflow(underflow)
         marker_x, marker_y = self._add_steps(steps) if steps else (_EMPTY, _EMPTY)
         overflowed = [(e.step, e.new) for e in scale_changes if e.overflow_steps > 0]
         if overflowed:
@@ -139,6 +153,14 @@ class RunCurves:
             if points:
                 table = np.array(points, dtype=float)
                 getattr(self, name).extend(table[:, 0], table[:, 1])
+
+    def _add_underflow(self, samples: Sequence[GradientUnderflow]) -> None:
+        table = np.array([(u.step, u.unscaled, u.scaled) for u in samples], dtype=float)
+        step, unscaled, scaled = table.T
+        self.underflow_unscaled.extend(step, 100.0 * unscaled)
+        self.underflow_scaled.extend(step, 100.0 * scaled)
+        self.underflow_last = samples[-1]
+        self.last_step = max(self.last_step, float(step[-1]))
 
     # -------------------------------------------------------------- helpers
     def _add_throughput(
@@ -187,6 +209,7 @@ class ChartData:
         steps: list[StepMetrics] = []
         epochs: list[EpochMetrics] = []
         changes: list[LossScaleChanged] = []
+        underflow: list[GradientUnderflow] = []
         for event in events:
             kind = type(event)
             if kind is StepMetrics:
@@ -195,12 +218,14 @@ class ChartData:
                 epochs.append(event)  # type: ignore[arg-type]
             elif kind is LossScaleChanged:
                 changes.append(event)  # type: ignore[arg-type]
+            elif kind is GradientUnderflow:
+                underflow.append(event)  # type: ignore[arg-type]
             elif kind is RunStarted:  # the next run: what came before belongs to the last one
-                self._add(steps, epochs, changes)
-                steps, epochs, changes = [], [], []
+                self._add(steps, epochs, changes, underflow)
+                steps, epochs, changes, underflow = [], [], [], []
                 self._start(event)  # type: ignore[arg-type]
             # DataProgress, warnings, the end of a run: not chart data
-        self._add(steps, epochs, changes)
+        self._add(steps, epochs, changes, underflow)
 
     def clear(self) -> None:
         self.runs.clear()
@@ -217,6 +242,17 @@ class ChartData:
     def total_steps(self) -> int | None:
         """The longest planned run, where the runs said."""
         return max((run.total_steps or 0 for run in self.runs.values()), default=0) or None
+
+    def has_underflow(self) -> bool:
+        """Whether any run on the charts has sent a gradient-underflow sample."""
+        return any(run.underflow_last is not None for run in self.runs.values())
+
+    def latest_underflow(self) -> tuple[str, GradientUnderflow] | None:
+        """(run label, sample) of the last run that sent one: its layers are shown."""
+        for run in reversed(list(self.runs.values())):
+            if run.underflow_last is not None:
+                return run.label, run.underflow_last
+        return None
 
     def warmup_span(self) -> tuple[float, float] | None:
         """The steps any run spent warming up (the runs of a comparison overlap)."""
@@ -236,7 +272,7 @@ class ChartData:
             self.current = self.runs["run"] = RunCurves("run", cap=self.cap)
         return self.current
 
-    def _add(self, steps: list, epochs: list, changes: list) -> None:
-        if steps or epochs or changes:
-            self._run().add(steps, epochs, changes)
+    def _add(self, steps: list, epochs: list, changes: list, underflow: list) -> None:
+        if steps or epochs or changes or underflow:
+            self._run().add(steps, epochs, changes, underflow)
             self.dirty = True

@@ -111,8 +111,8 @@ class EpochAids:
         """What the aids did, in one line for the run's summary ("" when none acted)."""
         parts = []
         if self.stopped_epoch is not None:
-            parts.append(f"early stopping after epoch {self.stopped_epoch} of "
-                         f"{self.aids.monitor}")
+            parts.append(f"stopped early after epoch {self.stopped_epoch} "
+                         f"({self.aids.monitor} stopped improving)")
         if self.reductions:
             rates = ", ".join(f"{rate:.3g} (epoch {e})" for e, rate in self.reductions)
             parts.append(f"learning rate cut to {rates}")
