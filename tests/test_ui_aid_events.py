@@ -244,12 +244,12 @@ def test_the_underflow_chart_appears_with_its_first_sample(qtbot, charts):
 
     charts.add_events([underflow(n, 0.05 * n / 5, 0.001) for n in (5, 10, 15, 20)])
     qtbot.waitUntil(lambda: charts.point_counts()["underflow_unscaled"][LABEL] == 4,
-                    timeout=2000)
+                    timeout=10_000)
     assert charts.underflow_shown and charts.underflow.plot.isVisible()
     assert charts.point_counts()["underflow_scaled"][LABEL] == 4
     charts.finish()
     # The grid makes room for it (Qt lays the panel out again at the next event).
-    qtbot.waitUntil(lambda: charts.plots["loss"].height() < loss_height - 50, timeout=2000)
+    qtbot.waitUntil(lambda: charts.plots["loss"].height() < loss_height - 50, timeout=10_000)
     curves = charts._items[LABEL].curves
     x, y = curves["underflow_unscaled"].getData()
     assert list(x) == [5.0, 10.0, 15.0, 20.0]
@@ -265,7 +265,7 @@ def test_the_underflow_chart_appears_with_its_first_sample(qtbot, charts):
 
     charts.clear()
     assert not charts.underflow_shown
-    qtbot.waitUntil(lambda: abs(charts.plots["loss"].height() - loss_height) < 1, timeout=2000)
+    qtbot.waitUntil(lambda: abs(charts.plots["loss"].height() - loss_height) < 1, timeout=10_000)
 
 
 def test_an_out_of_memory_retry_redraws_the_underflow_chart_from_the_new_attempt(
