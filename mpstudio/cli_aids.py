@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 from typing import Any
 
+from mpstudio.engine.distribute.lr_plan import scaled_learning_rate
 from mpstudio.engine.spec import MONITORS, RunSpec, SpecError
 
 
@@ -42,12 +43,6 @@ def add_aid_options(parser: argparse.ArgumentParser) -> None:
     add("--lr-scaled-from", type=int, metavar="BATCH",
         help="the learning rate given is for batch BATCH: scale it linearly to "
         "--batch-size (the linear scaling rule)")
-
-
-def scaled_learning_rate(rate: float, old_batch: int, new_batch: int) -> float:
-    """The linear scaling rule: the rate grows with the batch, so each example still
-    moves the weights as much (Goyal et al., 2017)."""
-    return rate * new_batch / old_batch
 
 
 def apply_aid_options(args: argparse.Namespace, spec: RunSpec) -> RunSpec:

@@ -1,7 +1,8 @@
 """The run's setup: dataset, model template, precision, loss scaling, hyperparameters,
-the distribution strategy, the comparison with float32 (trials, baseline math), and
-the Run/Stop buttons. ``spec()`` turns the form into a RunSpec; ``set_spec()`` fills
-it from one (a config file, the last session)."""
+the distribution strategy, the training aids, the comparison with float32 (trials,
+baseline math), and the Run/Stop buttons. ``spec()`` turns the form into a RunSpec;
+``set_spec()`` fills it from one (a config file, the last session). Changing the batch
+size offers the learning rate the linear scaling rule gives for the new batch."""
 
 from __future__ import annotations
 
@@ -23,10 +24,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mpstudio.engine.distribute.lr_plan import scaled_learning_rate
 from mpstudio.engine.distribute.options import StrategyOption
 from mpstudio.engine.spec import LOOPS, OPTIMIZERS, PRECISIONS, XLA_MODES, Distribution, RunSpec
 from mpstudio.engine.templates.registry import template_entry, template_names
 from mpstudio.engine.trainer.compare_options import MAX_REPEATS, CompareOptions
+from mpstudio.ui.aids_form import AidsForm
 from mpstudio.ui.dataset_picker import DatasetPicker
 from mpstudio.ui.layer_table import LayerTable
 from mpstudio.ui.loss_scaling_form import LossScalingForm
@@ -48,6 +51,9 @@ BASELINE_MATH_TIP = ("What the float32 side computes in. On Ampere and newer GPU
                      "runs float32 matmuls and convolutions as TF32 by default, which shrinks "
                      "the visible gain; strict float32 turns TF32 off for the baseline. Other "
                      "devices compute float32 either way, and the card says which it was.")
+LR_HELPER_TIP = ("Mixed precision halves activation memory, so a larger batch often fits; the "
+                 "linear scaling rule (Goyal et al. 2017) keeps the per-example step size: scale "
+                 "the learning rate with the batch, and use a warmup for large factors")
 MULTIWORKER_COMPARE_TIP = ("a multi-worker comparison runs from the command line: mpstudio "
                            "compare --strategy multiworker on every host")
 
@@ -91,10 +97,20 @@ class SetupPanel(QWidget):
         self.learning_rate.setDecimals(6)
         self.learning_rate.setRange(1e-6, 10.0)
         self.learning_rate.setStepType(QDoubleSpinBox.StepType.AdaptiveDecimalStepType)
+        self.lr_helper = QPushButton()
+        self.lr_helper.setObjectName("lrForBatch")
+        self.lr_helper.setFlat(True)
+        self.lr_helper.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.lr_helper.setStyleSheet("QPushButton { text-align: left; padding: 0 2px; "
+                                     "text-decoration: underline; }")
+        self.lr_helper.setToolTip(LR_HELPER_TIP)
+        self.lr_helper.hide()
+        self._lr_batch = 128  # the batch size at which the learning rate was last set
         self.optimizer = _combo("optimizer", OPTIMIZERS)
         self.loop = _combo("loop", {k: LOOP_TEXT[k] for k in LOOPS})
         self.xla = _combo("xla", {k: XLA_TEXT[k] for k in XLA_MODES})
         self.distribution = DistributionForm()
+        self.aids = AidsForm()
         self.baseline = QCheckBox("Compare with float32")
         self.baseline.setObjectName("baseline")
         self.baseline.setToolTip(BASELINE_TIP)
@@ -145,6 +161,8 @@ class SetupPanel(QWidget):
         form.addRow("Batch size", self.batch_size)
         form.addRow("Epochs", self.epochs)
         form.addRow("Learning rate", self.learning_rate)
+        form.addRow("", self.lr_helper)
+        self._hyper_form = form
         form.addRow("Optimizer", self.optimizer)
         form.addRow("Loop", self.loop)
         form.addRow("XLA", self.xla)
@@ -164,6 +182,7 @@ class SetupPanel(QWidget):
         layout.addWidget(self._group("Loss scaling", self.loss_scaling))
         layout.addWidget(self._group("Training", hyper, self.baseline, compare))
         layout.addWidget(self._group("Distribution", self.distribution))
+        layout.addWidget(self._group("Training aids", self.aids))
         layout.addLayout(buttons)
         layout.addStretch(1)
 
@@ -183,6 +202,10 @@ class SetupPanel(QWidget):
             signal.connect(lambda *_: self.changed.emit())
         for signal in (self.batch_size.valueChanged, self.learning_rate.valueChanged):
             signal.connect(lambda *_: self._training_changed())
+        self.learning_rate.valueChanged.connect(lambda *_: self._learning_rate_set())
+        self.batch_size.valueChanged.connect(lambda *_: self._offer_scaled_rate())
+        self.lr_helper.clicked.connect(self.apply_scaled_learning_rate)
+        self.aids.changed.connect(self._aids_changed)
         self.distribution.changed.connect(self._distribution_changed)
         self.baseline.toggled.connect(lambda *_: self._compare_changed())
         self.run_button.clicked.connect(self.run_clicked.emit)
@@ -210,6 +233,7 @@ class SetupPanel(QWidget):
                 lr_scaling=self.distribution.lr_rule(),
                 join_timeout=self._extra.distribute.join_timeout,
             ),
+            aids=self.aids.aids(),
         )
 
     def set_spec(self, spec: RunSpec) -> None:
@@ -227,7 +251,10 @@ class SetupPanel(QWidget):
         dist = spec.distribute
         self.distribution.set_distribution(dist.strategy, dist.lr_scaling, spec.warmup_steps,
                                            dist.devices)
+        self.aids.set_validation_split(spec.validation_split)
+        self.aids.set_aids(spec.aids)
         self._training_changed()
+        self._learning_rate_set()
         self._template_changed()
         self._precision_changed()
 
@@ -265,8 +292,51 @@ class SetupPanel(QWidget):
     def _training_changed(self) -> None:
         self.distribution.set_training(self.batch_size.value(), self.learning_rate.value())
 
+    # ------------------------------------------- the learning rate for a batch
+    def scaled_rate_offer(self) -> float | None:
+        """The learning rate the linear rule gives for the current batch, as the field
+        would hold it; None when the batch is the one the rate was set at, or the rule's
+        rate is outside the field's range."""
+        batch = self.batch_size.value()
+        if batch == self._lr_batch:
+            return None
+        rate = scaled_learning_rate(self.learning_rate.value(), self._lr_batch, batch)
+        offer = round(rate, self.learning_rate.decimals())
+        low, high = self.learning_rate.minimum(), self.learning_rate.maximum()
+        if not low <= offer <= high or offer == self.learning_rate.value():
+            return None
+        return offer
+
+    def apply_scaled_learning_rate(self) -> None:
+        offer = self.scaled_rate_offer()
+        if offer is not None:
+            self.learning_rate.setValue(offer)  # the rate is now set at this batch
+        self._learning_rate_set()
+
+    def _learning_rate_set(self) -> None:
+        self._lr_batch = self.batch_size.value()
+        self._offer_scaled_rate()
+
+    def _offer_scaled_rate(self) -> None:
+        offer = self.scaled_rate_offer()
+        if offer is not None:
+            batch = self.batch_size.value()
+            factor = batch / self._lr_batch
+            self.lr_helper.setText(f"Use {offer:g} for batch {batch} (linear rule)")
+            warm = (" This is a large factor: set warmup steps under Distribution."
+                    if factor >= 4 and self.distribution.warmup_steps.value() == 0 else "")
+            self.lr_helper.setToolTip(
+                f"{LR_HELPER_TIP}. The learning rate {self.learning_rate.value():g} was set "
+                f"for batch {self._lr_batch}; batch {batch} is ×{factor:g}.{warm}")
+        self._hyper_form.setRowVisible(self.lr_helper, offer is not None)
+
+    def _aids_changed(self) -> None:
+        self._fit_wrapped_labels()
+        self.changed.emit()
+
     def _distribution_changed(self) -> None:
         self._update_baseline()
+        self._offer_scaled_rate()  # its tooltip mentions the warmup
         self._fit_wrapped_labels()
         self.changed.emit()
 
@@ -324,6 +394,7 @@ class SetupPanel(QWidget):
     def _precision_changed(self) -> None:
         precision = self.selected_precision()
         self.loss_scaling.set_precision(precision)
+        self.aids.set_precision(precision)
         mark, reason = self._marks.get(precision, ("", ""))
         where = f" on {self._device}" if mark else ""
         self.precision_note.setText(

@@ -48,3 +48,12 @@ def describe_batch(per_replica: int, replicas: int) -> str:
         return f"batch {per_replica:,} on 1 replica"
     return (f"global batch {per_replica * replicas:,} = {per_replica:,} per replica "
             f"x {replicas} replicas")
+
+
+def scaled_learning_rate(rate: float, old_batch: int, new_batch: int) -> float:
+    """The linear scaling rule (Goyal et al. 2017): the learning rate that keeps the
+    per-example step size when the batch goes from ``old_batch`` to ``new_batch`` (say,
+    doubled into the memory mixed precision freed)."""
+    if old_batch <= 0 or new_batch <= 0:
+        raise ValueError(f"batch sizes must be positive, got {old_batch} and {new_batch}")
+    return rate * new_batch / old_batch
