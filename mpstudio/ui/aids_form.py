@@ -21,12 +21,12 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from mpstudio.engine.spec import MONITORS, TrainingAids
+from mpstudio.ui.panel_labels import spin_box
 
 MONITOR_TEXT = {
     "val_loss": "validation loss",
@@ -106,15 +106,6 @@ class ScientificSpinBox(QDoubleSpinBox):
         self.setValue(value * 10.0**steps)
 
 
-def _spin(name: str, low: int, high: int, suffix: str, tip: str) -> QSpinBox:
-    box = QSpinBox()
-    box.setObjectName(name)
-    box.setRange(low, high)
-    box.setSuffix(suffix)
-    box.setToolTip(tip)
-    return box
-
-
 def _check(name: str, text: str, tip: str) -> QCheckBox:
     box = QCheckBox(text)
     box.setObjectName(name)
@@ -144,7 +135,8 @@ class AidsForm(QWidget):
         for key in MONITORS:
             self.monitor.addItem(MONITOR_TEXT.get(key, key), key)
         self.early_stopping = _check("earlyStopping", "Early stopping", EARLY_STOPPING_TIP)
-        self.patience = _spin("patience", 1, MAX_PATIENCE, " epochs", EARLY_STOPPING_TIP)
+        self.patience = spin_box("patience", 1, MAX_PATIENCE, EARLY_STOPPING_TIP,
+                                 suffix=" epochs")
         self.restore_best = _check("restoreBestWeights", "Restore best weights", RESTORE_TIP)
         self.plateau = _check("reduceLrOnPlateau", "Reduce learning rate on plateau",
                               PLATEAU_TIP)
@@ -156,7 +148,8 @@ class AidsForm(QWidget):
         self.lr_factor.setPrefix("× ")
         self.lr_factor.setToolTip("The learning rate is multiplied by this on a plateau "
                                   "(0.5 halves it)")
-        self.lr_patience = _spin("lrPatience", 1, MAX_PATIENCE, " epochs", PLATEAU_TIP)
+        self.lr_patience = spin_box("lrPatience", 1, MAX_PATIENCE, PLATEAU_TIP,
+                                    suffix=" epochs")
         self.min_lr = ScientificSpinBox()
         self.min_lr.setObjectName("minLearningRate")
         self.min_lr.setRange(0.0, 1.0)
@@ -167,12 +160,13 @@ class AidsForm(QWidget):
         self.tensorboard = _check("tensorboard", "Write TensorBoard logs", TENSORBOARD_TIP)
         self.oom_retry = _check("oomRetry", "Retry with half the batch when out of memory",
                                 OOM_TIP)
-        self.min_batch = _spin("minBatchSize", 1, MAX_BATCH, "", OOM_TIP)
+        self.min_batch = spin_box("minBatchSize", 1, MAX_BATCH, OOM_TIP)
         self.diagnose = _check("diagnoseNumerics",
                                "Diagnose a NaN/inf loss (name the first bad layer)",
                                DIAGNOSE_TIP)
         self.underflow = _check("underflowView", "Gradient-underflow view", UNDERFLOW_TIP)
-        self.underflow_every = _spin("underflowEvery", 1, MAX_EVERY, " steps", UNDERFLOW_TIP)
+        self.underflow_every = spin_box("underflowEvery", 1, MAX_EVERY, UNDERFLOW_TIP,
+                                        suffix=" steps")
         self.underflow_every.setPrefix("every ")
         self.underflow_every.setGroupSeparatorShown(True)
         self.monitor_note = QLabel()

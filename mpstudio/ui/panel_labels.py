@@ -1,10 +1,11 @@
-"""Label helpers the panels share: text that wraps, secondary text, section headings."""
+"""Helpers the panels share: text that wraps, secondary text, section headings, and
+named spin boxes."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QSpinBox
 
 
 def wrapped_label(text: str = "", *, rich: bool = False, selectable: bool = True) -> QLabel:
@@ -38,3 +39,16 @@ def heading(text: str) -> QLabel:
     label.setFont(font)
     label.setContentsMargins(0, 8, 0, 0)
     return label
+
+
+def spin_box(name: str, low: int, high: int, tip: str, *, value: int | None = None,
+             suffix: str = "") -> QSpinBox:
+    """An integer field with an object name (tests and style sheets find it by it)."""
+    box = QSpinBox()
+    box.setObjectName(name)
+    box.setRange(low, high)
+    if value is not None:
+        box.setValue(value)
+    box.setSuffix(suffix)
+    box.setToolTip(tip)
+    return box

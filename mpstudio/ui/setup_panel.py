@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -33,6 +32,7 @@ from mpstudio.ui.aids_form import AidsForm
 from mpstudio.ui.dataset_picker import DatasetPicker
 from mpstudio.ui.layer_table import LayerTable
 from mpstudio.ui.loss_scaling_form import LossScalingForm
+from mpstudio.ui.panel_labels import spin_box
 from mpstudio.ui.strategy_form import DistributionForm
 from mpstudio.ui.verdict_marks import mark_color, precision_choice_text
 
@@ -89,9 +89,9 @@ class SetupPanel(QWidget):
         self.precision_note = self._hint("")
         self.precision_note.setObjectName("precisionNote")
         self.loss_scaling = LossScalingForm()
-        self.batch_size = self._spin("batchSize", 1, 65536, 128,
-                                     "Examples per step, per replica (per device)")
-        self.epochs = self._spin("epochs", 1, 100_000, 5, "")
+        self.batch_size = spin_box("batchSize", 1, 65536, value=128,
+                                   tip="Examples per step, per replica (per device)")
+        self.epochs = spin_box("epochs", 1, 100_000, value=5, tip="")
         self.learning_rate = QDoubleSpinBox()
         self.learning_rate.setObjectName("learningRate")
         self.learning_rate.setDecimals(6)
@@ -114,7 +114,7 @@ class SetupPanel(QWidget):
         self.baseline = QCheckBox("Compare with float32")
         self.baseline.setObjectName("baseline")
         self.baseline.setToolTip(BASELINE_TIP)
-        self.trials = self._spin("trials", 1, MAX_REPEATS, 1, TRIALS_TIP)
+        self.trials = spin_box("trials", 1, MAX_REPEATS, value=1, tip=TRIALS_TIP)
         self.baseline_math = _combo("baselineMath", BASELINE_MATH_TEXT)
         self.baseline_math.setToolTip(BASELINE_MATH_TIP)
         self.run_button = QPushButton("Run")
@@ -137,15 +137,6 @@ class SetupPanel(QWidget):
         label.setWordWrap(True)
         label.setProperty("role", "hint")
         return label
-
-    @staticmethod
-    def _spin(name: str, low: int, high: int, value: int, tip: str) -> QSpinBox:
-        box = QSpinBox()
-        box.setObjectName(name)
-        box.setRange(low, high)
-        box.setValue(value)
-        box.setToolTip(tip)
-        return box
 
     def _group(self, title: str, *widgets: QWidget) -> QGroupBox:
         group = QGroupBox(title)
