@@ -16,7 +16,7 @@ from mpstudio.engine.events import (
     RunWarning,
     StepMetrics,
 )
-from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
+from mpstudio.engine.spec import LossScaling, RunSpec, SpecError, TrainingAids
 from mpstudio.engine.trainer.runner import run
 
 LOOPS = ["fit", "custom"]
@@ -160,7 +160,9 @@ def test_an_error_during_training_ends_the_run_with_a_reason(tiny_spec, error, k
                 raise error()
 
     reporter = FailAtStep5()
-    result = run(tiny_spec.replace(epochs=2), reporter)
+    # Without the retry: this is about the failed attempt's own reason (the retries are
+    # tests/test_training_aids.py's).
+    result = run(tiny_spec.replace(epochs=2, aids=TrainingAids(oom_retry=False)), reporter)
     failure = reporter.events[-1]
     assert isinstance(failure, RunFailed) and failure.kind == kind and not result.ok
     assert words in failure.reason and failure.step == 5

@@ -4,8 +4,7 @@ for export, TensorBoard logs, the out-of-memory retry at half the batch, the NaN
 diagnosis and the gradient-underflow view (mixed_float16 only).
 
 Each option is a check box; the numbers that belong to it sit indented under it and
-are disabled while it is off. ``scaled_learning_rate`` is the linear scaling rule the
-setup panel's batch-size helper offers (plain Python, no Qt).
+are disabled while it is off.
 """
 
 from __future__ import annotations
@@ -95,9 +94,9 @@ class ScientificSpinBox(QDoubleSpinBox):
             partial = stripped == "" or stripped[-1] in "eE+-." or stripped.lower() == "e"
             state = QValidator.State.Intermediate if partial else QValidator.State.Invalid
             return state, text, pos
-        if not math.isfinite(value) or value > self.maximum():
+        if not math.isfinite(value):
             return QValidator.State.Invalid, text, pos
-        if value < self.minimum():
+        if not self.minimum() <= value <= self.maximum():  # "3" on the way to "3e-7"
             return QValidator.State.Intermediate, text, pos
         return QValidator.State.Acceptable, text, pos
 
@@ -181,7 +180,7 @@ class AidsForm(QWidget):
         self._early_rows, _ = _indented(("Patience", self.patience), self.restore_best)
         self._plateau_rows, _ = _indented(("Factor", self.lr_factor),
                                           ("Patience", self.lr_patience),
-                                          ("Minimum", self.min_lr))
+                                          ("Minimum rate", self.min_lr))
         self._oom_rows, _ = _indented(("Down to batch", self.min_batch))
         underflow = QHBoxLayout()
         underflow.setContentsMargins(0, 0, 0, 0)
