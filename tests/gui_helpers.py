@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QSettings
 
 from mpstudio.ui.main_window import MainWindow
@@ -13,7 +14,10 @@ RUN_TIMEOUT_MS = 180_000
 def open_window(qtbot, settings_file) -> MainWindow:
     """A shown window whose TensorFlow has loaded and whose hardware check is done."""
     window = MainWindow(QSettings(str(settings_file), QSettings.Format.IniFormat))
-    qtbot.addWidget(window)
+    # pytest-qt closes and deletes its widgets before the fixtures' own teardown: a
+    # window still finishing a job (a model preview after a run) would ignore that
+    # close and be deleted with its threads running. Close it our way first.
+    qtbot.addWidget(window, before_close_func=lambda w: w._closed or close_window(qtbot, w))
     window.confirm_close = lambda: True
     window.show()
     with qtbot.waitSignal(window.background.hardware_checked, timeout=TF_TIMEOUT_MS):
@@ -23,10 +27,30 @@ def open_window(qtbot, settings_file) -> MainWindow:
 
 
 def close_window(qtbot, window: MainWindow) -> None:
-    """Close as a user would and wait until the threads have ended."""
+    """Close as a user would and wait until the threads have ended. A window that does
+    not close fails with what it was waiting for, and its threads are ended anyway, so
+    one stuck test does not leave threads behind for every test after it."""
     window.close()
-    qtbot.waitUntil(lambda: window._closed, timeout=RUN_TIMEOUT_MS)
+    try:
+        qtbot.waitUntil(lambda: window._closed, timeout=RUN_TIMEOUT_MS)
+    except Exception:
+        state = _close_state(window)
+        window.engine.shutdown(wait_ms=30_000)
+        window.data_thread.shutdown(wait_ms=30_000)
+        raise AssertionError(f"the window did not close: {state}") from None
     assert not window.engine.running and not window.data_thread.running
+
+
+def _close_state(window: MainWindow) -> str:
+    if not shiboken6.isValid(window):
+        return "the window was deleted before it closed"
+    parts = [f"closing={window._closing}", f"hidden={window.isHidden()}",
+             f"run active={window.runs.active}"]
+    for name in ("engine", "data_thread"):
+        thread = getattr(window, name)
+        parts.append(f"{name}: current={thread.current!r} queued={thread._queued!r} "
+                     f"running={thread.running}")
+    return "; ".join(parts)
 
 
 def select(combo, key: str) -> None:
