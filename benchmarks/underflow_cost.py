@@ -3,8 +3,10 @@ sampling every N steps, as a ratio of the same run with it off.
 
 Both sides train the same spec (mixed_float16, the same seed and data) in one
 process, alternating which goes first each round; the ratio is the median over
-rounds of (examples/s with the view) / (examples/s without). The engine's own
-per-sample time (GradientUnderflow.seconds) is printed beside it. TensorFlow runs
+rounds of (examples/s with the view) / (examples/s without). On a small shared
+machine that ratio is noisy (whole runs vary by +-20% here), so the overhead is
+also given from inside the runs with the view: the median time of one sample
+(GradientUnderflow.seconds) over N steady training steps (the run's own step time). TensorFlow runs
 with one intra-op and one inter-op thread for steadier numbers on small machines
 (``--threads 0`` keeps its defaults).
 
@@ -27,11 +29,14 @@ from mpstudio.engine.spec import RunSpec, TrainingAids
 from mpstudio.engine.trainer.runner import run
 
 
-def throughput(spec: RunSpec) -> tuple[float, list[float]]:
+def throughput(spec: RunSpec) -> tuple[float, float, list[float]]:
+    """(steady examples/s, steady seconds per step, seconds of each underflow sample)."""
     reporter = CollectingReporter()
     result = run(spec, reporter)
     samples = [e.seconds for e in reporter.of_type(GradientUnderflow)]
-    return result.summary.steady_examples_per_sec or float("nan"), samples
+    summary = result.summary
+    return (summary.steady_examples_per_sec or float("nan"),
+            summary.steady_step_time or float("nan"), samples)
 
 
 def main() -> None:
@@ -53,20 +58,25 @@ def main() -> None:
           f"{args.epochs} epochs, {args.rounds} rounds (alternating order)")
     for every in args.every:
         viewed = base.replace(aids=TrainingAids(underflow_every=every))
-        ratios, costs = [], []
+        ratios, costs, step_times = [], [], []
         for round_ in range(args.rounds):
             pair = [("off", base), ("on", viewed)]
             if round_ % 2:
                 pair.reverse()
             speeds = {}
             for name, spec in pair:
-                speeds[name], samples = throughput(spec)
-                costs += samples[1:]  # the first sample traces the probe
+                speeds[name], step_time, samples = throughput(spec)
+                if name == "on":
+                    costs += samples[1:]  # the first sample traces the probe
+                    step_times.append(step_time)
             ratios.append(speeds["on"] / speeds["off"])
-        cost = statistics.median(costs) * 1000 if costs else float("nan")
-        print(f"every {every:>4} steps: throughput ratio with/without = "
+        cost = statistics.median(costs) if costs else float("nan")
+        share = cost / (every * statistics.median(step_times))
+        print(f"every {every:>4} steps: {1000 * cost:.1f} ms per sample, "
+              f"{1000 * statistics.median(step_times):.2f} ms per step: overhead "
+              f"{share:.1%} of training time; paired-run throughput ratio "
               f"{statistics.median(ratios):.3f} (rounds: "
-              f"{', '.join(f'{r:.3f}' for r in ratios)}); {cost:.1f} ms per sample")
+              f"{', '.join(f'{r:.3f}' for r in ratios)})")
 
 
 if __name__ == "__main__":
