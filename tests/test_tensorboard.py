@@ -21,7 +21,7 @@ from mpstudio.engine.events import (
     RunWarning,
     StepMetrics,
 )
-from mpstudio.engine.spec import RunSpec
+from mpstudio.engine.spec import RunSpec, TrainingAids
 from mpstudio.engine.tensorboard_launch import (
     INSTALL_HINT,
     NoTensorBoardLogs,
@@ -204,13 +204,11 @@ def test_cli_prints_the_last_scalars_of_a_recorded_run(capsys):
     from mpstudio.engine.trainer.runner import run
 
     inner = CollectingReporter()
-    recorder: RecordingReporter
-    tb = TensorBoardReporter(inner, lambda: run_folder(recorder.run_ids[-1]) / "tensorboard")
-    recorder = RecordingReporter(tb)
-    run(_tiny(), recorder)
+    recorder = RecordingReporter(inner)
+    result = run(_tiny().replace(aids=TrainingAids(tensorboard=True)), recorder)
     recorder.close()
     run_id = recorder.run_ids[-1]
-    assert tb.logdir == run_folder(run_id) / "tensorboard"
+    assert result.summary.tensorboard_dir == str(run_folder(run_id) / "tensorboard")
 
     parser = argparse.ArgumentParser(prog="mpstudio")
     cli_tensorboard.add_parser(parser.add_subparsers(dest="command"))

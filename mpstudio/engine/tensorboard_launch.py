@@ -23,6 +23,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mpstudio.engine.tensorboard_log import event_files
+
 INSTALL_HINT = 'pip install "mpstudio[tensorboard]"'
 NO_LOGS_HINT = ("turn on 'Write TensorBoard logs' (or --tensorboard) and run it again")
 HOST = "127.0.0.1"
@@ -42,8 +44,7 @@ def tensorboard_available() -> bool:
 
 
 def has_logs(logdir: Path) -> bool:
-    logdir = Path(logdir)
-    return logdir.is_dir() and any(logdir.rglob("events.out.tfevents.*"))
+    return bool(event_files(logdir))
 
 
 @dataclass

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,16 +26,12 @@ from mpstudio.engine.events import (
     Reporter,
     RunFailed,
     RunFinished,
-    RunStarted,
     RunWarning,
     StepMetrics,
 )
 
 LOGS_FOLDER = "tensorboard"  # inside a run's folder: runs/<id>/tensorboard
 _UNSAFE = re.compile(r"[^-_/.A-Za-z0-9]")  # what tf.summary would silently drop from a tag
-
-LogDir = Path | Callable[[], Path | None]
-
 
 def _tag(name: str) -> str:
     return _UNSAFE.sub("_", name)
@@ -73,24 +67,14 @@ def scalars_of(event: Event) -> tuple[int, dict[str, float]] | None:
 
 
 class TensorBoardReporter:
-    """Passes every event on to ``inner`` and writes its scalars under ``logdir``.
+    """Passes every event on to ``inner`` and writes its scalars under ``logdir``
+    (created, with its writer, at the first scalar)."""
 
-    ``logdir`` is a folder, or a function returning it that is asked at the first
-    write of each run (a run recorded in the history learns its id, and so its folder,
-    only once it has started: ``lambda: run_folder(recorder.run_ids[-1]) / "tensorboard"``).
-    The function may return None: that run writes no logs. A new run (``RunStarted``)
-    closes the previous run's writer.
-    """
-
-    def __init__(self, inner: Reporter, logdir: LogDir) -> None:
+    def __init__(self, inner: Reporter, logdir: Path) -> None:
         self.inner = inner
-        self._logdir = logdir
-        self.logdirs: list[Path] = []  # every folder written into, in order
+        self.logdir = Path(logdir)
         self.failed: str | None = None  # why logging stopped, once it has
         self._writer: Any = None
-        self._resolved = False  # this run's folder asked for (it may be None)
-        self._target: Path | None = None  # the folder being opened or written
-        self._lock = threading.Lock()  # close() may come from another thread
 
     # Reporter protocol
     def should_stop(self) -> bool:
@@ -113,9 +97,7 @@ class TensorBoardReporter:
             self._give_up(exc)
 
     def close(self) -> None:
-        with self._lock:
-            writer, self._writer = self._writer, None
-            self._resolved = False
+        writer, self._writer = self._writer, None
         if writer is not None:
             try:
                 writer.close()
@@ -125,60 +107,33 @@ class TensorBoardReporter:
                 self._give_up(exc)
 
     # ------------------------------------------------------------ writing
-    @property
-    def logdir(self) -> Path | None:
-        """The folder the current (or last) run writes into: a fixed folder at once, one
-        from a function once it has been asked (None before)."""
-        if self.logdirs:
-            return self.logdirs[-1]
-        return None if callable(self._logdir) else Path(self._logdir)
-
     def _write(self, event: Event) -> None:
-        if isinstance(event, RunStarted):
-            self.close()  # the next run resolves its own folder
-            return
         found = scalars_of(event)
         if found is not None:
-            writer = self._open()
-            if writer is not None:
-                import tensorflow as tf
-
-                step, values = found
-                with tf.device("/CPU:0"), writer.as_default(step=step):
-                    for name, value in values.items():
-                        tf.summary.scalar(name, float(value))
-        if isinstance(event, (EpochMetrics, RunFinished, RunFailed)):
-            with self._lock:
-                writer = self._writer
-            if writer is not None:
-                writer.flush()
-        if isinstance(event, (RunFinished, RunFailed)):
-            self.close()
-
-    def _open(self) -> Any:
-        with self._lock:
-            if self._resolved:
-                return self._writer
-            self._resolved = True
-            folder = self._logdir() if callable(self._logdir) else self._logdir
-            if folder is None:
-                return None
-            folder = self._target = Path(folder)
-            folder.mkdir(parents=True, exist_ok=True)  # a clear OSError when it cannot be
             import tensorflow as tf
 
+            step, values = found
+            with tf.device("/CPU:0"), self._open().as_default(step=step):
+                for name, value in values.items():
+                    tf.summary.scalar(name, float(value))
+        if self._writer is not None and isinstance(event, (EpochMetrics, RunFinished,
+                                                           RunFailed)):
+            self._writer.flush()
+
+    def _open(self) -> Any:
+        if self._writer is None:
+            import tensorflow as tf
+
+            self.logdir.mkdir(parents=True, exist_ok=True)  # a clear OSError when it cannot
             with tf.device("/CPU:0"):
-                self._writer = tf.summary.create_file_writer(str(folder))
-            self.logdirs.append(folder)
-            return self._writer
+                self._writer = tf.summary.create_file_writer(str(self.logdir))
+        return self._writer
 
     def _give_up(self, exc: BaseException) -> None:
         if self.failed is not None:
             return
-        where = f" ({self._target})" if self._target else ""
-        self.failed = f"TensorBoard logs stopped{where}: {_describe(exc)}"
-        with self._lock:
-            writer, self._writer = self._writer, None
+        self.failed = f"TensorBoard logs stopped ({self.logdir}): {_describe(exc)}"
+        writer, self._writer = self._writer, None
         if writer is not None:
             with contextlib.suppress(Exception):  # it already failed; the warning says so
                 writer.close()
