@@ -387,3 +387,61 @@ def test_the_relay_ends_with_the_worker_even_if_a_grandchild_holds_its_output(mo
         spec, CollectingReporter(), dict(os.environ, TF_CONFIG=tf_config(free_ports(2), 1)))
     assert time.monotonic() - started < 15
     assert run_id is None and result.model is None
+
+
+# ------------------------------------------- an overflow on one replica of several
+OVERFLOW = textwrap.dedent("""
+    import json, sys
+    sys.path.insert(0, sys.argv[1])
+    from mpstudio.engine.distribute.placement import split_cpu
+    split_cpu(2)
+    import numpy as np
+    from crafted_layers import crafted_templates
+    from mpstudio.engine.events import CollectingReporter
+    from mpstudio.engine.spec import Distribution, RunSpec
+    from mpstudio.engine.templates.registry import register_template
+    from mpstudio.engine.trainer import runner
+    for entry in crafted_templates():
+        register_template(entry)
+    out = []
+    for template in ("overflow_on_replica_1", "overflow_on_replica_0", "no_overflow"):
+        for loop in ("fit", "custom"):
+            spec = RunSpec(template=template, precision="mixed_float16", loop=loop, steps=2,
+                           batch_size=16, log_every_steps=1, validation_split=0.2,
+                           distribute=Distribution(strategy="mirrored"))
+            result = runner.run(spec, CollectingReporter())
+            after = result.model.get_weights()
+            s = result.summary
+            out.append({
+                "template": template, "loop": loop, "status": s.status,
+                "finite": bool(all(np.isfinite(w).all() for w in after)),
+                "unchanged": bool(all(np.array_equal(a, b)
+                                      for a, b in zip(after, result.initial_weights))),
+                "applied": int(result.model.optimizer.iterations.numpy()),
+                "scale": s.loss_scale_final, "overflow_steps": s.overflow_steps})
+    print(json.dumps(out))
+""")
+
+
+def test_an_overflow_on_any_replica_skips_the_step_on_every_replica():
+    """Keras decides "finite?" per replica before the cross-replica sum and keeps replica
+    0's answer: an inf gradient on replica 1 was summed into the weights (w = -inf), the
+    scale stayed and the step counted. Two logical CPU devices, a layer whose gradient
+    overflows on one replica only, both loops: the step is skipped everywhere."""
+    tests = os.path.dirname(os.path.abspath(__file__))
+    done = subprocess.run([sys.executable, "-c", OVERFLOW, tests], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, said(done.stderr)[-2000:]
+    runs = json.loads(done.stdout.strip().splitlines()[-1])
+    for run in runs:
+        where = f"{run['template']} ({run['loop']})"
+        assert run["status"] == "finished", where
+        assert run["finite"], where
+        if run["template"] == "no_overflow":  # the control: both steps applied
+            assert run["applied"] == 2 and not run["unchanged"], where
+            assert run["overflow_steps"] == 0 and run["scale"] == 2.0**15, where
+            continue
+        assert run["unchanged"], where  # both steps skipped on both replicas
+        assert run["applied"] == 0, where
+        assert run["overflow_steps"] == 2, where
+        assert run["scale"] == 2.0**15 / 4, where  # halved once per skipped step

@@ -16,6 +16,7 @@ import keras
 from keras.optimizers.schedules import LearningRateSchedule
 
 from mpstudio.engine.distribute.lr_plan import LearningRatePlan
+from mpstudio.engine.distribute.overflow_agreement import agree_across_replicas
 from mpstudio.engine.spec import RunSpec
 
 
@@ -56,19 +57,20 @@ def _inner_optimizer(spec: RunSpec, loss_scale_factor: float | None,
 
 def make_optimizer(spec: RunSpec, plan: LearningRatePlan | None = None,
                    adjustable: bool = False) -> keras.Optimizer:
-    """The run's optimizer with its loss scaling: dynamic (a LossScaleOptimizer),
-    fixed (the inner optimizer's ``loss_scale_factor``) or off (a plain optimizer).
+    """The run's optimizer with its loss scaling: dynamic (a LossScaleOptimizer whose
+    replicas agree on skipping an overflowing step), fixed (the inner optimizer's
+    ``loss_scale_factor``) or off (a plain optimizer).
     ``plan``: the learning rate after replica scaling and warmup (default: one
     replica, the spec's own rate and warmup)."""
     plan = plan or LearningRatePlan(spec.learning_rate, 1, "none", spec.warmup_steps)
     mode = spec.loss_scaling_mode
     ls = spec.loss_scaling
     if mode == "dynamic":
-        return keras.optimizers.LossScaleOptimizer(
+        return agree_across_replicas(keras.optimizers.LossScaleOptimizer(
             _inner_optimizer(spec, None, plan, adjustable),
             initial_scale=float(ls.initial_scale),
             dynamic_growth_steps=int(ls.growth_steps),
-        )
+        ))
     if mode == "fixed":
         return _inner_optimizer(spec, float(ls.factor), plan, adjustable)
     return _inner_optimizer(spec, None, plan, adjustable)

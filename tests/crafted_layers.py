@@ -1,0 +1,66 @@
+"""Crafted layers and template builders that recreate GPU-only conditions on the CPU.
+
+``OverflowOnReplica`` passes its input through unchanged, and on the backward pass
+turns the gradient into inf on one replica of a tf.distribute strategy: what a
+float16 overflow of a scaled gradient looks like on one GPU of several (a replica
+whose batch happened to hold the large values). Builders follow the template
+signature ``(input_shape, num_classes) -> keras.Model`` so a test can register them
+as templates and train them through the real run path.
+"""
+
+from __future__ import annotations
+
+import keras
+import tensorflow as tf
+
+from mpstudio.engine.templates.registry import FLAT, IMAGE, SEQUENCE, TemplateEntry
+
+
+class OverflowOnReplica(keras.layers.Layer):
+    def __init__(self, replica: int, **kwargs):
+        super().__init__(**kwargs)
+        self.replica = replica
+
+    def call(self, inputs):
+        replica = self.replica
+
+        @tf.custom_gradient
+        def identity(x):
+            def grad(dy):
+                here = tf.distribute.get_replica_context().replica_id_in_sync_group
+                inf = tf.fill(tf.shape(dy), tf.constant(float("inf"), dy.dtype))
+                return tf.where(tf.equal(here, replica), inf, dy)
+
+            return tf.identity(x), grad
+
+        return identity(inputs)
+
+
+def _dense_with_overflow(input_shape, num_classes: int, replica: int | None) -> keras.Model:
+    inputs = keras.Input(input_shape)
+    x = keras.layers.Flatten()(inputs)
+    x = keras.layers.Dense(16, activation="relu", name="hidden")(x)
+    if replica is not None:
+        x = OverflowOnReplica(replica, name=f"overflow_on_replica_{replica}")(x)
+    x = keras.layers.Dense(num_classes, name="logits")(x)
+    outputs = keras.layers.Activation("softmax", dtype="float32", name="softmax")(x)
+    return keras.Model(inputs, outputs)
+
+
+def overflow_on_replica_0(input_shape, num_classes: int) -> keras.Model:
+    return _dense_with_overflow(input_shape, num_classes, 0)
+
+
+def overflow_on_replica_1(input_shape, num_classes: int) -> keras.Model:
+    return _dense_with_overflow(input_shape, num_classes, 1)
+
+
+def no_overflow(input_shape, num_classes: int) -> keras.Model:
+    return _dense_with_overflow(input_shape, num_classes, None)
+
+
+def crafted_templates() -> list[TemplateEntry]:
+    """Template entries for the builders above (``crafted_layers`` must be importable)."""
+    kinds = frozenset({IMAGE, SEQUENCE, FLAT})
+    return [TemplateEntry(name, f"crafted: {name}", f"crafted_layers:{name}", kinds)
+            for name in ("overflow_on_replica_0", "overflow_on_replica_1", "no_overflow")]
