@@ -49,6 +49,7 @@ from mpstudio.engine.trainer.monitor import (
 )
 from mpstudio.engine.trainer.runner import run
 from mpstudio.engine.trainer.state_reader import StateReader, fit_running_means
+from mpstudio.engine.trainer.xla_decision import xla_request
 
 TARGET = 0.97
 
@@ -69,7 +70,7 @@ def plain_fit_examples_per_sec(spec: RunSpec) -> float:
         optimizer=make_optimizer(spec),
         loss=keras.losses.SparseCategoricalCrossentropy(),
         metrics=["accuracy"],
-        jit_compile=device_info.resolve_xla(spec.xla),
+        jit_compile=xla_request(spec, device_info.run_devices(), "default"),
         auto_scale_loss=False,
     )
     model.fit(bundle.train, epochs=1, shuffle=False, verbose=0)  # tracing, autotuning
@@ -165,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         f"engine overhead: {spec.template} on synthetic 28x28x1, batch {spec.batch_size}, "
         f"{args.steps_per_epoch} steps/epoch, {spec.epochs} epochs, {spec.precision}, "
         f"{spec.loop} loop, log every {args.log_every or 'auto'}, "
-        f"{device_info.device_label()}, TensorFlow threads {args.threads or 'default'}"
+        f"{device_info.run_devices().label}, TensorFlow threads {args.threads or 'default'}"
     )
     steady_ratios, wall_ratios, plains = [], [], []
     for round_no in range(1, args.rounds + 1):

@@ -48,6 +48,17 @@ def fmt_bytes(value: int | None) -> str:
     return "n/a" if value is None else f"{value / 2**20:,.1f} MiB"
 
 
+def peak_memory_text(s: RunSummary) -> str:
+    """The run's own peak: on one device, or the largest of its replicas' devices and
+    their sum; the reason where the device keeps no statistics."""
+    if s.peak_memory_bytes is None:
+        return s.memory_note
+    if s.peak_memory_total_bytes and s.peak_memory_total_bytes != s.peak_memory_bytes:
+        return (f"{fmt_bytes(s.peak_memory_bytes)} on the fullest device, "
+                f"{fmt_bytes(s.peak_memory_total_bytes)} over all ({s.memory_note})")
+    return fmt_bytes(s.peak_memory_bytes)
+
+
 def scale_range(s: RunSummary) -> str:
     return scale_range_text(s.loss_scale_mode, s.loss_scale_min, s.loss_scale_max)
 
@@ -304,8 +315,7 @@ def summary_rows(s: RunSummary) -> list[tuple[str, str]]:
           if s.test_accuracy is not None else []),
         ("loss scale", scale_range(s)),
         ("overflow (skipped) steps", str(s.overflow_steps)),
-        ("peak device memory", fmt_bytes(s.peak_memory_bytes)
-         if s.peak_memory_bytes is not None else s.memory_note),
+        ("peak device memory", peak_memory_text(s)),
         ("device", f"{s.device}, XLA {'on' if s.xla else 'off'}, {s.loop} loop"),
         *([("distribution", s.distribution)] if s.distribution else []),
         *([("training aids", s.aids)] if s.aids else []),

@@ -242,25 +242,55 @@ def test_a_diverged_run_is_diagnosed_when_asked():
     assert quiet.of_type(NumericsDiagnosis) == []  # off by default
 
 
+class HalfPrecisionNorm(keras.layers.Layer):
+    """A hand-written normalization that really adds its epsilon in the compute dtype."""
+
+    def __init__(self, epsilon: float, **kwargs):
+        super().__init__(**kwargs)
+        self.epsilon = epsilon
+
+    def call(self, x):
+        mean = keras.ops.mean(x, axis=-1, keepdims=True)
+        variance = keras.ops.var(x, axis=-1, keepdims=True)
+        return (x - mean) / keras.ops.sqrt(variance + self.epsilon)
+
+
+class CustomLayerNorm(keras.layers.LayerNormalization):
+    """A subclass that replaced Keras' float32 computation with its own."""
+
+    def call(self, x):
+        return HalfPrecisionNorm.call(self, x)
+
+
 def test_float16_fragile_layers_are_named_before_training():
     with policy_scope("mixed_float16"):
         inputs = keras.Input((10, 8))
         x = keras.layers.MultiHeadAttention(2, 4, name="attention")(inputs, inputs)
-        x = keras.layers.LayerNormalization(epsilon=1e-6, name="norm")(x)
-        x = keras.layers.BatchNormalization(epsilon=1e-6, name="bn")(x)  # computes in float32
+        x = HalfPrecisionNorm(1e-6, name="own_norm")(x)
+        x = CustomLayerNorm(epsilon=1e-6, name="custom_ln")(x)
+        # Keras' own normalizations add epsilon in float32: nothing to warn about
+        x = keras.layers.LayerNormalization(epsilon=1e-6, name="ln")(x)
+        x = keras.layers.BatchNormalization(epsilon=1e-6, name="bn")(x)
+        x = keras.layers.GroupNormalization(2, epsilon=1e-6, name="gn")(x)
         x = keras.layers.Flatten()(x)
         outputs = keras.layers.Dense(3, activation="softmax", name="probs")(x)
         model = keras.Model(inputs, outputs)
     warnings = " | ".join(fragile_patterns(model))
     assert "layer 'attention' (MultiHeadAttention)" in warnings
-    assert "layer 'norm' (LayerNormalization) adds epsilon 1e-06" in warnings
-    assert "'bn'" not in warnings
+    assert "layer 'own_norm' (HalfPrecisionNorm) adds epsilon 1e-06 in float16" in warnings
+    assert "layer 'custom_ln' (CustomLayerNorm) adds epsilon 1e-06" in warnings
+    for computes_in_float32 in ("'ln'", "'bn'", "'gn'"):
+        assert computes_in_float32 not in warnings
     assert "layer 'probs' (Dense) computes a softmax in float16" in warnings
     assert "the model's output is float16" in warnings
-    reporter = CollectingReporter()
-    run(RunSpec(precision="mixed_float16", epochs=1, steps=2), reporter)
-    assert not any("float16" in w.message and "layer '" in w.message
-                   for w in reporter.events if type(w).__name__ == "RunWarning")
+    for template in ("mlp", "transformer"):  # the transformer: three LayerNormalizations
+        reporter = CollectingReporter()
+        run(RunSpec(template=template, precision="mixed_float16", epochs=1, steps=2),
+            reporter)
+        said = " | ".join(w.message for w in reporter.events
+                          if type(w).__name__ == "RunWarning")
+        assert "epsilon" not in said, template
+        assert ("MultiHeadAttention" in said) == (template == "transformer")
 
 
 # ---------------------------------------------------------- gradient underflow

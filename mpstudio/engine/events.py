@@ -69,6 +69,11 @@ class RunSummary:
     underflow_unscaled: float | None = None
     underflow_scaled: float | None = None
     tensorboard_dir: str = ""
+    # Why XLA is on or off as the compiled model runs ("off: Keras turned XLA off: layer
+    # 'lstm_128' (LSTM) runs cuDNN's kernel...") and, across replicas, the sum of each
+    # device's peak (peak_memory_bytes is the largest one device held).
+    xla_note: str = ""
+    peak_memory_total_bytes: int | None = None
 
     @property
     def examples_per_sec_per_replica(self) -> float | None:
@@ -100,6 +105,7 @@ class RunStarted:
     trials: int = 1
     comparison: str | None = None
     distribution: str = ""  # strategy, replicas, global batch and learning rate, in words
+    xla_note: str = ""  # why XLA is on or off (the compiled model's decision)
 
 
 @dataclass(frozen=True)

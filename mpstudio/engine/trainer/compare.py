@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 
 import tensorflow as tf
 
-from mpstudio.engine import device_info
 from mpstudio.engine.events import Reporter
 from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
 from mpstudio.engine.trainer.compare_options import comparison_problems
@@ -108,9 +107,8 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
     base_spec = baseline_spec(spec)
     schedule: tuple[int, ...] | None = None
     for trial in range(1, repeats + 1):
-        with baseline_math(baseline):
-            label = f"{device_info.float32_label()} baseline"
-            base = run(base_spec, reporter, oom_retry=False, label=_trial(label, trial, repeats),
+        with baseline_math(baseline):  # the run labels itself with what it computed in
+            base = run(base_spec, reporter, oom_retry=False,
                        place=RunPlace("baseline", trial, repeats, comparison),
                        sample_at=schedule)
         result.baselines.append(base)
@@ -118,7 +116,7 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
             schedule = base.sampled_steps
         if reporter.should_stop():
             break
-        mixed = run(spec, reporter, oom_retry=False, label=_trial(spec.precision, trial, repeats),
+        mixed = run(spec, reporter, oom_retry=False,
                     initial_weights=result.baseline.initial_weights,
                     place=RunPlace("mixed", trial, repeats, comparison), sample_at=schedule)
         result.mixeds.append(mixed)
@@ -126,6 +124,3 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
             break  # a failed pair would fail again: the trials share seed and weights
     return result
 
-
-def _trial(label: str, trial: int, trials: int) -> str:
-    return f"{label} · trial {trial}/{trials}" if trials > 1 else label

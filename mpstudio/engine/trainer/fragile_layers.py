@@ -2,8 +2,10 @@
 
 Each warning names the layer, why float16 hurts there and the standard fix. Only
 layers computing in float16 are looked at: bfloat16 has float32's exponent range,
-so nothing here overflows or flushes in it. BatchNormalization is left alone: Keras
-computes it in float32 whatever its inputs.
+so nothing here overflows or flushes in it. Keras 3's Batch-, Layer-, Group- and
+RMSNormalization upcast to float32 before they add epsilon (``result_type(x.dtype,
+"float32")`` in keras/src/ops/nn.py and the layers), so their epsilon is never
+float16's problem: only a layer that really adds it in float16 is warned about.
 """
 
 from __future__ import annotations
@@ -11,6 +13,19 @@ from __future__ import annotations
 import keras
 
 FLOAT16_SMALLEST_NORMAL = 6.104e-05  # below this float16 loses precision (subnormals)
+
+
+# Keras layers that compute their statistics in float32 whatever the policy.
+_FLOAT32_NORMALIZERS = tuple(
+    cls for cls in (getattr(keras.layers, name, None) for name in (
+        "BatchNormalization", "LayerNormalization", "GroupNormalization",
+        "RMSNormalization")) if cls is not None)
+
+
+def _normalizes_in_float32(layer: keras.layers.Layer) -> bool:
+    """A Keras normalization layer, or a subclass that kept its computation."""
+    return any(isinstance(layer, cls) and type(layer).call is cls.call
+               for cls in _FLOAT32_NORMALIZERS)
 
 
 def _is_softmax(layer: keras.layers.Layer) -> bool:
@@ -37,7 +52,7 @@ def fragile_patterns(model: keras.Model) -> list[str]:
                        "so the loss) in float32 (dtype='float32' on that layer)")
         epsilon = getattr(layer, "epsilon", None)
         if (isinstance(epsilon, float) and epsilon < FLOAT16_SMALLEST_NORMAL
-                and not isinstance(layer, keras.layers.BatchNormalization)):
+                and not _normalizes_in_float32(layer)):
             out.append(f"{name} adds epsilon {epsilon:g} in float16, below its smallest "
                        f"normal number ({FLOAT16_SMALLEST_NORMAL:.2g}): a tiny variance "
                        "divides by almost 0. Use epsilon >= 1e-3, or compute the layer in "

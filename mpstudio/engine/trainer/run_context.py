@@ -14,11 +14,10 @@ PROBE_BATCHES = 64
 PROBE_SECONDS = 1.0
 
 
-def hardware_snapshot(precision: str) -> dict[str, str]:
-    """device_info's summary plus the advisor's verdict and reason for ``precision`` on
-    the run's device (cheap: detection only, no measurement)."""
-    info = device_info.hardware_summary()
-    info["float32_math"] = device_info.float32_label()
+def hardware_snapshot(precision: str, devices: device_info.RunDevices) -> dict[str, str]:
+    """device_info's summary of the run's devices (with what float32 computed in) plus
+    the advisor's verdict and reason for ``precision`` (cheap: detection only)."""
+    info = device_info.hardware_summary(devices)
     try:
         from mpstudio.engine.hardware.advisor import advise
         from mpstudio.engine.hardware.detect import detect_hardware

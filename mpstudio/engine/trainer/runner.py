@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import warnings as python_warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ from mpstudio.engine.datasets.bundle import DataBundle
 from mpstudio.engine.datasets.context import LoadContext
 from mpstudio.engine.datasets.errors import DataError, DataLoadStopped, DownloadError
 from mpstudio.engine.datasets.registry import display_name
+from mpstudio.engine.device_info import RunDevices
 from mpstudio.engine.distribute.cluster import lost_peer_message
 from mpstudio.engine.distribute.lr_plan import LearningRatePlan, describe_batch
 from mpstudio.engine.distribute.placement import Placement, StrategyError, place
@@ -59,6 +61,7 @@ from mpstudio.engine.trainer.run_aids import (
 )
 from mpstudio.engine.trainer.run_context import data_time_fraction, hardware_snapshot
 from mpstudio.engine.trainer.state_reader import StateReader, fit_running_means
+from mpstudio.engine.trainer.xla_decision import XlaDecision, decide_xla, xla_request
 
 CallbackFactory = Callable[[RunSpec], Sequence[keras.callbacks.Callback]]
 
@@ -132,10 +135,14 @@ def prepare_data(spec: RunSpec, reporter: Reporter | None = None,
 def build_compiled_model(
     spec: RunSpec, bundle: DataBundle, initial_weights: list[np.ndarray] | None,
     placement: Placement | None = None, plan: LearningRatePlan | None = None,
-) -> tuple[keras.Model, keras.Optimizer, bool]:
+    devices: RunDevices | None = None,
+) -> tuple[keras.Model, keras.Optimizer, XlaDecision]:
     """The run's model under its policy, with its optimizer and loss scaling, compiled;
-    inside the strategy's scope when the run is distributed."""
+    inside the strategy's scope when the run is distributed. The XLA decision is the
+    compiled model's (Keras turns XLA off for a layer that cannot take it)."""
     strategy = placement.strategy if placement else None
+    strategy_name = placement.name if placement else "default"
+    devices = devices or device_info.run_devices(placement)
     scope = strategy.scope() if strategy is not None else contextlib.nullcontext()
     try:
         with scope:
@@ -145,15 +152,17 @@ def build_compiled_model(
                 model.set_weights(initial_weights)
             optimizer = make_optimizer(spec, plan, adjustable=spec.aids.reduce_lr_on_plateau)
             optimizer.build(model.trainable_variables)  # the loss-scale state exists from step 0
-            # XLA does not compile a MirroredStrategy step; a TPU compiles everything itself.
-            jit = device_info.resolve_xla(spec.xla) if strategy is None else False
-            model.compile(
-                optimizer=optimizer,
-                loss=keras.losses.SparseCategoricalCrossentropy(),
-                metrics=["accuracy"],
-                jit_compile=jit,
-                auto_scale_loss=False,  # the scaling is exactly what make_optimizer built
-            )
+            requested = xla_request(spec, devices, strategy_name)
+            with python_warnings.catch_warnings():  # the run says it in its own words (decide_xla)
+                python_warnings.filterwarnings("ignore", "Model doesn't support `jit_compile")
+                model.compile(
+                    optimizer=optimizer,
+                    loss=keras.losses.SparseCategoricalCrossentropy(),
+                    metrics=["accuracy"],
+                    jit_compile=requested,
+                    auto_scale_loss=False,  # the scaling is exactly what make_optimizer built
+                )
+            xla = decide_xla(spec, devices, strategy_name, requested, model)
     except tf.errors.ResourceExhaustedError:
         raise RunSetupError(
             f"out of memory while building {spec.template!r} for input "
@@ -163,18 +172,28 @@ def build_compiled_model(
         raise RunSetupError(
             f"could not build {spec.template!r}: {type(exc).__name__}: {exc}"
         ) from exc
-    return model, optimizer, jit
+    return model, optimizer, xla
 
 
-def device_warnings(spec: RunSpec) -> list[str]:
-    """Warnings about the precision on this device (the advisor gives the full picture)."""
-    if spec.precision != "float32" and not device_info.gpus():
+def device_warnings(spec: RunSpec, devices: RunDevices) -> list[str]:
+    """Warnings about the precision on the run's device (the advisor gives the full
+    picture)."""
+    if spec.precision != "float32" and devices.half_precision_is_slow:
         return [
             f"{spec.precision} on a CPU: this processor has no fast half-precision math, so "
             "expect it to be slower than float32 here; mixed precision pays off on GPUs with "
             "Tensor Cores and on TPUs"
         ]
     return []
+
+
+def run_label(spec: RunSpec, devices: RunDevices, place: RunPlace) -> str:
+    """What the run computed in ("float32 (TF32)" on Ampere and newer), its role in a
+    comparison and its trial: how charts, lists, cards and reports name it."""
+    label = device_info.precision_label(spec.precision, devices.float32_math)
+    if place.role == "baseline":
+        label += " baseline"
+    return f"{label} · trial {place.trial}/{place.trials}" if place.trials > 1 else label
 
 
 def evaluate_test(
@@ -221,7 +240,6 @@ def run(
     spec: RunSpec,
     reporter: Reporter,
     *,
-    label: str | None = None,
     initial_weights: list[np.ndarray] | None = None,
     place: RunPlace | None = None,
     sample_at: Sequence[int] | None = None,
@@ -245,7 +263,7 @@ def run(
     enabled = spec.aids.oom_retry if oom_retry is None else oom_retry
 
     def attempt(current: RunSpec, retries: int) -> RunResult:
-        result = _attempt(current, reporter, label=label, initial_weights=initial_weights,
+        result = _attempt(current, reporter, initial_weights=initial_weights,
                           place=place, sample_at=sample_at,
                           callbacks=callbacks(current) if callbacks else (),
                           oom_retries=retries)
@@ -259,7 +277,6 @@ def _attempt(
     spec: RunSpec,
     reporter: Reporter,
     *,
-    label: str | None,
     initial_weights: list[np.ndarray] | None,
     place: RunPlace | None,
     sample_at: Sequence[int] | None,
@@ -268,31 +285,35 @@ def _attempt(
 ) -> RunResult:
     warnings = spec.validate()
     placement = place_run(spec)  # first: a multi-worker strategy must precede any op
-    warnings += device_warnings(spec)
+    devices = device_info.run_devices(placement)
+    warnings += device_warnings(spec, devices)
     keras.utils.set_random_seed(spec.seed)  # weights, dropout and shuffle order
     bundle = prepare_data(spec, reporter, placement.replicas)
     plan = LearningRatePlan(spec.learning_rate, placement.replicas,
                             spec.distribute.lr_scaling, spec.warmup_steps)
-    memory_in_use = device_info.start_memory_measure()
-    model, optimizer, jit = build_compiled_model(spec, bundle, initial_weights, placement, plan)
+    memory = device_info.MemoryMeter(devices).start()
+    model, optimizer, xla = build_compiled_model(spec, bundle, initial_weights, placement, plan,
+                                                 devices)
+    if xla.overruled:
+        warnings.append(f"XLA was asked for (xla = {spec.xla}) but this run trains without "
+                        f"it: {xla.note.removeprefix('off: ')}")
     if spec.precision == "mixed_float16":
         warnings += fragile_patterns(model)
     distribution = describe_distribution(spec, placement, plan)
     start_weights = [w.copy() for w in model.get_weights()]
-    label = label or spec.precision
+    place = place or RunPlace()
+    label = run_label(spec, devices, place)
     steps_per_epoch = bundle.steps_per_epoch
     total_steps = spec.steps or spec.epochs * steps_per_epoch
     epochs = math.ceil(total_steps / steps_per_epoch)
     model_summary = describe_model(model, spec.precision)
-    device = device_info.device_label()
-    place = place or RunPlace()
 
     # Keras 3 fit() fails under MultiWorkerMirroredStrategy: the custom loop runs there.
     loop_name = "custom" if spec.loop == "custom" or placement.name == "multiworker" else "fit"
     loop = None
     if loop_name == "custom":
         with placement.strategy.scope() if placement.strategy else contextlib.nullcontext():
-            loop = CustomLoop(model, optimizer, jit, placement.strategy, bundle.batch_size)
+            loop = CustomLoop(model, optimizer, xla.on, placement.strategy, bundle.batch_size)
     monitor = RunMonitor(
         spec=spec,
         reporter=reporter,
@@ -316,13 +337,14 @@ def _attempt(
         RunStarted(
             label=label,
             spec=spec.to_dict(),
-            hardware=hardware_snapshot(spec.precision),
+            hardware=hardware_snapshot(spec.precision, devices),
             model=model_summary,
             dataset=bundle.summary(),
             steps_per_epoch=steps_per_epoch,
             total_steps=total_steps,
             log_every_steps=monitor.log_every,
-            xla=jit,
+            xla=xla.on,
+            xla_note=xla.note,
             loss_scaling=loss_scaling_note(spec),
             data_report=bundle.report,
             role=place.role,
@@ -377,9 +399,9 @@ def _attempt(
             reason += f" Diagnosis: {diagnosis.message}." if diagnosis else ""
         problem = (reason, "diverged", monitor.divergence.step)
 
-    peak, memory_note = device_info.peak_memory(memory_in_use)
+    peak = memory.finish()
     if oom is not None:
-        problem = (oom_reason(spec, placement, model_summary.params, oom, peak),
+        problem = (oom_reason(spec, placement, model_summary.params, oom, peak.largest),
                    "out_of_memory", monitor.steps)
     if problem is not None:
         status = "diverged" if problem[1] == "diverged" else "failed"
@@ -387,15 +409,15 @@ def _attempt(
         status = "stopped" if monitor.stop_requested else "finished"
     kept_epoch = aids.epochs.finish(status)
     summary = monitor.summary(
-        status, xla=jit, device=device, params=model_summary.params,
-        peak_memory=peak, memory_note=memory_note,
+        status, xla=xla.on, device=devices.label, params=model_summary.params,
+        peak_memory=peak.largest, memory_note=peak.note,
     )
     underflow = aids.underflow.last if aids.underflow else None
     summary = dataclasses.replace(
         summary, loop=loop_name, strategy=placement.name, replicas=placement.replicas,
         global_batch_size=bundle.batch_size, distribution=distribution,
         aids=aids.epochs.describe(kept_epoch, len(monitor.epochs)), kept_epoch=kept_epoch,
-        oom_retries=oom_retries,
+        oom_retries=oom_retries, xla_note=xla.note, peak_memory_total_bytes=peak.total,
         largest_batch_fit=spec.batch_size if oom_retries and problem is None else None,
         underflow_unscaled=underflow.unscaled if underflow else None,
         underflow_scaled=underflow.scaled if underflow else None,
