@@ -39,15 +39,26 @@ def usage_error(command: str, problems: list[str]) -> int:
     return EXIT_USAGE
 
 
+def tensorflow_logs_wanted() -> bool:
+    """The user asked for TensorFlow's start-up logs: TF_CPP_MIN_LOG_LEVEL=0. Those lines
+    are INFO (and a CUDA probe's ERROR on machines without a GPU), which levels 1-3 say
+    the user does not want; absl just prints them before it reads the level."""
+    return os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() == "0"
+
+
 @contextlib.contextmanager
 def tensorflow_logs_hidden() -> Iterator[None]:
-    """Import TensorFlow without its C++ start-up chatter (CUDA probing on machines
-    without a GPU), unless the user asked for logs with TF_CPP_MIN_LOG_LEVEL."""
-    if "TF_CPP_MIN_LOG_LEVEL" in os.environ:
+    """Import TensorFlow without its C++ start-up chatter (absl's "All log messages
+    before absl::InitializeLog()", oneDNN and CUDA probing notes). absl writes those
+    pre-init lines straight to file descriptor 2 whatever TF_CPP_MIN_LOG_LEVEL says (twice
+    in TF 2.21's `import tensorflow`), so only hiding fd 2 silences them. The one place
+    that decides, for the CLI and the window alike; TF_CPP_MIN_LOG_LEVEL=0 shows them."""
+    if tensorflow_logs_wanted():
         yield
         return
-    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    with stderr_hidden():  # absl writes its pre-init lines straight to file descriptor 2
+    # Once started, TensorFlow honours the level: a user's 1 or 2 stays theirs.
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    with stderr_hidden():
         yield
 
 

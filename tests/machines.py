@@ -1,7 +1,11 @@
 """Machines this one is not, described through the hardware check's injectable
-sources: what TensorFlow would list, what NVML would report, a TPU VM, CPUs."""
+sources: what TensorFlow would list, what NVML would report (also as a stand-in for
+the pynvml module, MIG slices included), a TPU VM, CPUs."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
 
 from mpstudio.engine.hardware.detect import HardwareSources
 from mpstudio.engine.hardware.detect_cpu import parse_cpuinfo
@@ -88,3 +92,90 @@ def machine(
         cpu=lambda: cpu or cpu_from(EPYC_ZEN2),
         environ=environ or {},
     )
+
+
+class NVMLError(Exception):
+    """pynvml's error: ``value`` is the NVML_ERROR_* code (3 Not Supported, 6 Not Found)."""
+
+    def __init__(self, value: int) -> None:
+        super().__init__(value)
+        self.value = value
+
+    def __str__(self) -> str:
+        return {3: "Not Supported", 6: "Not Found"}.get(self.value, f"NVML error {self.value}")
+
+
+@dataclass
+class NvmlDevice:
+    """A GPU or a MIG slice as the driver reports it. ``mig``: MIG mode is on, with a
+    slice in these slots (empty: none set up); None: MIG off; ``mig_capable=False``:
+    a GPU older than Ampere, which answers NotSupported."""
+
+    name: str
+    uuid: str
+    memory_total: int
+    memory_used: int
+    compute_capability: tuple[int, int] | None = None  # None: NotSupported
+    mig: dict[int, NvmlDevice] | None = None
+    mig_capable: bool = True
+
+
+class FakeNvml:
+    """The part of the pynvml module that nvml_scan calls, answering for ``gpus``
+    (the handles are the NvmlDevice objects)."""
+
+    CALLED = ("nvmlInit", "nvmlShutdown", "nvmlSystemGetDriverVersion", "nvmlDeviceGetCount",
+              "nvmlDeviceGetHandleByIndex", "nvmlDeviceGetName", "nvmlDeviceGetUUID",
+              "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetCudaComputeCapability",
+              "nvmlDeviceGetMigMode", "nvmlDeviceGetMaxMigDeviceCount",
+              "nvmlDeviceGetMigDeviceHandleByIndex")
+    NVMLError = NVMLError
+    NVML_DEVICE_MIG_DISABLE, NVML_DEVICE_MIG_ENABLE = 0, 1
+    MAX_MIG_DEVICES = 7  # an A100's
+
+    def __init__(self, *gpus: NvmlDevice) -> None:
+        self.gpus = gpus
+
+    def nvmlInit(self) -> None:
+        pass
+
+    def nvmlShutdown(self) -> None:
+        pass
+
+    def nvmlSystemGetDriverVersion(self) -> str:
+        return "580.82.07"
+
+    def nvmlDeviceGetCount(self) -> int:
+        return len(self.gpus)
+
+    def nvmlDeviceGetHandleByIndex(self, index: int) -> NvmlDevice:
+        return self.gpus[index]
+
+    def nvmlDeviceGetName(self, handle: NvmlDevice) -> str:
+        return handle.name
+
+    def nvmlDeviceGetUUID(self, handle: NvmlDevice) -> str:
+        return handle.uuid
+
+    def nvmlDeviceGetMemoryInfo(self, handle: NvmlDevice) -> SimpleNamespace:
+        return SimpleNamespace(total=handle.memory_total, used=handle.memory_used,
+                               free=handle.memory_total - handle.memory_used)
+
+    def nvmlDeviceGetCudaComputeCapability(self, handle: NvmlDevice) -> tuple[int, int]:
+        if handle.compute_capability is None:
+            raise NVMLError(3)
+        return handle.compute_capability
+
+    def nvmlDeviceGetMigMode(self, handle: NvmlDevice) -> list[int]:
+        if not handle.mig_capable:
+            raise NVMLError(3)
+        mode = self.NVML_DEVICE_MIG_ENABLE if handle.mig is not None else 0
+        return [mode, mode]
+
+    def nvmlDeviceGetMaxMigDeviceCount(self, handle: NvmlDevice) -> int:
+        return self.MAX_MIG_DEVICES if handle.mig is not None else 0
+
+    def nvmlDeviceGetMigDeviceHandleByIndex(self, handle: NvmlDevice, index: int) -> NvmlDevice:
+        if handle.mig is None or index not in handle.mig:
+            raise NVMLError(6)
+        return handle.mig[index]

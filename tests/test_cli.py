@@ -4,18 +4,29 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 import sys
 
 import pytest
 
 from mpstudio.cli import main
+from mpstudio.engine.hardware.detect_cpu import onednn_enabled
 from mpstudio.engine.spec import RunSpec
 
+# What TensorFlow prints at import, straight to fd 2 and whatever TF_CPP_MIN_LOG_LEVEL says:
+# absl's pre-init warning, then port.cc (oneDNN) and cudart_stub.cc (no GPU) notes, twice.
+TENSORFLOW_NOISE = ("absl::InitializeLog", "I0000", "cudart_stub")
 
-def mpstudio(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env.pop("TF_CPP_MIN_LOG_LEVEL", None)  # the CLI hides TensorFlow's chatter itself
+
+def mpstudio(*args: str, timeout: float = 300, log_level: str | None = None,
+             env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """A real ``mpstudio`` process, with TF_CPP_MIN_LOG_LEVEL as a user may have set it
+    (None: not set; the CLI hides TensorFlow's chatter itself)."""
+    env = dict(os.environ, **(env_extra or {}))
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)
+    if log_level is not None:
+        env["TF_CPP_MIN_LOG_LEVEL"] = log_level
     return subprocess.run([sys.executable, "-m", "mpstudio", *args], capture_output=True,
                           text=True, timeout=timeout, env=env)
 
@@ -58,13 +69,32 @@ def test_train_json_in_a_real_process(tmp_path):
                     "float32", "--epochs", "2", "--batch-size", "64", "--json",
                     "--save-config", str(config))
     assert proc.returncode == 0, proc.stderr
-    assert "Traceback" not in proc.stderr and "absl" not in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert [n for n in TENSORFLOW_NOISE if n in proc.stderr] == [], proc.stderr
     payload = json.loads(proc.stdout)
     summary = payload["summary"]
     assert summary["status"] == "finished" and summary["epochs_done"] == 2
     assert summary["steady_examples_per_sec"] > 0 and 0 < summary["final_val_accuracy"] <= 1
     assert len(payload["epochs"]) == 2 and payload["failure"] is None
     assert RunSpec.load(config) == RunSpec.from_dict(payload["spec"])
+
+
+@pytest.mark.parametrize("log_level", ["3", "2", "0"])
+def test_tensorflow_logs_show_only_when_asked_for(log_level):
+    """TensorFlow prints its start-up lines whatever the level: a user's level 3 must not
+    let them through; 0 (as `mpstudio --help` says) does. mpstudio's own warnings show at
+    every level (a mixed run on a CPU always warns)."""
+    proc = mpstudio("train", "--steps", "2", "--batch-size", "64", "--epochs", "1",
+                    log_level=log_level, env_extra={"CUDA_VISIBLE_DEVICES": ""})
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: mixed_float16 on a CPU" in proc.stderr
+    assert "mixed_float16: finished" in proc.stderr
+    shown = [line for line in TENSORFLOW_NOISE if line in proc.stderr]
+    if log_level != "0":
+        assert shown == [], proc.stderr
+    elif onednn_enabled(os.environ, platform.machine(), platform.system()):
+        # TensorFlow announces its oneDNN kernels through absl before absl is set up
+        assert "absl::InitializeLog" in shown, proc.stderr
 
 
 def test_config_file_with_overrides(tmp_path, capsys):

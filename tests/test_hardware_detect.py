@@ -3,6 +3,7 @@ NVML, TPU probing that cannot hang, CPU flags, and real detection on this machin
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
@@ -13,6 +14,7 @@ from machines import (
     A100,
     CPU_ONLY_BUILD,
     CUDA_BUILD,
+    GIB,
     GRAVITON3,
     GTX_970,
     GTX_1080,
@@ -23,6 +25,8 @@ from machines import (
     SAPPHIRE_RAPIDS,
     T4,
     V100,
+    FakeNvml,
+    NvmlDevice,
     cpu_from,
     machine,
     nvml_of,
@@ -31,8 +35,21 @@ from machines import (
 from mpstudio.engine.hardware.detect import detect_hardware
 from mpstudio.engine.hardware.detect_cpu import detect_cpu, onednn_enabled, parse_cpuinfo
 from mpstudio.engine.hardware.detect_gpu import NvmlScan, TfGpu, merge_gpus, nvml_scan
-from mpstudio.engine.hardware.detect_tpu import detect_tpu, google_pci_devices, tpu_hints
+from mpstudio.engine.hardware.detect_tpu import (
+    detect_tpu,
+    forget_tpu_answers,
+    tpu_hints,
+    tpu_pci_devices,
+)
 from mpstudio.engine.hardware.gpu_architecture import architecture, kernel_support
+
+
+@pytest.fixture(autouse=True)
+def _fresh_tpu_probe():
+    """detect_tpu keeps the probe's answer for the process: each test starts afresh."""
+    forget_tpu_answers()
+    yield
+    forget_tpu_answers()
 
 
 @pytest.mark.parametrize(
@@ -121,13 +138,94 @@ def test_cuda_visible_devices_in_cuda_order_is_matched_by_name():
 
 
 def test_mig_slices_and_renamed_gpus_are_not_listed_twice():
+    """NVML without the slices (a driver that could not list them): the slice is matched
+    to its GPU, not listed twice, and gets no memory figure rather than the GPU's."""
     scan = nvml_of(A100, V100)
     mig = TfGpu(f"{A100[0]} MIG 1g.5gb", A100[1])
     renamed = TfGpu("Tesla V100 (renamed by a driver)", V100[1])
     gpus = merge_gpus([mig, renamed], scan, CUDA_BUILD,
                       environ={"CUDA_VISIBLE_DEVICES": "MIG-4f3e-aaaa,1"})
     assert len(gpus) == 2 and all(g.visible_to_tensorflow for g in gpus)
-    assert [g.memory_used for g in gpus] == [s.memory_used for s in scan.gpus]
+    assert [g.memory_used for g in gpus] == [None, scan.gpus[1].memory_used]
+
+
+def a100_in_mig_mode(**slots: NvmlDevice | None) -> NvmlDevice:
+    return NvmlDevice(A100[0], "GPU-a100", 40 * GIB, 9 * GIB, A100[1], mig={
+        int(slot[1:]): dev for slot, dev in slots.items() if dev})
+
+
+MIG_1G = NvmlDevice(f"{A100[0]} MIG 1g.5gb", "MIG-1111", 5 * GIB, 1 * GIB)
+MIG_3G = NvmlDevice("MIG 3g.20gb", "MIG-3333", 20 * GIB, 2 * GIB)  # NVML naming the profile only
+
+
+def mig_machine() -> FakeNvml:
+    """An A100 split into a 1g.5gb slice (slot 0) and a 3g.20gb one (slot 2; slot 1 is
+    unused: NotFound), beside a V100, which has no MIG (NotSupported)."""
+    v100 = NvmlDevice(V100[0], "GPU-v100", 16 * GIB, 3 * GIB, V100[1], mig_capable=False)
+    return FakeNvml(a100_in_mig_mode(s0=MIG_1G, s2=MIG_3G), v100)
+
+
+def test_the_fake_nvml_calls_what_pynvml_has():
+    pynvml = pytest.importorskip("pynvml")
+    assert all(callable(getattr(pynvml, name)) for name in FakeNvml.CALLED)
+    assert (pynvml.NVML_ERROR_NOT_SUPPORTED, pynvml.NVML_ERROR_NOT_FOUND) == (3, 6)
+    assert issubclass(pynvml.NVMLError_NotFound, pynvml.NVMLError)
+    assert pynvml.NVML_DEVICE_MIG_ENABLE == FakeNvml.NVML_DEVICE_MIG_ENABLE
+
+
+def test_nvml_lists_mig_slices_with_their_own_memory():
+    scan = nvml_scan(mig_machine())
+    assert scan.note == "" and scan.driver_version == "580.82.07"
+    assert [(g.name, g.index, g.mig_index, g.mig_mode) for g in scan.gpus] == [
+        (A100[0], 0, None, True),
+        (f"{A100[0]} MIG 1g.5gb", 0, 0, False),
+        (f"{A100[0]} MIG 3g.20gb", 0, 2, False),
+        (V100[0], 1, None, False),
+    ]
+    gpu, small, large, _ = scan.gpus
+    assert (small.uuid, small.memory_total, small.memory_free) == ("MIG-1111", 5 * GIB, 4 * GIB)
+    assert (large.uuid, large.memory_total) == ("MIG-3333", 20 * GIB)
+    # NVML gives no compute capability for a slice: it is its GPU's
+    assert small.compute_capability == large.compute_capability == gpu.compute_capability
+
+
+def test_a_tensorflow_mig_device_gets_its_slices_memory():
+    scan = nvml_scan(mig_machine())
+    tf_gpus = [TfGpu(f"{A100[0]} MIG 1g.5gb", (8, 0)), TfGpu(*V100[:2])]
+    gpus = merge_gpus(tf_gpus, scan, CUDA_BUILD, environ={})
+    assert [(g.label, g.name, g.memory_total) for g in gpus] == [
+        ("GPU:0", f"{A100[0]} MIG 1g.5gb", 5 * GIB), ("GPU:1", V100[0], 16 * GIB),
+        ("GPU (unused)", f"{A100[0]} MIG 3g.20gb", 20 * GIB)]  # the A100 itself: not "unused"
+    assert gpus[0].memory_used == 1 * GIB
+    assert gpus[2].not_visible_reason == (
+        "TensorFlow uses one MIG slice per process: to train on this one, set "
+        "CUDA_VISIBLE_DEVICES=MIG-3333")
+
+
+def test_cuda_visible_devices_names_a_mig_slice_by_its_uuid():
+    scan = nvml_scan(mig_machine())
+    tf_gpus = [TfGpu(f"{A100[0]} MIG 3g.20gb", (8, 0))]
+    gpus = merge_gpus(tf_gpus, scan, CUDA_BUILD, environ={"CUDA_VISIBLE_DEVICES": "MIG-3333"})
+    assert [(g.label, g.memory_total, g.not_visible_reason) for g in gpus] == [
+        ("GPU:0", 20 * GIB, ""),
+        ("GPU (unused)", 5 * GIB, "hidden by CUDA_VISIBLE_DEVICES"),
+        ("GPU (unused)", 16 * GIB, "hidden by CUDA_VISIBLE_DEVICES")]
+    # The GPU's index with PCI order: CUDA shows one of its slices
+    by_index = merge_gpus(tf_gpus, scan, CUDA_BUILD, environ={
+        "CUDA_VISIBLE_DEVICES": "0", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"})
+    assert by_index[0].memory_total == 20 * GIB
+    assert [g.not_visible_reason for g in by_index[1:]] == [
+        "TensorFlow uses one MIG slice per process: to train on this one, set "
+        "CUDA_VISIBLE_DEVICES=MIG-1111", "hidden by CUDA_VISIBLE_DEVICES"]
+
+
+def test_a_gpu_in_mig_mode_without_slices_says_what_to_do():
+    scan = nvml_scan(FakeNvml(a100_in_mig_mode()))
+    assert [(g.mig_mode, g.mig_index) for g in scan.gpus] == [(True, None)]
+    (gpu,) = merge_gpus([], scan, CUDA_BUILD, environ={})
+    assert not gpu.visible_to_tensorflow
+    assert gpu.not_visible_reason.startswith("MIG mode is on and NVML lists no MIG slice")
+    assert "nvidia-smi -i 0 -mig 0" in gpu.not_visible_reason
 
 
 def test_native_windows_is_told_about_wsl2():
@@ -179,13 +277,70 @@ def test_tpu_found_through_the_probe():
     assert local.found and "/dev/accel0" in local.note
 
 
-def test_newer_tpu_vms_are_found_by_their_pci_vendor(tmp_path):
-    for name, vendor in (("0000:00:04.0", "0x1ae0\n"), ("0000:00:05.0", "0x10de\n")):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "vendor").write_text(vendor)
-    assert google_pci_devices(tmp_path) == ["Google PCI device 0000:00:04.0"]
-    assert google_pci_devices(tmp_path / "absent") == []
+def pci_bus(root, devices: dict[str, tuple[str, str]]):
+    """A sysfs PCI tree: <root>/<address>/vendor and /device, as the kernel writes them."""
+    for address, (vendor, device) in devices.items():
+        (root / address).mkdir(parents=True)
+        (root / address / "vendor").write_text(f"{vendor}\n")
+        (root / address / "device").write_text(f"{device}\n")
+    return functools.partial(tpu_pci_devices, root)
+
+
+GVNIC = ("0x1ae0", "0x0042")  # GCP's network card: Google's vendor id, on every GPU VM
+A100_PCI = ("0x10de", "0x20b0")
+
+
+def counting_probe(marker) -> list[str]:
+    """A probe that answers 8 cores and appends the CUDA_VISIBLE_DEVICES it was given
+    to ``marker``: one line per child started."""
+    code = ("import json, os\n"
+            f"with open({str(marker)!r}, 'a') as fh:\n"
+            "    fh.write(repr(os.environ.get('CUDA_VISIBLE_DEVICES')) + '\\n')\n"
+            "print(json.dumps({'cores': 8}))\n")
+    return [sys.executable, "-c", code]
+
+
+def test_a_gcp_gpu_vm_with_gvnic_is_not_probed_for_a_tpu(tmp_path):
+    marker = tmp_path / "probed"
+    pci = pci_bus(tmp_path / "sys", {"0000:00:04.0": A100_PCI, "0000:00:05.0": GVNIC})
+    assert pci() == []
+    info = detect_tpu(environ={}, device_glob=lambda p: [], pci_devices=pci,
+                      probe_command=counting_probe(marker))
+    assert not info.found and "not probed" in info.note
+    assert not marker.exists()  # no child, no TensorFlow import, no GPU set up
+    assert tpu_pci_devices(tmp_path / "absent") == []
     assert tpu_hints({}, device_glob=lambda p: [], pci_devices=lambda: []) == []
+
+
+def test_tpu_chips_are_found_by_their_pci_device_id(tmp_path):
+    pci = pci_bus(tmp_path / "sys", {"0000:00:04.0": ("0x1ae0", "0x005e"),
+                                     "0000:00:05.0": GVNIC, "0000:00:06.0": ("0x1ae0", "0x0076"),
+                                     "0000:00:07.0": ("0x1ae0", "0x0063")})
+    assert pci() == ["TPU v4 PCI device 0000:00:04.0", "TPU7x PCI device 0000:00:06.0",
+                     "TPU v5e PCI device 0000:00:07.0"]
+    marker = tmp_path / "probed"
+    info = detect_tpu(environ={"CUDA_VISIBLE_DEVICES": "0"}, device_glob=lambda p: [],
+                      pci_devices=pci, probe_command=counting_probe(marker))
+    assert info.found and info.cores == 8
+    assert info.note == "found through TPU v4 PCI device 0000:00:04.0"
+    # The child never sets up GPUs, whatever the parent's CUDA_VISIBLE_DEVICES says.
+    assert marker.read_text().splitlines() == ["''"]
+
+
+def test_the_tpu_probe_runs_once_per_process_for_the_same_hints(tmp_path):
+    marker = tmp_path / "probed"
+    pci = pci_bus(tmp_path / "sys", {"0000:00:04.0": ("0x1ae0", "0x0062")})
+    probe = counting_probe(marker)
+    first = detect_tpu(environ={}, device_glob=lambda p: [], pci_devices=pci, probe_command=probe)
+    again = detect_tpu(environ={}, device_glob=lambda p: [], pci_devices=pci, probe_command=probe)
+    assert first == again and first.found and len(marker.read_text().splitlines()) == 1
+    # Other hints are another question; forgetting the answers asks again.
+    detect_tpu(environ={"TPU_NAME": "t"}, device_glob=lambda p: [], pci_devices=pci,
+               probe_command=probe)
+    assert len(marker.read_text().splitlines()) == 2
+    forget_tpu_answers()
+    detect_tpu(environ={}, device_glob=lambda p: [], pci_devices=pci, probe_command=probe)
+    assert len(marker.read_text().splitlines()) == 3
 
 
 def test_tpu_probe_that_hangs_is_stopped_at_the_timeout():

@@ -39,7 +39,8 @@ def launch(argv: list[str] | None = None) -> int:
     if problem:
         print(f"mpstudio: {problem}", file=sys.stderr)
         return 2
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    # TensorFlow's start-up logs: engine_jobs imports it inside
+    # cli_support.tensorflow_logs_hidden(), which hides them unless the user asks.
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
