@@ -65,7 +65,8 @@ def plain_fit_examples_per_sec(spec: RunSpec) -> float:
     fresh_start()
     keras.utils.set_random_seed(spec.seed)
     bundle = load_dataset(spec)
-    model = build_model(spec.template, bundle.input_shape, bundle.num_classes, spec.precision)
+    model = build_model(spec.template, bundle.input_shape, bundle.num_classes, spec.precision,
+                        input_scale=bundle.input_scale)
     model.compile(
         optimizer=make_optimizer(spec),
         loss=keras.losses.SparseCategoricalCrossentropy(),
@@ -98,7 +99,8 @@ def bookkeeping_cost(spec: RunSpec) -> tuple[float, float]:
     scheduling noise barely touches, to read the ratios against."""
     fresh_start()
     bundle = load_dataset(spec)
-    model = build_model(spec.template, bundle.input_shape, bundle.num_classes, spec.precision)
+    model = build_model(spec.template, bundle.input_shape, bundle.num_classes, spec.precision,
+                        input_scale=bundle.input_scale)
     model.compile(optimizer=make_optimizer(spec), loss="sparse_categorical_crossentropy",
                   metrics=["accuracy"], auto_scale_loss=False)
     model.fit(bundle.train, epochs=1, shuffle=False, verbose=0)  # builds the metrics

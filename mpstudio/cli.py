@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -34,6 +33,7 @@ from mpstudio.cli_support import (
 )
 from mpstudio.engine.datasets.registry import dataset_names, is_registered
 from mpstudio.engine.datasets.user_sources import looks_like_path
+from mpstudio.engine.json_values import json_ready
 from mpstudio.engine.spec import (
     LOOPS,
     LOSS_SCALING_MODES,
@@ -249,16 +249,17 @@ def _run_command(args: argparse.Namespace) -> int:
     front: Any = EventPrinter(console) if args.events else console
     # In a multi-worker cluster only the chief records the run and keeps the model.
     reporter = RecordingReporter(front) if cluster is None or cluster.is_chief else front
+    keep = reporter.keep_model if reporter is not front else None
     try:
         with ctrl_c_stops(reporter):
             if args.command == "train":
                 results = [runner.run(spec, reporter)]
+                if keep is not None:
+                    keep(results[0])
             else:
                 results = compare_mod.compare(spec, reporter, repeats=args.repeats,
-                                              baseline=args.baseline).results
+                                              baseline=args.baseline, keep=keep).results
         stored = reporter.stored() if reporter is not front else []
-        if reporter is not front:
-            reporter.keep_models(results)
     except SpecError as exc:
         return usage_error(args.command, exc.problems)
     except (runner.RunSetupError, DataLoadStopped) as exc:
@@ -304,7 +305,7 @@ class EventPrinter:
     def emit(self, event: Any) -> None:
         from mpstudio.engine.event_codec import event_to_json
 
-        print(json.dumps(finite(event_to_json(event)), allow_nan=False), flush=True)
+        print(json.dumps(json_ready(event_to_json(event)), allow_nan=False), flush=True)
         self.inner.emit(event)
 
     def should_stop(self) -> bool:
@@ -323,7 +324,7 @@ def _payload(command: str, results: list, stored: list) -> dict[str, Any]:
     if command == "train":
         return runs[0]
     card = card_for_comparison(stored)
-    return finite({
+    return json_ready({
         "runs": runs,
         "card": card.to_dict() if card else None,
         "verdict": card.verdict.sentence if card else None,
@@ -349,19 +350,8 @@ def _print_outcome(command: str, stored: list, persistent: bool) -> None:
         print(f"saved in the run history as {ids} (see: {hint})", file=sys.stderr)
 
 
-def finite(value: Any) -> Any:
-    """JSON has no NaN or infinity (a diverged run has them): write null instead."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [finite(v) for v in value]
-    return value
-
-
 def _result_json(result) -> dict[str, Any]:
-    return finite(
+    return json_ready(
         {
             "spec": result.spec.to_dict(),
             "summary": result.summary.to_dict(),

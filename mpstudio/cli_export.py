@@ -116,9 +116,9 @@ def run_export_command(args: argparse.Namespace) -> int:
     if source.run_id is not None:
         _record_paths(source.run_id, [o.result.path for o in outcomes if o.result])
     if args.json:
-        from mpstudio.cli import finite
+        from mpstudio.engine.json_values import json_ready
 
-        print(json.dumps(finite({"source": source.label, "run_id": source.run_id,
+        print(json.dumps(json_ready({"source": source.label, "run_id": source.run_id,
                           "exports": [_outcome_json(o) for o in outcomes]}), indent=2))
     else:
         out = make_console(stderr=False)

@@ -61,9 +61,9 @@ def run_runs_command(args: argparse.Namespace) -> int:
 
 
 def _print_json(payload: Any) -> None:
-    from mpstudio.cli import finite
+    from mpstudio.engine.json_values import json_ready
 
-    print(json.dumps(finite(payload), indent=2, allow_nan=False))
+    print(json.dumps(json_ready(payload), indent=2, allow_nan=False))
 
 
 def _list(store: RunStore, args: argparse.Namespace) -> int:

@@ -93,13 +93,13 @@ def _print_scalars(logdir: Path, args: argparse.Namespace) -> int:
 
         scalars = read_scalars(logdir)
     if args.json:
-        from mpstudio.cli import finite
+        from mpstudio.engine.json_values import json_ready
 
         payload = {"run_id": args.run_id, "logdir": str(logdir),
                    "scalars": {tag: {"step": points[-1][0], "value": points[-1][1],
                                      "points": len(points)}
                                for tag, points in sorted(scalars.items())}}
-        print(json.dumps(finite(payload), indent=2))
+        print(json.dumps(json_ready(payload), indent=2))
         return EXIT_OK
     from rich.table import Table
 

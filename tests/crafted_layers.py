@@ -13,6 +13,7 @@ from __future__ import annotations
 import keras
 import tensorflow as tf
 
+from mpstudio.engine.templates.model_input import model_input
 from mpstudio.engine.templates.registry import FLAT, IMAGE, SEQUENCE, TemplateEntry
 
 
@@ -37,8 +38,8 @@ class OverflowOnReplica(keras.layers.Layer):
 
 
 def _dense_with_overflow(input_shape, num_classes: int, replica: int | None) -> keras.Model:
-    inputs = keras.Input(input_shape)
-    x = keras.layers.Flatten()(inputs)
+    inputs, x = model_input(input_shape)  # uint8 images scaled by the model, as templates do
+    x = keras.layers.Flatten()(x)
     x = keras.layers.Dense(16, activation="relu", name="hidden")(x)
     if replica is not None:
         x = OverflowOnReplica(replica, name=f"overflow_on_replica_{replica}")(x)

@@ -26,7 +26,7 @@ def test_bundled_digits_match_their_recorded_checksum():
 
 def test_digits_are_the_real_uci_set():
     x, y = read_digits()
-    assert x.shape == (1797, 8, 8, 1) and x.dtype == np.uint8  # scaled per batch
+    assert x.shape == (1797, 8, 8, 1) and x.dtype == np.uint8  # the model scales them
     assert x.min() == 0 and x.max() == 16
     counts = np.bincount(y)
     assert len(counts) == 10 and counts.min() >= 170  # about 180 per class
@@ -53,6 +53,15 @@ def test_digits_bundle_shapes_and_full_batches():
     assert sizes == [100] * bundle.steps_per_epoch  # the partial batch is dropped
     assert sum(int(x.shape[0]) for x, _ in bundle.val) == bundle.val_examples
     assert "digits: " in bundle.summary() and "10 classes" in bundle.summary()
+    # uint8 to the device, prefetched after the batch; the model divides by 16
+    x, _ = next(iter(bundle.train))
+    assert x.dtype.name == "uint8" and int(np.max(x)) == 16
+    assert bundle.train.element_spec[0].dtype.name == "uint8"
+    assert bundle.val.element_spec[0].dtype.name == "uint8"
+    assert type(bundle.train).__name__ == "_PrefetchDataset"
+    assert bundle.input_dtype == "uint8" and bundle.input_scale == 1 / 16
+    assert bundle.value_range == (0.0, 1.0)  # what the model computes on, after its scaling
+    assert "values 0..1" in bundle.summary()
 
 
 def _label_order(spec: RunSpec, epochs: int = 2) -> list[int]:
@@ -95,6 +104,7 @@ def test_synthetic_bundle():
     assert len(batches) == 10
     x, y = batches[0]
     assert x.shape == (16, 12, 10, 3) and x.dtype.name == "float32"
+    assert bundle.input_dtype == "float32" and bundle.input_scale is None
     assert int(np.min(y)) >= 0 and int(np.max(y)) < 7
     assert np.array_equal(batches[0][0].numpy(), batches[-1][0].numpy())  # one batch repeated
     assert bundle.val is not None and len(list(bundle.val)) == 2

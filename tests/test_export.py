@@ -106,8 +106,57 @@ def test_every_format_of_a_mixed_float16_mlp_is_verified(mixed_mlp, tmp_path):
     (spec,) = serving.structured_input_signature[1].values()
     assert spec.dtype == tf.float32 and spec.shape.as_list() == [None, 8, 8, 1]
     reloaded = keras.saving.load_model(by_id["keras"].result.path)  # under its own policy
-    assert reloaded.layers[1].dtype_policy.name == "mixed_float16"
+    assert reloaded.get_layer("dense_1024").dtype_policy.name == "mixed_float16"
     assert reloaded.optimizer is not None  # the optimizer state came along
+    # the .keras file is the model itself: uint8 images in, divided by 16 inside; the
+    # converted formats take float32 images scaled to [0, 1] as before (and say so)
+    assert reloaded.inputs[0].dtype == "uint8"
+    assert reloaded.get_layer("input_scaling").scale == 1 / 16
+    assert by_id["keras"].result.notes[0] == (
+        "input: the images as stored (uint8); the model divides them by 16 itself")
+    assert "input: float32, the images divided by 16 (0..1), as in training" in by_id[
+        "onnx"].result.notes
+    assert by_id["tflite-int8"].result.notes[0].startswith("input: int8, the images divided")
+
+
+def test_an_old_model_trained_on_float_inputs_still_exports_and_verifies(mixed_mlp, tmp_path):
+    """Runs kept before images stayed uint8 took floats in [0, 1]: the model's own Input
+    says so, and it is fed the images scaled on the host, as it was trained."""
+    from mpstudio.engine.templates import build_model
+    from mpstudio.engine.templates.model_input import scale_on_host
+
+    old = build_model("mlp", (8, 8, 1), 10, "mixed_float16")  # float inputs, no scaling
+    old.set_weights(mixed_mlp.model.get_weights())
+    new_samples = samples_for(mixed_mlp.spec, mixed_mlp.model)
+    old_samples = samples_for(mixed_mlp.spec, old)
+    assert new_samples.held_out_x.dtype == np.uint8 and old_samples.input_scale is None
+    np.testing.assert_array_equal(old_samples.held_out_x,
+                                  scale_on_host(new_samples.held_out_x, 1 / 16))
+    np.testing.assert_array_equal(old_samples.calibration_x, new_samples.calibration_x)
+    # the same weights compute the same outputs, on uint8 inside or on floats from the host
+    np.testing.assert_array_equal(predict_keras(old, old_samples.held_out_x),
+                                  predict_keras(mixed_mlp.model, new_samples.held_out_x))
+    requests = [ExportRequest(i, default_path(tmp_path, "old", export_format(i)))
+                for i in ("keras", "savedmodel", "tflite-float32", "tflite-int8", "onnx")]
+    outcomes = export_models(source_from_model(old, mixed_mlp.spec), requests)
+    for outcome in outcomes:
+        assert outcome.ok, outcome.line()
+        assert outcome.result.verification.origin == "held-out validation examples"
+        assert not [n for n in outcome.result.notes if n.startswith("input:")]
+
+
+def test_a_uint8_model_file_from_elsewhere_is_checked_on_pixels_in_its_range(mixed_mlp,
+                                                                              tmp_path):
+    path = tmp_path / "digits.keras"
+    mixed_mlp.model.save(path)
+    source = source_from_file(path)
+    samples = samples_for(None, source.model)
+    assert samples.held_out_x.dtype == np.uint8 and samples.held_out_x.max() == 16
+    assert samples.converted_x.max() == 1.0 and samples.calibration_x is None
+    outcomes = export_models(source, [ExportRequest("keras", tmp_path / "m.keras"),
+                                      ExportRequest("tflite-float32", tmp_path / "m.tflite")])
+    for outcome in outcomes:
+        assert outcome.ok and outcome.result.verification.origin == "random inputs"
 
 
 def test_a_mixed_cnn_converts_through_its_float32_copy(mixed_cnn, tmp_path):
@@ -133,7 +182,7 @@ def test_the_check_fails_for_an_export_that_computes_something_else(mixed_mlp, t
                        for w in other.get_weights()])
     [outcome] = export_models(source_from_model(other, mixed_mlp.spec),
                               [ExportRequest("tflite-float32", tmp_path / "other.tflite")])
-    samples = samples_for(mixed_mlp.spec, (8, 8, 1))
+    samples = samples_for(mixed_mlp.spec, mixed_mlp.model)
     check = verify(export_format("tflite-float32"), outcome.result.path, samples,
                    predict_keras(mixed_mlp.model, samples.held_out_x))
     assert not check.passed and check.agreement < 0.5
@@ -205,8 +254,8 @@ def test_a_run_keeps_its_model_for_export_and_forgets_it_on_delete(tiny_spec, tm
     recorder = RecordingReporter(CollectingReporter())
     spec = tiny_spec.replace(precision="mixed_float16")
     diverging = spec.replace(loss_scaling=LossScaling("fixed", factor=1e30), epochs=3)
-    results = [run(spec, recorder), run(diverging, recorder)]
-    recorder.keep_models(results)
+    for each in (spec, diverging):
+        recorder.keep_model(run(each, recorder))
     recorder.close()
     good, bad = recorder.run_ids
     assert model_file(good) is not None and model_file(bad) is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import keras
 import numpy as np
 import pytest
@@ -59,6 +61,51 @@ def test_a_combination_that_cannot_work_is_refused_with_a_reason():
     with pytest.raises(ValueError, match="templates that fit: mlp, mlp_bn"):
         build_model("lstm", (13,), 2, "float32")
     assert input_problem("mlp", (13,)) is None
+
+
+@pytest.mark.parametrize("template", ["mlp", "mlp_bn", "cnn", "resnet", "transformer", "lstm"])
+def test_uint8_images_are_scaled_by_the_first_layer_and_add_no_parameters(template):
+    """Asked for (the data is uint8 images divided by 16), every template takes uint8
+    and scales it first, in float32; on the same weights it computes what the float
+    model computes on the images scaled on the host."""
+    plain = build_model(template, (8, 8, 1), 10, "mixed_float16")
+    scaled = build_model(template, (8, 8, 1), 10, "mixed_float16", input_scale=1 / 16)
+    assert plain.inputs[0].dtype == "float32" and scaled.inputs[0].dtype == "uint8"
+    assert not any(type(layer).__name__ == "Rescaling" for layer in plain.layers)
+    first = scaled.layers[1]
+    assert (first.name, type(first).__name__, first.compute_dtype) == (
+        "input_scaling", "Rescaling", "float32")
+    assert scaled.count_params() == plain.count_params()
+    scaled.set_weights(plain.get_weights())
+    x = np.random.default_rng(0).integers(0, 17, (4, 8, 8, 1)).astype(np.uint8)
+    np.testing.assert_array_equal(scaled(x), plain(x.astype(np.float32) / 16))
+    assert keras.mixed_precision.global_policy().name == "float32"
+
+
+def test_the_layer_table_says_what_the_input_scaling_does():
+    plain = describe_model(build_model("cnn", (8, 8, 1), 10, "mixed_float16"), "mixed_float16")
+    summary = describe_model(build_model("cnn", (8, 8, 1), 10, "mixed_float16",
+                                         input_scale=1 / 255), "mixed_float16")
+    row = summary.layers[1]
+    assert (row.name, row.kind, row.compute_dtype, row.params) == (
+        "input_scaling", "Rescaling 1/255", "float32", 0)
+    assert re.search(r"\ninput_scaling +Rescaling 1/255 +float32 +float32 +0 ", summary.as_table())
+    assert summary.params == plain.params and len(summary.layers) == len(plain.layers) + 1
+
+
+def test_a_builder_that_ignores_the_scaling_is_refused(monkeypatch):
+    """A float model fed uint8 would silently read the pixels as 0..255."""
+    from mpstudio.engine.templates import registry
+
+    def own_input(input_shape, num_classes):
+        inputs = keras.Input(input_shape)
+        return keras.Model(inputs, keras.layers.Dense(num_classes)(
+            keras.layers.Flatten()(inputs)))
+
+    monkeypatch.setattr(registry, "resolve", lambda builder: own_input)
+    assert build_model("mlp", (8, 8, 1), 10, "float32").inputs[0].dtype == "float32"
+    with pytest.raises(ValueError, match=r"does not scale its inputs as asked.*model_input"):
+        build_model("mlp", (8, 8, 1), 10, "float32", input_scale=1 / 16)
 
 
 def test_summary_table_lists_dtypes():

@@ -103,7 +103,7 @@ def test_the_best_checkpoint_is_the_model_the_run_keeps_for_export():
     spec = aided(best_checkpoint=True, reduce_lr_on_plateau=True).replace(
         learning_rate=0.01, epochs=4)
     result = run(spec, recorder, callbacks=lambda _: [spy])
-    recorder.keep_models([result])
+    recorder.keep_model(result)
     recorder.close()
     epochs = recorder.inner.of_type(EpochMetrics)
     best = min(range(4), key=lambda i: epochs[i].val_loss)
@@ -169,7 +169,7 @@ def test_out_of_memory_retries_at_half_the_batch_until_it_fits(loop):
     spec = RunSpec(precision="mixed_float16", batch_size=128, epochs=1, learning_rate=0.004,
                    loop=loop)
     result = run(spec, recorder, callbacks=lambda s: [_MemoryLimit(s.batch_size, 32)])
-    recorder.keep_models([result])
+    recorder.keep_model(result)
     recorder.close()
     events = recorder.inner
     retries = events.of_type(OomRetry)

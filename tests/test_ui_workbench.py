@@ -65,6 +65,9 @@ def test_layer_table_and_loss_scaling_follow_the_precision(qtbot, window):
     table = layers.table
     computes = [table.item(r, 2).text() for r in range(table.rowCount())]
     assert computes[-1] == "float32" and "float16" in computes
+    # before any run: digits arrive as uint8 and the model's first layer scales them
+    kinds = [table.item(r, 1).text() for r in range(2)]
+    assert kinds == ["InputLayer", "Rescaling 1/16"] and computes[:2] == ["uint8", "float32"]
     assert layers.output_row_highlighted()
     assert "parameters" in layers.caption.text()
     assert w.setup.loss_scaling.mode.isEnabled()

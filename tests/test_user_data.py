@@ -76,9 +76,15 @@ def test_bundle_scales_images_to_unit_range_and_standardizes_tables(tmp_path):
     x, y = learnable_images(64)
     path = write_npz(tmp_path / "d.npz", x_train=x, y_train=y)
     bundle = load_dataset(small(str(path), "cnn", validation_split=0.0, data=RunSpec().data))
+    xb, _ = next(iter(bundle.train))  # uint8 images: the model divides them by 255
+    assert xb.dtype.name == "uint8" and bundle.input_scale == 1 / 255
+    assert bundle.value_range == pytest.approx((x.min() / 255, x.max() / 255))
+    # the same pixels stored as floats in [0, 255] are scaled on the host, as float32
+    floats = write_npz(tmp_path / "f.npz", x_train=x.astype(np.float32), y_train=y)
+    bundle = load_dataset(small(str(floats), "cnn", validation_split=0.0, data=RunSpec().data))
     xb, _ = next(iter(bundle.train))
-    assert xb.dtype.name == "float32" and float(xb.numpy().min()) >= 0.0
-    assert float(xb.numpy().max()) <= 1.0 and bundle.value_range[1] <= 1.0
+    assert xb.dtype.name == "float32" and bundle.input_scale is None
+    assert float(xb.numpy().min()) >= 0.0 and float(xb.numpy().max()) <= 1.0
 
     csv_path = write_csv(tmp_path / "t.csv", ["a", "b", "big", "n", "label"], iris_like_rows())
     bundle = load_dataset(small(str(csv_path), "mlp", validation_split=0.0, batch_size=120))

@@ -42,12 +42,32 @@ class ModelSummary:
         return "\n".join(lines)
 
 
+def layer_kind(layer: keras.layers.Layer) -> str:
+    """The layer's class; a Rescaling says by what ("Rescaling 1/16": the input scaling
+    of uint8 images)."""
+    kind = type(layer).__name__
+    scale = getattr(layer, "scale", None) if kind == "Rescaling" else None
+    if not isinstance(scale, (int, float)) or not scale:
+        return kind
+    divisor = 1.0 / scale
+    return f"{kind} 1/{divisor:g}" if abs(divisor - round(divisor)) < 1e-6 else f"{kind} x{scale:g}"
+
+
+def _computes_in(layer: keras.layers.Layer) -> str:
+    """The layer's compute dtype; for the input, the dtype the data arrives in (uint8
+    images, float32 features): an InputLayer computes nothing, and Keras gives it the
+    policy's compute dtype all the same."""
+    if type(layer).__name__ == "InputLayer":
+        return str(layer.dtype)
+    return str(layer.compute_dtype)
+
+
 def describe_model(model: keras.Model, policy: str) -> ModelSummary:
     layers = tuple(
         LayerInfo(
             name=layer.name,
-            kind=type(layer).__name__,
-            compute_dtype=str(layer.compute_dtype),
+            kind=layer_kind(layer),
+            compute_dtype=_computes_in(layer),
             variable_dtype=str(layer.variable_dtype),
             params=int(layer.count_params()) if layer.built else 0,
         )

@@ -131,16 +131,17 @@ class BackgroundWork(QObject):
         self.w.setup.dataset.set_summary(describe_report(report, split))
         self.request_preview()
 
-    def model_inputs(self) -> tuple[tuple[int, ...], int] | None:
-        """The selected dataset's input shape and class count, when known."""
+    def model_inputs(self) -> tuple[tuple[int, ...], int, float | None] | None:
+        """The selected dataset's input shape, class count and the scale the model applies
+        to its uint8 images (None: float inputs), when known."""
         dataset = self.w.setup.dataset.dataset()
         if dataset in self._reports:
             report = self._reports[dataset]
-            return tuple(report.input_shape), report.num_classes
+            return tuple(report.input_shape), report.num_classes, report.input_scale
         if is_registered(dataset):
             entry = dataset_entry(dataset)
             if entry.input_shape and entry.num_classes:
-                return tuple(entry.input_shape), entry.num_classes
+                return tuple(entry.input_shape), entry.num_classes, entry.input_scale
         return None
 
     def request_preview(self) -> None:
@@ -162,10 +163,10 @@ class BackgroundWork(QObject):
         spec = self.w.setup.spec()
         for job in self.w.engine.pending("preview"):
             job.cancel()  # superseded
-        shape, classes = inputs
+        shape, classes, scale = inputs
         job = Job("preview",
                   lambda job: engine_jobs.model_preview(spec.template, shape, classes,
-                                                        spec.precision),
+                                                        spec.precision, scale),
                   describe=f"building {spec.template}")
         job.template = spec.template  # type: ignore[attr-defined]
         self.w.engine.submit(job)

@@ -90,13 +90,15 @@ def inspect_dataset(dataset: str, options: dict[str, Any]) -> DataReport:
 
 
 def model_preview(
-    template: str, input_shape: tuple[int, ...], num_classes: int, policy: str
+    template: str, input_shape: tuple[int, ...], num_classes: int, policy: str,
+    input_scale: float | None = None,
 ) -> ModelSummary:
-    """The template built under ``policy``: parameters and each layer's dtypes."""
+    """The template built under ``policy``: parameters and each layer's dtypes.
+    ``input_scale``: the data is uint8 images that the model scales (its first row)."""
     from mpstudio.engine.model_summary import describe_model
     from mpstudio.engine.templates.registry import build_model
 
-    model = build_model(template, input_shape, num_classes, policy)
+    model = build_model(template, input_shape, num_classes, policy, input_scale=input_scale)
     return describe_model(model, policy)
 
 
@@ -140,11 +142,11 @@ def train(spec: RunSpec, comparison: CompareOptions | None, reporter: Reporter) 
     try:
         if comparison is not None:
             results = compare.compare(spec, recorder, comparison.repeats,
-                                      comparison.baseline).results
+                                      comparison.baseline, keep=recorder.keep_model).results
         else:
             results = [runner.run(spec, recorder)]
+            recorder.keep_model(results[0])
         stored = recorder.stored()
-        recorder.keep_models(results)
     except DataLoadStopped as exc:
         return TrainingOutcome([], stopped_while_loading=str(exc))
     finally:

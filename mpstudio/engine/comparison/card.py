@@ -18,6 +18,7 @@ import numpy as np
 from mpstudio.engine.comparison.verdict import Verdict, VerdictInputs, decide
 from mpstudio.engine.events import RunSummary
 from mpstudio.engine.history.records import StoredRun
+from mpstudio.engine.json_values import json_ready
 
 if TYPE_CHECKING:
     from mpstudio.engine.history.store import RunStore
@@ -167,7 +168,7 @@ class ComparisonCard:
         return min(len(self.baseline.run_ids), len(self.mixed.run_ids))
 
     def to_dict(self) -> dict[str, Any]:
-        return _finite(asdict(self))
+        return json_ready(asdict(self))
 
 
 def build_card(
@@ -244,14 +245,3 @@ def _delta_pp(base: Spread, mixed: Spread) -> float | None:
     if base.median is None or mixed.median is None:
         return None
     return 100.0 * (mixed.median - base.median)
-
-
-def _finite(value: Any) -> Any:
-    """JSON has no NaN or infinity: null instead."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value

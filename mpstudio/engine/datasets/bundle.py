@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 @dataclass
 class DataBundle:
     name: str
-    train: tf.data.Dataset  # batched (x, y): x float32 model inputs, y int32 class indices
+    train: tf.data.Dataset  # batched (x, y): x model inputs (input_dtype), y int32 indices
     val: tf.data.Dataset | None
     input_shape: tuple[int, ...]
     num_classes: int
@@ -23,10 +23,18 @@ class DataBundle:
     val_examples: int
     batch_size: int  # global: per-replica batch x replicas
     steps_per_epoch: int  # full batches: the last partial batch is dropped
-    value_range: tuple[float, float]  # of the model's inputs, after scaling
+    value_range: tuple[float, float]  # of what the model computes on, after any scaling
     report: DataReport | None = None  # what the source found
     test: tf.data.Dataset | None = None  # the source's own test split, when it has one
     test_examples: int = 0
+    # uint8 images that the model scales itself (its first layer multiplies by this);
+    # None: float32 inputs, scaled on the host if at all
+    input_scale: float | None = None
+
+    @property
+    def input_dtype(self) -> str:
+        """What the batches hold, and so what the model's Input takes."""
+        return "uint8" if self.input_scale is not None else "float32"
 
     def summary(self) -> str:
         shape = "x".join(str(n) for n in self.input_shape)

@@ -1,5 +1,11 @@
 """The tf.data pipeline every in-memory source shares: split, cache, shuffle, batch,
-scale, prefetch. Scaling runs per batch, after the cache, so images stay uint8 in memory."""
+transform, prefetch.
+
+uint8 images stay uint8 all the way to the device: the model's first layer scales
+them (DataBundle.input_scale), so a batch crosses to a GPU in a quarter of float32's
+bytes. Other inputs (standardized features, float arrays) are transformed here,
+per batch after the cache, and reach the model as float32.
+"""
 
 from __future__ import annotations
 
@@ -105,7 +111,11 @@ def bundle_from_source(
             f"validation split, fewer than one batch of {global_batch:,}; lower the batch size"
         )
     x_train = data.x_train[train_idx]
-    transform, lo, hi = scaling_transform(data.scaling, x_train)
+    transform: Transform | None
+    transform, lo, hi = scaling_transform(data.scaling, x_train)  # lo, hi: after scaling
+    input_scale = data.in_model_scale()
+    if input_scale is not None:
+        transform = None  # the model scales the uint8 batches itself, on the device
 
     def pipeline(x: np.ndarray, y: np.ndarray, training: bool) -> tf.data.Dataset:
         return make_dataset(x, y, global_batch, options, seed, training, transform)
@@ -127,8 +137,9 @@ def bundle_from_source(
         val_examples=len(val_idx),
         batch_size=global_batch,
         steps_per_epoch=len(train_idx) // global_batch,
-        value_range=(lo, hi),
+        value_range=(float(lo), float(hi)),
         report=data.report(),
         test=test,
         test_examples=0 if test is None else len(data.x_test),
+        input_scale=input_scale,
     )

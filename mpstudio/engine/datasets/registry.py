@@ -48,6 +48,7 @@ class DatasetEntry:
     kind: str | None = None  # image | sequence | flat when fixed; None: depends on options
     input_shape: tuple[int, ...] | None = None  # when known without reading (model previews)
     num_classes: int | None = None
+    input_scale: float | None = None  # uint8 images the model divides (model previews)
 
 
 @dataclass(frozen=True)
@@ -193,6 +194,7 @@ def _register_builtins() -> None:
             kind="image",
             input_shape=(8, 8, 1),
             num_classes=10,
+            input_scale=1 / 16,  # values 0..16, stored as uint8
         )
     )
     for public in PUBLIC.values():
@@ -205,6 +207,7 @@ def _register_builtins() -> None:
                 kind="image",
                 input_shape=public.input_shape,
                 num_classes=public.num_classes,
+                input_scale=1 / 255,  # every public set is uint8 pixels
             )
         )
     register_dataset(

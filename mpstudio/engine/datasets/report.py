@@ -36,6 +36,7 @@ class DataReport:
     raw_range: tuple[float, float]  # values as stored
     scaling: str  # what maps the stored values to the model's inputs, in words
     notes: tuple[str, ...] = ()  # things the user should know (ignored files, converted labels)
+    input_scale: float | None = None  # uint8 images the model scales by this (its first layer)
 
     @property
     def num_classes(self) -> int:

@@ -1,8 +1,9 @@
 """SourceData: the arrays a source read, with how to scale them for the model.
 
-Images stay uint8 in memory (a quarter of float32) and are scaled to [0, 1]
-per batch in the pipeline; tabular features and other value ranges are
-standardized with statistics of the training split only.
+Images stay uint8 in memory and in the pipeline (a quarter of float32's bytes, on
+the host and over PCIe) and the model's first layer scales them to [0, 1];
+tabular features and other value ranges are standardized on the host with
+statistics of the training split only.
 """
 
 from __future__ import annotations
@@ -49,6 +50,15 @@ class SourceData:
     def input_shape(self) -> tuple[int, ...]:
         return tuple(int(n) for n in self.x_train.shape[1:])
 
+    def in_model_scale(self) -> float | None:
+        """1/divisor when the model scales the arrays itself: uint8 images (every split)
+        divided to [0, 1]. None: the pipeline transforms them on the host (float or
+        standardized inputs)."""
+        stored = [self.x_train] + ([] if self.x_test is None else [self.x_test])
+        if self.scaling.mode == DIVIDE and all(x.dtype == np.uint8 for x in stored):
+            return 1.0 / self.scaling.divisor
+        return None
+
     def report(self) -> DataReport:
         counts = np.bincount(self.y_train, minlength=len(self.class_names))
         return DataReport(
@@ -62,6 +72,9 @@ class SourceData:
             class_counts=tuple(int(c) for c in counts),
             raw_dtype=self.raw_dtype or str(self.x_train.dtype),
             raw_range=(float(self.x_train.min()), float(self.x_train.max())),
-            scaling=self.scaling.describe(),
+            scaling=self.scaling.describe() + (
+                " inside the model (batches stay uint8)"
+                if self.in_model_scale() is not None else ""),
             notes=tuple(self.notes),
+            input_scale=self.in_model_scale(),
         )

@@ -52,8 +52,7 @@ def export_models(
     scratch = scratch_folder()
     try:
         tick("loading held-out examples")
-        shape = tuple(int(n) for n in source.model.input_shape[1:])
-        samples = samples_for(source.spec, shape)
+        samples = samples_for(source.spec, source.model)
         reference = predict_keras(source.model, samples.held_out_x)
         conversion = Conversion(source, samples.calibration_x, samples.problem, scratch)
         for done, outcome in enumerate(outcomes, start=1):

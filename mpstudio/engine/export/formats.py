@@ -21,6 +21,9 @@ class ExportFormat:
     min_agreement: float  # top-1 agreement with the trained model below this is flagged
     quantized: bool  # weights stored in fewer bits than float32 (a size saving to show)
     description: str
+    # the trained model itself, input scaling included: it takes the stored uint8 images
+    # of a model that scales them; every other format takes them scaled, as float32
+    whole_model: bool = False
 
     @property
     def is_folder(self) -> bool:
@@ -40,7 +43,10 @@ QUANTIZED_AGREEMENT = 0.95
 FORMATS: tuple[ExportFormat, ...] = (
     ExportFormat("keras", "Keras (.keras)", ".keras", "Keras", (), (), FLOAT_AGREEMENT, False,
                  "the model as Keras saves it: architecture, float32 weights, optimizer "
-                 "state; load it under the policy it was trained with to resume training"),
+                 "state; load it under the policy it was trained with to resume training. "
+                 "A model trained on uint8 images takes them as stored and scales them "
+                 "itself (the other formats take them scaled to [0, 1])",
+                 whole_model=True),
     ExportFormat("savedmodel", "SavedModel (TF Serving)", "", "TensorFlow", (), (),
                  FLOAT_AGREEMENT, False,
                  "a SavedModel folder with a float32 serving_default signature, for "

@@ -103,8 +103,10 @@ RUNNERS: dict[str, Callable[[Path, np.ndarray], np.ndarray]] = {
 def verify(fmt: ExportFormat, path: Path, samples: ExportSamples,
            reference: np.ndarray) -> Verification:
     """Run the export at ``path`` in its runtime and compare with ``reference``, the
-    trained model's outputs on the same held-out examples."""
-    outputs = RUNNERS[fmt.runtime](path, samples.held_out_x)
+    trained model's outputs on the same held-out examples (each format fed them as it
+    takes them: the trained model's own inputs, or scaled float32)."""
+    x = samples.held_out_x if fmt.whole_model else samples.converted_x
+    outputs = RUNNERS[fmt.runtime](path, x)
     if outputs.shape != reference.shape:
         raise ExportError(f"the export returns shape {outputs.shape}, the trained model "
                           f"{reference.shape}")

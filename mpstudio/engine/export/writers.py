@@ -3,6 +3,11 @@
 SavedModel and .keras keep the model as trained (a mixed model still computes in
 float16/bfloat16 there). TFLite and tf2onnx cannot convert float16 ops, so they
 convert the float32 copy (source.float32_copy), through a SavedModel of it.
+
+A model that takes uint8 images and scales them itself goes into .keras whole; the
+other formats take float32 inputs scaled as in training, as they always have (a
+float32 serving signature, int8 inputs quantized from [0, 1]), so they convert the
+model from its input scaling's output on (model_input.without_input_scaling).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from mpstudio.engine.export.placement import write_bytes
 from mpstudio.engine.export.results import ExportError
 from mpstudio.engine.export.source import ExportSource, float32_copy
 from mpstudio.engine.quiet_stderr import stderr_hidden
+from mpstudio.engine.templates.model_input import input_scale_of, without_input_scaling
 
 INPUT_NAME = "inputs"
 ONNX_OPSET = 17
@@ -49,9 +55,25 @@ class Conversion:
         return [tf.TensorSpec([batch, *self.input_shape], tf.float32, name=INPUT_NAME)]
 
     def float32_model(self) -> keras.Model:
+        """The float32 copy, taking float inputs (its input scaling left out)."""
         if self._float32 is None:
-            self._float32 = float32_copy(self.source.model)
+            self._float32 = without_input_scaling(float32_copy(self.source.model))
         return self._float32
+
+    def input_note(self, takes: str) -> list[str]:
+        """What a model that scales its own uint8 images takes in this format: the
+        stored images ("uint8"), or them scaled to [0, 1] as "float32" or as "int8"."""
+        scale = input_scale_of(self.source.model)
+        if scale is None:
+            return []
+        divisor = f"{1.0 / scale:.6g}"
+        if takes == "uint8":
+            return [f"input: the images as stored (uint8); the model divides them by "
+                    f"{divisor} itself"]
+        scaled = f"the images divided by {divisor} (0..1)"
+        if takes == "int8":
+            return [f"input: int8, {scaled} quantized with the input's scale and zero point"]
+        return [f"input: float32, {scaled}, as in training"]
 
     def float32_saved_model(self, batch: int | None) -> Path:
         """A SavedModel of the float32 copy (what the TFLite converter reads)."""
@@ -68,16 +90,18 @@ def write_keras(conv: Conversion, path: Path) -> list[str]:
         shutil.copyfile(conv.source.keras_file, path)
     else:
         conv.source.model.save(path)
-    return []
+    return conv.input_note("uint8")
 
 
 def write_saved_model(conv: Conversion, path: Path) -> list[str]:
-    conv.source.model.export(str(path), verbose=False, input_signature=conv.signature())
+    without_input_scaling(conv.source.model).export(
+        str(path), verbose=False, input_signature=conv.signature())
+    notes = conv.input_note("float32")
     policy = conv.source.policy
     if policy == "float32":
-        return []
-    return [f"computes in {policy.removeprefix('mixed_')} inside, float32 in and out "
-            "(fast on GPUs with Tensor Cores)"]
+        return notes
+    return [*notes, f"computes in {policy.removeprefix('mixed_')} inside, float32 in and "
+            "out (fast on GPUs with Tensor Cores)"]
 
 
 def _tflite_converter(saved: Path, variant: str, conv: Conversion) -> tf.lite.TFLiteConverter:
@@ -129,7 +153,8 @@ def tflite_writer(variant: str) -> Callable[[Conversion, Path], list[str]]:
     def write(conv: Conversion, path: Path) -> list[str]:
         data, notes = _convert_tflite(conv, variant)
         write_bytes(path, data)
-        return notes
+        takes = "int8" if variant == "int8" else "float32"
+        return [*conv.input_note(takes), *notes]
     return write
 
 
@@ -146,7 +171,7 @@ def write_onnx(conv: Conversion, path: Path) -> list[str]:
     except Exception as exc:
         raise ExportError(f"tf2onnx could not convert this model: {_last_line(exc)}") from None
     write_bytes(path, proto.SerializeToString())
-    return []
+    return conv.input_note("float32")
 
 
 def _erfc_as_one_minus_erf(ctx: Any, node: Any, name: str, args: list[Any]) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -138,22 +138,16 @@ class RecordingReporter:
         self._flush()
         return [self._store.run(i) for i in self.run_ids]
 
-    def keep_models(self, results: Sequence[Any]) -> None:
-        """Keep each finished or stopped run's trained model beside the history (for
-        export later); ``results`` are the RunResults in the order they were recorded
-        (a result after out-of-memory retries follows its failed attempts' runs).
-        A model that cannot be saved costs a warning."""
-        recorded = sum(1 + getattr(r, "retried", 0) for r in results)
-        if (self._store is None or self._broken or not self.persistent
-                or recorded != len(self.run_ids)):
+    def keep_model(self, result: Any) -> None:
+        """Keep the trained model of the run recorded last beside the history, for
+        export later: call it as soon as ``runner.run`` returns ``result`` (a RunResult;
+        its out-of-memory attempts were recorded before it), before the next run, so
+        the model can be let go of then. A failed run keeps none; a model that cannot
+        be saved costs a warning."""
+        if (self._store is None or self._broken or not self.persistent or not self.run_ids
+                or not result.ok or result.model is None):
             return
-        kept, index = [], 0
-        for result in results:
-            index += getattr(result, "retried", 0)
-            if result.ok:
-                kept.append((self.run_ids[index], result.model))
-            index += 1
-        for warning in keep_models(kept, self._store.path):
+        for warning in keep_models([(self.run_ids[-1], result.model)], self._store.path):
             self.inner.emit(RunWarning(warning))
 
     def _flush(self) -> None:

@@ -24,6 +24,31 @@ from mpstudio.engine.report.svg_chart import (
 
 DASH = "\u2014"  # a missing value in a table
 
+# The page every mpstudio HTML report shares (comparison report, doctor report); each
+# adds its own rules. Only characters XML allows in text: no "&" or "<".
+PAGE_STYLE = """
+:root { color-scheme: light; }
+body { margin: 0; background: #f4f5f7; color: #1f2933;
+  font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
+  sans-serif; }
+.page { max-width: 980px; margin: 24px auto; padding: 28px 36px; background: #fff;
+  border: 1px solid #e4e7eb; border-radius: 8px; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+h2 { font-size: 16px; margin: 28px 0 10px; padding-bottom: 4px;
+  border-bottom: 1px solid #e4e7eb; }
+.meta { color: #616e7c; margin: 0 0 18px; }
+.verdict { font-size: 17px; font-weight: 600; padding: 14px 18px; border-radius: 6px;
+  border-left: 6px solid; margin: 0 0 8px; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; }
+th, td { padding: 6px 10px; border-bottom: 1px solid #e4e7eb; text-align: left;
+  vertical-align: top; }
+thead th { background: #f4f5f7; font-weight: 600; color: #323f4b; }
+.kv td, .kv th { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  font-size: 12px; }
+footer { margin-top: 28px; font-size: 11px; color: #9aa5b1; }
+@media print { body { background: #fff; } .page { border: none; margin: 0; } }
+"""
+
 
 def esc(value: Any) -> str:
     return escape(str(value))

@@ -17,6 +17,7 @@ from mpstudio.engine.comparison.verdict import RULE
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.report.files import ReportError, atomic_write_text
 from mpstudio.engine.report.html_parts import (
+    PAGE_STYLE,
     card_table,
     charts,
     esc,
@@ -29,20 +30,7 @@ from mpstudio.engine.report.svg_chart import BASELINE_COLOR, MIXED_COLOR
 
 __all__ = ["ReportError", "ReportFiles", "render_html", "write_report"]
 
-# Only characters XML allows in text: no "&" or "<" (the style sheet is plain text).
-_STYLE = """
-:root { color-scheme: light; }
-body { margin: 0; background: #f4f5f7; color: #1f2933;
-  font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial,
-  sans-serif; }
-.page { max-width: 980px; margin: 24px auto; padding: 28px 36px; background: #fff;
-  border: 1px solid #e4e7eb; border-radius: 8px; }
-h1 { font-size: 22px; margin: 0 0 4px; }
-h2 { font-size: 16px; margin: 28px 0 10px; padding-bottom: 4px;
-  border-bottom: 1px solid #e4e7eb; }
-.meta { color: #616e7c; margin: 0 0 18px; }
-.verdict { font-size: 17px; font-weight: 600; padding: 14px 18px; border-radius: 6px;
-  border-left: 6px solid; margin: 0 0 8px; }
+_STYLE = PAGE_STYLE + """
 .verdict-worth_it { background: #e6f4ea; border-color: #1e8e3e; color: #0d5323; }
 .verdict-accuracy_loss, .verdict-incomplete { background: #fdecea; border-color: #c5221f;
   color: #8c1d18; }
@@ -50,10 +38,6 @@ h2 { font-size: 16px; margin: 28px 0 10px; padding-bottom: 4px;
 .verdict-no_gain, .verdict-too_short, .verdict-other { background: #eef1f5;
   border-color: #5b6b7f; color: #323f4b; }
 .rule { font-size: 12px; color: #7b8794; margin: 0 0 8px; }
-table { border-collapse: collapse; width: 100%; font-size: 13px; }
-th, td { padding: 6px 10px; border-bottom: 1px solid #e4e7eb; text-align: left;
-  vertical-align: top; }
-thead th { background: #f4f5f7; font-weight: 600; color: #323f4b; }
 tbody th { font-weight: 500; }
 .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .change { font-weight: 600; }
@@ -64,8 +48,6 @@ th.mixed { border-top: 3px solid #e07b00; }
 .charts { display: flex; flex-wrap: wrap; gap: 12px; justify-content: space-between; }
 .charts svg { border: 1px solid #e4e7eb; border-radius: 6px; background: #fff;
   max-width: 100%; height: auto; }
-.kv td, .kv th { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-  font-size: 12px; }
 tr.diff td, tr.diff th { background: #fff4e0; }
 tr.diff th::after { content: " \\2260"; color: #e07b00; }
 .runs td { font-size: 12px; }
@@ -75,8 +57,6 @@ tr.diff th::after { content: " \\2260"; color: #e07b00; }
   font-size: 11px; word-break: break-all; }
 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px;
   margin-right: 6px; vertical-align: -1px; }
-footer { margin-top: 28px; font-size: 11px; color: #9aa5b1; }
-@media print { body { background: #fff; } .page { border: none; margin: 0; } }
 """
 
 _KINDS = ("worth_it", "accuracy_loss", "slower", "no_gain", "too_short", "incomplete")

@@ -10,11 +10,11 @@ import keras
 from keras import layers
 
 from mpstudio.engine.templates.dense import float32_head
+from mpstudio.engine.templates.model_input import model_input
 
 
 def _image_input(input_shape: tuple[int, ...]):
-    inputs = keras.Input(input_shape, name="inputs")
-    x = inputs
+    inputs, x = model_input(input_shape)
     if len(input_shape) == 2:  # HxW: add the channel axis
         x = layers.Reshape((*input_shape, 1), name="add_channel")(x)
     return inputs, x

@@ -5,6 +5,8 @@ from __future__ import annotations
 import keras
 from keras import layers
 
+from mpstudio.engine.templates.model_input import model_input
+
 
 def float32_head(x, num_classes: int):
     """Logits in the policy's dtype, then a float32 softmax."""
@@ -14,15 +16,15 @@ def float32_head(x, num_classes: int):
 
 
 def build_mlp(input_shape: tuple[int, ...], num_classes: int) -> keras.Model:
-    inputs = keras.Input(input_shape, name="inputs")
-    x = layers.Flatten(name="flatten")(inputs)
+    inputs, x = model_input(input_shape)
+    x = layers.Flatten(name="flatten")(x)
     x = layers.Dense(1024, activation="relu", name="dense_1024")(x)
     return keras.Model(inputs, float32_head(x, num_classes), name="mlp")
 
 
 def build_mlp_bn(input_shape: tuple[int, ...], num_classes: int) -> keras.Model:
-    inputs = keras.Input(input_shape, name="inputs")
-    x = layers.Flatten(name="flatten")(inputs)
+    inputs, x = model_input(input_shape)
+    x = layers.Flatten(name="flatten")(x)
     for width in (512, 256):
         x = layers.Dense(width, use_bias=False, name=f"dense_{width}")(x)
         x = layers.BatchNormalization(name=f"bn_{width}")(x)

@@ -3,6 +3,8 @@
 A builder is ``(input_shape, num_classes) -> keras.Model`` and is always called
 inside ``policy_scope(policy)``, so every layer takes the run's policy; each
 builder ends in a float32 softmax so the outputs and the loss stay in float32.
+It takes its input from ``model_input.model_input``, so that data stored as uint8
+images (``input_scale``) is scaled by the model's first layer, not on the host.
 """
 
 from __future__ import annotations
@@ -62,17 +64,29 @@ def kind_problem(name: str, kind: str, detail: str = "") -> str | None:
 
 
 def build_model(
-    name: str, input_shape: tuple[int, ...], num_classes: int, policy: str
+    name: str, input_shape: tuple[int, ...], num_classes: int, policy: str,
+    input_scale: float | None = None,
 ) -> keras.Model:
-    """Build template ``name`` with every layer under ``policy`` (global policy restored)."""
+    """Build template ``name`` with every layer under ``policy`` (global policy restored).
+
+    ``input_scale`` (a DataBundle's): the model takes the stored uint8 images and its
+    first layer multiplies them by this; None: it takes float inputs as they come.
+    """
     from mpstudio.engine.precision import policy_scope
+    from mpstudio.engine.templates.model_input import input_scale_of, input_scaling
 
     problem = input_problem(name, tuple(input_shape))
     if problem:
         raise ValueError(problem)
     builder = resolve(template_entry(name).builder)
-    with policy_scope(policy):
-        return builder(tuple(input_shape), num_classes)
+    with policy_scope(policy), input_scaling(input_scale):
+        model = builder(tuple(input_shape), num_classes)
+    if input_scale_of(model) != input_scale:  # it would read 0..255 as they are
+        raise ValueError(
+            f"template {name!r} ({template_entry(name).builder}) does not scale its "
+            f"inputs as asked (x {input_scale}): build its input with "
+            "mpstudio.engine.templates.model_input.model_input(input_shape)")
+    return model
 
 
 def _register_builtins() -> None:

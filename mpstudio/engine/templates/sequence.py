@@ -10,6 +10,7 @@ import keras
 from keras import layers
 
 from mpstudio.engine.templates.dense import float32_head
+from mpstudio.engine.templates.model_input import model_input
 
 MAX_TOKENS = 64  # patches per image: attention cost grows with the square of this
 
@@ -36,13 +37,12 @@ def patch_size(height: int, width: int) -> int:
 
 
 def _tokens(input_shape: tuple[int, ...], dim: int):
-    inputs = keras.Input(input_shape, name="inputs")
+    inputs, x = model_input(input_shape)
     if len(input_shape) == 2:  # already a sequence: T x F
-        x = layers.Dense(dim, name="token_embedding")(inputs)
-        return inputs, x
+        return inputs, layers.Dense(dim, name="token_embedding")(x)
     height, width, _ = input_shape
     size = patch_size(height, width)
-    x = layers.Conv2D(dim, size, strides=size, name=f"patch_embedding_{size}x{size}")(inputs)
+    x = layers.Conv2D(dim, size, strides=size, name=f"patch_embedding_{size}x{size}")(x)
     x = layers.Reshape(((height // size) * (width // size), dim), name="patches")(x)
     return inputs, x
 
@@ -65,8 +65,7 @@ def build_transformer(input_shape: tuple[int, ...], num_classes: int) -> keras.M
 
 
 def build_lstm(input_shape: tuple[int, ...], num_classes: int) -> keras.Model:
-    inputs = keras.Input(input_shape, name="inputs")
-    x = inputs
+    inputs, x = model_input(input_shape)
     if len(input_shape) == 3:  # HxWxC image: one row per time step
         height, width, channels = input_shape
         x = layers.Reshape((height, width * channels), name="rows")(x)

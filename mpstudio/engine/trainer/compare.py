@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -19,6 +19,7 @@ import tensorflow as tf
 from mpstudio.engine.events import Reporter
 from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
 from mpstudio.engine.trainer.compare_options import comparison_problems
+from mpstudio.engine.trainer.memory_release import release_device_memory
 from mpstudio.engine.trainer.runner import RunPlace, RunResult, run
 
 
@@ -95,9 +96,14 @@ def baseline_math(mode: str) -> Iterator[None]:
 
 
 def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
-            baseline: str = "auto") -> ComparisonResult:
+            baseline: str = "auto",
+            keep: Callable[[RunResult], None] | None = None) -> ComparisonResult:
     """Run the float32 baseline, then ``spec`` from the baseline's initial weights,
-    ``repeats`` times, alternating. A stop ends the comparison after the current run."""
+    ``repeats`` times, alternating. A stop ends the comparison after the current run.
+
+    ``keep(result)`` is called as each run ends (the recorder keeps its model on disk);
+    each run's model is then let go of before the next run builds, so a trial trains
+    in the memory the last one used. Only the last run's ``model`` stays set."""
     problems = comparison_problems(spec, repeats, baseline)
     if problems:
         raise SpecError(problems)
@@ -106,20 +112,28 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
     result = ComparisonResult([], [], comparison)
     base_spec = baseline_spec(spec)
     schedule: tuple[int, ...] | None = None
+    def finished(run_result: RunResult) -> RunResult:
+        if keep is not None:
+            keep(run_result)
+        return run_result
+
     for trial in range(1, repeats + 1):
+        if result.baselines:
+            release_device_memory(result.results)
         with baseline_math(baseline):  # the run labels itself with what it computed in
             base = run(base_spec, reporter, oom_retry=False,
                        place=RunPlace("baseline", trial, repeats, comparison),
                        sample_at=schedule)
-        result.baselines.append(base)
+        result.baselines.append(finished(base))
         if schedule is None:  # every later run samples where the first one did
             schedule = base.sampled_steps
         if reporter.should_stop():
             break
+        release_device_memory([base])
         mixed = run(spec, reporter, oom_retry=False,
                     initial_weights=result.baseline.initial_weights,
                     place=RunPlace("mixed", trial, repeats, comparison), sample_at=schedule)
-        result.mixeds.append(mixed)
+        result.mixeds.append(finished(mixed))
         if reporter.should_stop() or not (base.ok and mixed.ok):
             break  # a failed pair would fail again: the trials share seed and weights
     return result

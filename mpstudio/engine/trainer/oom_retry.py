@@ -1,7 +1,11 @@
-"""Out of memory: say what did not fit, and try again at half the batch.
+"""Out of memory: recognise it, say what did not fit, and try again at half the batch.
 
-A run that raises ResourceExhaustedError ends as a failed attempt (recorded, with
-the batch and memory in its reason). With ``aids.oom_retry`` on, the run starts
+GPU memory running out is not always ResourceExhaustedError: copying a batch to the
+GPU fails as InternalError "Dst tensor is not initialized" (tensorflow/tensorflow#7025),
+cuBLAS as a failed allocation or GEMM launch, cuDNN as UnknownError "Failed to get
+convolution algorithm", XLA as "Out of memory while trying to allocate". Each is an
+out-of-memory failure of the attempt (recorded, with the batch and memory in its
+reason). With ``aids.oom_retry`` on, the run starts
 again from the same seed at half the batch and the linearly scaled learning rate
 (the linear scaling rule, so each example still moves the weights as much), down
 to ``aids.min_batch_size``. Each retry is an OomRetry event; the attempt that fits
@@ -16,9 +20,44 @@ from typing import Any
 
 from mpstudio.engine.events import OomRetry, Reporter
 from mpstudio.engine.spec import RunSpec
+from mpstudio.engine.trainer.memory_release import release_device_memory
 
 _DTYPE_BYTES = {"float": 4, "half": 2, "bfloat16": 2, "double": 8, "int32": 4, "int64": 8,
                 "float32": 4, "float16": 2, "float64": 8, "int8": 1, "uint8": 1}
+# (what TensorFlow's message says, what it means for the user), most specific first
+OOM_MESSAGES: tuple[tuple[str, str], ...] = (
+    ("OOM when allocating", "TensorFlow could not allocate a tensor"),
+    ("out of memory while trying to allocate", "XLA could not allocate a buffer"),
+    ("Dst tensor is not initialized", "a tensor could not be copied to the GPU"),
+    ("CUBLAS_STATUS_ALLOC_FAILED", "cuBLAS could not allocate its workspace"),
+    ("failed to create cublas handle", "cuBLAS could not start (no memory left for it)"),
+    ("BLAS operation using StreamExecutor without BLAS support",
+     "cuBLAS could not start (no memory left for it)"),
+    ("GEMM launch failed", "cuBLAS could not launch a matrix multiply"),
+    ("Failed to get convolution algorithm",
+     "cuDNN could not start a convolution (no memory left for it)"),
+    ("CUDNN_STATUS_ALLOC_FAILED", "cuDNN could not allocate its workspace"),
+    ("CUDA_ERROR_OUT_OF_MEMORY", "the CUDA driver ran out of memory"),
+    ("out of memory", "the device ran out of memory"),
+)
+
+
+def out_of_memory(exc: BaseException) -> str | None:
+    """What ran out, in words, when ``exc`` is TensorFlow running out of device memory
+    in any of its forms; None for anything else."""
+    import tensorflow as tf
+
+    if not isinstance(exc, tf.errors.OpError):
+        return None
+    text = str(exc).lower()
+    for marker, meaning in OOM_MESSAGES:
+        if marker.lower() in text:
+            return meaning
+    if isinstance(exc, tf.errors.ResourceExhaustedError):
+        return "TensorFlow could not allocate memory"
+    return None
+
+
 _TENSOR = re.compile(r"allocating tensor with shape\s*\[([\d,\s]*)\]\s*and type\s*(\w+)")
 
 
@@ -40,7 +79,8 @@ def failed_allocation(message: str) -> str:
 
 def run_with_retries(spec: RunSpec, reporter: Reporter, enabled: bool,
                      attempt: Callable[[RunSpec, int], Any]) -> Any:
-    """``attempt(spec, retries_so_far)`` runs once and returns a RunResult."""
+    """``attempt(spec, retries_so_far)`` runs once and returns a RunResult. A failed
+    attempt is dropped and its memory released before the retry builds its model."""
     retries = 0
     current = spec
     while True:
@@ -60,3 +100,5 @@ def run_with_retries(spec: RunSpec, reporter: Reporter, enabled: bool,
                      f"with the batch; retries stop below batch {spec.aids.min_batch_size})")))
         current = current.replace(batch_size=half, learning_rate=rate)
         retries += 1
+        release_device_memory([result])
+        del result  # nor its initial weights

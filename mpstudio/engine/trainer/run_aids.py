@@ -77,16 +77,15 @@ def diagnose_divergence(model: keras.Model, bundle: DataBundle, divergence: Dive
     return found
 
 
-def oom_reason(spec: RunSpec, placement: Placement, params: int, message: str,
+def oom_reason(spec: RunSpec, placement: Placement, params: int, what: str, message: str,
                peak: int | None) -> str:
+    """``what``: what ran out, in words (oom_retry.out_of_memory); ``message``:
+    TensorFlow's own, which may name the allocation that failed."""
     per_replica = " per replica" if placement.replicas > 1 else ""
     tried = failed_allocation(message)
-    used = []
-    if tried:
-        used.append(f"it could not allocate {tried}")
+    found = [f"it could not allocate {tried}" if tried else what]
     if peak:
-        used.append(f"{peak / 2**20:,.0f} MiB were in use at the peak")
-    memory = f"; {' and '.join(used)}" if used else ""
+        found.append(f"{peak / 2**20:,.0f} MiB were in use at the peak")
     return (f"out of memory at batch size {spec.batch_size}{per_replica} ({params:,} "
-            f"parameters, {spec.precision}{memory}): lower the batch size, or use mixed "
-            "precision to halve activation memory")
+            f"parameters, {spec.precision}; {' and '.join(found)}): lower the batch size, "
+            "or use mixed precision to halve activation memory")

@@ -52,7 +52,7 @@ from mpstudio.engine.trainer.monitor import (
     RunMonitor,
     auto_log_every,
 )
-from mpstudio.engine.trainer.oom_retry import run_with_retries
+from mpstudio.engine.trainer.oom_retry import out_of_memory, run_with_retries
 from mpstudio.engine.trainer.run_aids import (
     diagnose_divergence,
     hook_aids,
@@ -70,7 +70,7 @@ CallbackFactory = Callable[[RunSpec], Sequence[keras.callbacks.Callback]]
 class RunResult:
     spec: RunSpec
     summary: RunSummary
-    model: keras.Model
+    model: keras.Model | None  # None once let go of (kept on disk: see memory_release)
     initial_weights: list[np.ndarray]  # the weights before training (for comparisons)
     epochs: list[EpochMetrics]
     warnings: list[str]
@@ -147,7 +147,7 @@ def build_compiled_model(
     try:
         with scope:
             model = build_model(spec.template, bundle.input_shape, bundle.num_classes,
-                                spec.precision)
+                                spec.precision, input_scale=bundle.input_scale)
             if initial_weights is not None:
                 model.set_weights(initial_weights)
             optimizer = make_optimizer(spec, plan, adjustable=spec.aids.reduce_lr_on_plateau)
@@ -163,12 +163,12 @@ def build_compiled_model(
                     auto_scale_loss=False,  # the scaling is exactly what make_optimizer built
                 )
             xla = decide_xla(spec, devices, strategy_name, requested, model)
-    except tf.errors.ResourceExhaustedError:
-        raise RunSetupError(
-            f"out of memory while building {spec.template!r} for input "
-            f"{'x'.join(map(str, bundle.input_shape))}: pick a smaller template or input"
-        ) from None
     except Exception as exc:
+        if out_of_memory(exc):
+            raise RunSetupError(
+                f"out of memory while building {spec.template!r} for input "
+                f"{'x'.join(map(str, bundle.input_shape))} ({out_of_memory(exc)}): pick a "
+                "smaller template or input") from None
         raise RunSetupError(
             f"could not build {spec.template!r}: {type(exc).__name__}: {exc}"
         ) from exc
@@ -370,21 +370,23 @@ def _attempt(
                       loop is not None, callbacks)
 
     problem: tuple[str, str, int] | None = None  # (reason, kind, step)
-    oom: str | None = None
+    oom: tuple[str, str] | None = None  # (what ran out, TensorFlow's message)
     try:
         if loop:
             loop.run(bundle, monitor, epochs)
         else:
             run_fit(model, bundle, monitor, epochs, callbacks)
-    except tf.errors.ResourceExhaustedError as exc:
-        oom = str(exc)
     except tf.errors.OpError as exc:
+        what = out_of_memory(exc)
         lost = lost_peer_message(str(exc), placement.cluster, monitor.steps)
-        problem = (
-            lost or f"training failed at step {monitor.steps}: {type(exc).__name__}: {exc}",
-            "worker_lost" if lost else "error",
-            monitor.steps,
-        )
+        if what:
+            oom = (what, str(exc))
+        else:
+            problem = (
+                lost or f"training failed at step {monitor.steps}: {type(exc).__name__}: {exc}",
+                "worker_lost" if lost else "error",
+                monitor.steps,
+            )
     except Exception as exc:  # a run must end with a reason, never a crash
         problem = (
             f"training failed at step {monitor.steps}: {type(exc).__name__}: {exc}",
@@ -401,7 +403,7 @@ def _attempt(
 
     peak = memory.finish()
     if oom is not None:
-        problem = (oom_reason(spec, placement, model_summary.params, oom, peak.largest),
+        problem = (oom_reason(spec, placement, model_summary.params, *oom, peak.largest),
                    "out_of_memory", monitor.steps)
     if problem is not None:
         status = "diverged" if problem[1] == "diverged" else "failed"
