@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 from mpstudio import __version__, cli_tensorboard
 from mpstudio.cli_aids import add_aid_options, apply_aid_options
 from mpstudio.cli_data import add_data_commands, run_data_command
+from mpstudio.cli_doctor import add_doctor_command, run_doctor_command
 from mpstudio.cli_export import add_export_command, run_export_command
 from mpstudio.cli_hw import add_hw_command, run_hw_command
 from mpstudio.cli_runs import add_runs_command, run_runs_command
@@ -133,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
                          " TF32 on Ampere and newer GPUs), float32 (TF32 off) or tf32")
     add_data_commands(commands, _source_options)
     add_hw_command(commands)
+    add_doctor_command(commands)
     add_runs_command(commands)
     add_export_command(commands)
     cli_tensorboard.add_parser(commands)
@@ -369,6 +371,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_data_command(args)
     if args.command == "hw":
         return run_hw_command(args)
+    if args.command == "doctor":
+        return run_doctor_command(args)
     if args.command == "runs":
         return run_runs_command(args)
     if args.command == "tensorboard":

@@ -21,6 +21,7 @@ from mpstudio.engine.spec import RunSpec
 from mpstudio.ui import engine_jobs
 from mpstudio.ui.background_work import BackgroundWork
 from mpstudio.ui.comparison_card_view import ComparisonCardView
+from mpstudio.ui.doctor_dialog import DoctorActions
 from mpstudio.ui.engine_thread import EngineThread
 from mpstudio.ui.export_actions import ExportActions
 from mpstudio.ui.file_actions import FileActions
@@ -61,6 +62,7 @@ class MainWindow(QMainWindow):
         self.exports = ExportActions(self)
         self.history_actions = HistoryActions(self)
         self.tensorboard = TensorBoardActions(self)
+        self.doctor = DoctorActions(self)
         self._connect()
         self._restore()
         self.history_actions.open()
@@ -175,7 +177,8 @@ class MainWindow(QMainWindow):
 
     # ----------------------------------------------------------------- runs
     def start_run(self) -> None:
-        if self.runs.active or not self.background.tf_ready or self.background.measuring:
+        if (self.runs.active or not self.background.tf_ready or self.background.measuring
+                or self.doctor.busy):
             return
         spec = self.setup.spec()
         comparison = self.setup.comparison()
@@ -260,13 +263,17 @@ class MainWindow(QMainWindow):
         running = self.runs.active
         ready = self.background.tf_ready
         measuring = self.background.measuring
-        self.setup.set_state(tf_ready=ready and not measuring, running=running)
-        if measuring:
-            self.setup.run_button.setToolTip("Wait for the measurement to end (or stop it)")
-        self.actions.start.setEnabled(ready and not running and not measuring)
+        checking = self.doctor.busy
+        self.setup.set_state(tf_ready=ready and not measuring and not checking, running=running)
+        if measuring or checking:
+            self.setup.run_button.setToolTip(
+                f"Wait for the {'measurement' if measuring else 'training check'} to end "
+                "(or stop it)")
+        idle = ready and not running and not measuring and not checking
+        self.actions.start.setEnabled(idle)
         self.actions.stop.setEnabled(running)
-        self.actions.measure.setEnabled(ready and not running and not measuring)
-        self.actions.hardware_check.setEnabled(ready and not running and not measuring)
+        self.actions.measure.setEnabled(idle)
+        self.actions.hardware_check.setEnabled(idle)
         self.actions.open_config.setEnabled(not running)
         self.actions.import_dataset.setEnabled(not running)
         self.exports.update_state()

@@ -21,6 +21,7 @@ class WindowActions:
     stop: QAction
     hardware_check: QAction
     measure: QAction
+    check_training: QAction
     open_tensorboard: QAction
     help_page: QAction
     about: QAction
@@ -63,6 +64,10 @@ def build_actions(window: QMainWindow) -> WindowActions:
                                tip="Detect the devices and what each precision does on them"),
         measure=_action(window, "&Measure precisions", "measure", "Ctrl+Shift+M",
                         tip="Time float32, float16 and bfloat16 kernels on this machine"),
+        check_training=_action(window, "Chec&k training on this machine…", "checkTraining",
+                               tip="A few real training steps per template and precision, "
+                               "the build, driver, TF32 and timing, as a pass/warn/fail "
+                               "report (also `mpstudio doctor`)"),
         open_tensorboard=_action(window, "Open in &TensorBoard", "openTensorBoard",
                                  "Ctrl+Shift+T", tip="Show the TensorBoard logs of the run "
                                  "selected in History (or the last run) in the browser"),
@@ -77,7 +82,7 @@ def build_actions(window: QMainWindow) -> WindowActions:
         file_menu.addSeparator() if item is None else file_menu.addAction(item)
     run_menu = bar.addMenu("&Run")
     for item in (actions.start, actions.stop, None, actions.hardware_check, actions.measure,
-                 None, actions.open_tensorboard):
+                 actions.check_training, None, actions.open_tensorboard):
         run_menu.addSeparator() if item is None else run_menu.addAction(item)
     help_menu = bar.addMenu("&Help")
     help_menu.addAction(actions.help_page)

@@ -1,0 +1,66 @@
+"""Keep a report shareable: no home folder, user name or host name in its text.
+
+A doctor report is meant to be attached to a public bug report. Its reasons quote
+error messages, and those can hold paths (a settings file, a cache folder): the
+home folder becomes ``~``, and the user and host names become placeholders.
+"""
+
+from __future__ import annotations
+
+import getpass
+import re
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+MIN_NAME = 3  # shorter names would match ordinary words ("a", "pc")
+
+
+def identity() -> tuple[str, str, str]:
+    """This machine's home folder, user name and host name."""
+    try:
+        user = getpass.getuser()
+    except Exception:  # no user database entry (some containers)
+        user = ""
+    try:
+        host = socket.gethostname()
+    except OSError:
+        host = ""
+    return str(Path.home()), user, host
+
+
+def make_scrubber(home: str, user: str, host: str) -> Callable[[str], str]:
+    """A function that takes ``home``, ``user`` and ``host`` out of a text."""
+    rules: list[tuple[re.Pattern[str], str]] = []
+    if home and home not in ("/", "\\"):
+        rules.append((re.compile(re.escape(home.rstrip("/\\")) + r"(?=[/\\]|\b|$)"), "~"))
+    for name, placeholder in ((user, "<user>"), (host, "<host>")):
+        if not name:
+            continue
+        # Always as a path component (/home/NAME/...); as a word only when long enough.
+        rules.append((re.compile(r"(?<=[/\\])" + re.escape(name) + r"(?=[/\\]|$)"),
+                      placeholder))
+        if len(name) >= MIN_NAME:
+            rules.append((re.compile(r"(?<![\w.-])" + re.escape(name) + r"(?![\w-])"),
+                          placeholder))
+
+    def scrub(text: str) -> str:
+        for pattern, placeholder in rules:
+            text = pattern.sub(placeholder, text)
+        return text
+
+    return scrub
+
+
+def scrubbed(value: Any, scrub: Callable[[str], str] | None = None) -> Any:
+    """``value`` (strings, dicts, lists, tuples of them) with every string scrubbed."""
+    scrub = scrub or make_scrubber(*identity())
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {scrub(str(k)) if isinstance(k, str) else k: scrubbed(v, scrub)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(scrubbed(v, scrub) for v in value)
+    return value

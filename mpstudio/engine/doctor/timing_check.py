@@ -1,0 +1,97 @@
+"""The doctor's timing line: a short synthetic float32-vs-mixed comparison (the
+comparison the CLI and the GUI run: same seed and weights, trials alternating),
+judged by what the device is expected to do."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+
+from mpstudio.engine.datasets.errors import DataLoadStopped
+from mpstudio.engine.doctor.checks import TIMING, Check, not_run
+from mpstudio.engine.doctor.plan import DoctorPlan
+from mpstudio.engine.doctor.training_check import DoctorReporter
+from mpstudio.engine.spec import Distribution, RunSpec, SpecError, TrainingAids
+from mpstudio.engine.trainer.compare import ComparisonResult, compare
+from mpstudio.engine.trainer.runner import RunSetupError
+
+FASTER = 1.15  # the advisor's band: above this mixed precision is clearly faster
+
+
+def timing_spec(plan: DoctorPlan, policy: str,
+                distribution: Distribution | None = None) -> RunSpec:
+    return RunSpec(
+        dataset="synthetic", template=plan.timing_template, precision=policy,
+        batch_size=plan.timing_batch_size, steps=plan.timing_steps, epochs=1,
+        validation_split=0.0, learning_rate=plan.learning_rate, seed=0, xla="auto",
+        log_every_steps=max(1, plan.timing_steps // 6),
+        distribute=distribution or Distribution(), aids=TrainingAids(oom_retry=False),
+        dataset_options={"shape": list(plan.timing_shape), "classes": plan.classes,
+                         "samples": plan.timing_batch_size * plan.timing_steps},
+    )
+
+
+def timing_name(plan: DoctorPlan, policy: str) -> str:
+    return f"{plan.timing_template} float32 vs {policy}"
+
+
+def run_timing(plan: DoctorPlan, policy: str, device: str, fast_half: bool,
+               should_stop: Callable[[], bool],
+               distribution: Distribution | None = None) -> Check:
+    """Time float32 against ``policy`` on ``device`` ("GPU", "TPU", "CPU"); ``fast_half``:
+    the device has units that make ``policy`` faster (Tensor Cores, a TPU)."""
+    name = timing_name(plan, policy)
+    reporter = DoctorReporter(should_stop)
+    try:
+        result = compare(timing_spec(plan, policy, distribution), reporter,
+                         repeats=plan.timing_repeats)
+    except DataLoadStopped:
+        return not_run(TIMING, name)
+    except (SpecError, RunSetupError) as exc:
+        return Check(TIMING, name, "fail", f"the timing could not start: {exc}")
+    except Exception as exc:  # reported, and the doctor goes on
+        return Check(TIMING, name, "fail", f"the timing crashed: {type(exc).__name__}: {exc}")
+    return judge_timing(name, result, policy, device, fast_half)
+
+
+def _median(values: list[float | None]) -> float | None:
+    seen = [v for v in values if v]
+    return statistics.median(seen) if seen else None
+
+
+def judge_timing(name: str, result: ComparisonResult, policy: str, device: str,
+                 fast_half: bool) -> Check:
+    runs = result.results
+    failed = next((r for r in runs if r.failure is not None), None)
+    if failed is not None:
+        return Check(TIMING, name, "fail", f"the {failed.summary.label} run failed: "
+                     f"{failed.failure.reason}")
+    if any(r.summary.status == "stopped" for r in runs) or not result.mixeds:
+        return not_run(TIMING, name)
+    base = _median([r.summary.steady_examples_per_sec for r in result.baselines])
+    mixed = _median([r.summary.steady_examples_per_sec for r in result.mixeds])
+    ratio = result.speedup
+    base_label = result.baseline.summary.label.split(" · ")[0].removesuffix(" baseline")
+    details = {"baseline": base_label, "policy": policy, "ratio": ratio,
+               "baseline_examples_per_sec": base, "mixed_examples_per_sec": mixed,
+               "trials": len(result.mixeds), "device": result.baseline.summary.device}
+    if ratio is None or base is None or mixed is None:
+        return Check(TIMING, name, "warn", "too few steps after the warm-up to time: "
+                     "run the full check (without --quick)", details)
+    speeds = (f"{policy} ran at {ratio:.2f}x {base_label} ({mixed:,.0f} vs {base:,.0f} "
+              "examples/s)")
+    if device == "CPU":
+        why = ("CPUs without native half-precision math run mixed precision slower; expected"
+               if ratio < 1 else "mixed precision is not slower on this CPU")
+        return Check(TIMING, name, "pass", f"{speeds}: {why}", details)
+    if ratio >= FASTER:
+        return Check(TIMING, name, "pass", f"{speeds}: mixed precision pays off here", details)
+    if ratio >= 1 or not fast_half:
+        return Check(TIMING, name, "pass", f"{speeds}: little gain on this small synthetic "
+                     "model; bigger models and batches gain more (mpstudio compare with your "
+                     "own model tells)", details)
+    units = "Tensor Cores" if device == "GPU" else "the TPU's matrix units"
+    return Check(TIMING, name, "warn", f"{speeds}: slower despite {units}, most likely "
+                 f"because the model is too small to fill the {device} (the time goes to "
+                 "launching kernels and casts, not to math); time your own model with "
+                 "mpstudio compare before you conclude", details)
