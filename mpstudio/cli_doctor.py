@@ -17,6 +17,7 @@ from mpstudio.cli_support import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    StopFlag,
     ctrl_c_stops,
     make_console,
     tensorflow_logs_hidden,
@@ -47,17 +48,6 @@ def add_doctor_command(commands: Any) -> None:
     add("-o", "--html", metavar="REPORT.html",
         help="also write the report as one self-contained HTML page")
     add("--json-out", metavar="REPORT.json", help="also write the report as JSON")
-
-
-class _Stop:
-    def __init__(self) -> None:
-        self.stopped = False
-
-    def stop(self) -> None:
-        self.stopped = True
-
-    def should_stop(self) -> bool:
-        return self.stopped
 
 
 def _argument_problems(args: argparse.Namespace) -> tuple[list[str], tuple[str, ...] | None]:
@@ -92,7 +82,7 @@ def run_doctor_command(args: argparse.Namespace) -> int:
         from mpstudio.engine.doctor.report_files import report_json, write_reports
         from mpstudio.engine.report.files import ReportError
     out, err = make_console(stderr=False), make_console(stderr=True)
-    stopper = _Stop()
+    stopper = StopFlag()
     progress = Progress(TextColumn("checking {task.description}"), BarColumn(),
                         MofNCompleteColumn(), console=err, transient=True, disable=args.json)
     task = progress.add_task("", total=None)

@@ -13,6 +13,7 @@ from mpstudio.cli_support import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    StopFlag,
     ctrl_c_stops,
     make_console,
     tensorflow_logs_hidden,
@@ -73,17 +74,6 @@ def _save_memory_settings(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-class _Stop:
-    def __init__(self) -> None:
-        self.stopped = False
-
-    def stop(self) -> None:
-        self.stopped = True
-
-    def should_stop(self) -> bool:
-        return self.stopped
-
-
 def run_hw_command(args: argparse.Namespace) -> int:
     if args.memory_growth is not None or args.memory_limit is not None:
         return _save_memory_settings(args)
@@ -98,7 +88,7 @@ def run_hw_command(args: argparse.Namespace) -> int:
 
         from mpstudio.engine.hardware.check import run_hardware_check
     out, err = make_console(stderr=False), make_console(stderr=True)
-    stopper = _Stop()
+    stopper = StopFlag()
     progress = Progress(TextColumn("measuring {task.description}"), BarColumn(),
                         MofNCompleteColumn(), console=err, transient=True,
                         disable=args.json or not args.measure)

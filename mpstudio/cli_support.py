@@ -62,6 +62,19 @@ def tensorflow_logs_hidden() -> Iterator[None]:
         yield
 
 
+class StopFlag:
+    """A stop request for work that polls ``should_stop`` (what ctrl_c_stops sets)."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    def should_stop(self) -> bool:
+        return self.stopped
+
+
 @contextlib.contextmanager
 def ctrl_c_stops(reporter) -> Iterator[None]:
     """First Ctrl-C stops cooperatively after the current step; a second one aborts."""

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import getpass
-import re
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap

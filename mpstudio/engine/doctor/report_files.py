@@ -12,7 +12,13 @@ from typing import Any
 
 from mpstudio.engine.doctor.checks import DoctorReport
 from mpstudio.engine.report.files import atomic_write_text
-from mpstudio.engine.report.html_parts import PAGE_STYLE, esc, side_by_side, value_text
+from mpstudio.engine.report.html_parts import (
+    PAGE_STYLE,
+    esc,
+    page_head,
+    side_by_side,
+    value_text,
+)
 
 STATUS_COLOR = {"pass": "#1e8e3e", "warn": "#b06000", "fail": "#c5221f", "skipped": "#616e7c"}
 
@@ -57,16 +63,8 @@ def render_html(report: DoctorReport, generated: dt.datetime | None = None) -> s
     which = "quick set" if report.plan.get("quick") else "full set"
     title = "mpstudio doctor: training on this machine"
     parts = [
-        "<!DOCTYPE html>",
-        '<html xmlns="http://www.w3.org/1999/xhtml" lang="en">',
-        '<head><meta charset="utf-8"/>'
-        '<meta name="viewport" content="width=device-width, initial-scale=1"/>'
-        f'<meta name="generator" content="mpstudio"/><title>{esc(title)}</title>'
-        f"<style>{_STYLE}</style></head>",
-        '<body><div class="page">',
-        f"<header><h1>{esc(title)}</h1>"
-        f'<p class="meta">{esc(which)} on the {esc(report.plan.get("device", "?"))} · '
-        f"{report.seconds:.0f} s · generated {esc(when)}</p></header>",
+        *page_head(title, _STYLE, f"{which} on the {report.plan.get('device', '?')} · "
+                                  f"{report.seconds:.0f} s · generated {when}"),
         f'<p class="verdict verdict-{kind}">{esc(report.summary())}</p>',
         "<h2>Checks</h2>",
         _checks_table(report),

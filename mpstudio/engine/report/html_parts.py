@@ -54,6 +54,21 @@ def esc(value: Any) -> str:
     return escape(str(value))
 
 
+def page_head(title: str, style: str, meta: str) -> list[str]:
+    """The opening of an mpstudio report page (polyglot XHTML, no external references)
+    up to its header: ``meta`` is the line under the title, as text."""
+    return [
+        "<!DOCTYPE html>",
+        '<html xmlns="http://www.w3.org/1999/xhtml" lang="en">',
+        '<head><meta charset="utf-8"/>'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"/>'
+        f'<meta name="generator" content="mpstudio"/><title>{esc(title)}</title>'
+        f"<style>{style}</style></head>",
+        '<body><div class="page">',
+        f'<header><h1>{esc(title)}</h1><p class="meta">{esc(meta)}</p></header>',
+    ]
+
+
 def card_table(card: ComparisonCard) -> str:
     """The card's own text (card_rows), so the page shows the very numbers the
     window and the terminal show."""

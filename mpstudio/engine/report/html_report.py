@@ -21,6 +21,7 @@ from mpstudio.engine.report.html_parts import (
     card_table,
     charts,
     esc,
+    page_head,
     runs_table,
     side_by_side,
     swatch,
@@ -100,15 +101,7 @@ def render_html(
                     + side_by_side(base_name, mixed_name, first_b.hardware, first_m.hardware,
                                  "item"))
     parts = [
-        "<!DOCTYPE html>",
-        '<html xmlns="http://www.w3.org/1999/xhtml" lang="en">',
-        '<head><meta charset="utf-8"/>'
-        '<meta name="viewport" content="width=device-width, initial-scale=1"/>'
-        f'<meta name="generator" content="mpstudio"/><title>{esc(title)}</title>'
-        f"<style>{_STYLE}</style></head>",
-        '<body><div class="page">',
-        f"<header><h1>{esc(title)}</h1>"
-        f'<p class="meta">{esc(data)}{esc(trial_text)} · generated {esc(when)}</p></header>',
+        *page_head(title, _STYLE, f"{data}{trial_text} · generated {when}"),
         f'<p class="verdict verdict-{kind}">{esc(card.verdict.sentence)}</p>',
         f'<p class="rule">{esc(RULE)}</p>',
         "<h2>Comparison card</h2>",
