@@ -68,6 +68,9 @@ def test_layer_table_and_loss_scaling_follow_the_precision(qtbot, window):
     # before any run: digits arrive as uint8 and the model's first layer scales them
     kinds = [table.item(r, 1).text() for r in range(2)]
     assert kinds == ["InputLayer", "Rescaling 1/16"] and computes[:2] == ["uint8", "float32"]
+    assert table.item(0, 2).foreground().color() != table.item(2, 2).foreground().color()
+    halves = computes.count("float16")
+    assert f"{halves} of {len(computes) - 1} layers compute in half" in layers.caption.text()
     assert layers.output_row_highlighted()
     assert "parameters" in layers.caption.text()
     assert w.setup.loss_scaling.mode.isEnabled()

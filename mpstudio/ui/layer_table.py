@@ -19,6 +19,7 @@ from mpstudio.engine.model_summary import ModelSummary
 
 COLUMNS = ("layer", "type", "compute", "variables", "params")
 HALF_COLOR = QColor("#c2410c")  # half-precision compute: the part mixed precision speeds up
+HALF_DTYPES = ("float16", "bfloat16")
 OUTPUT_BACKGROUND = QColor("#dcfce7")
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 OUTPUT_TIP = (
@@ -62,10 +63,12 @@ class LayerTable(QWidget):
 
     def show_summary(self, summary: ModelSummary, template: str) -> None:
         self.summary = summary
-        half = sum(1 for li in summary.layers if li.compute_dtype != "float32")
+        # The input row holds the data's dtype (uint8 images): it computes nothing.
+        computing = [li for li in summary.layers if li.kind != "InputLayer"]
+        half = sum(1 for li in computing if li.compute_dtype in HALF_DTYPES)
         head = f"<b>{template}</b>: {summary.params:,} parameters · under <b>{summary.policy}</b> "
         self.caption.setText(
-            head + f"{half} of {len(summary.layers)} layers compute in half precision, "
+            head + f"{half} of {len(computing)} layers compute in half precision, "
             "variables stay float32" if half else head + "every layer computes in float32"
         )
         self.table.setRowCount(len(summary.layers))
@@ -76,7 +79,7 @@ class LayerTable(QWidget):
                 item = QTableWidgetItem(text)
                 if column == 4:
                     item.setTextAlignment(RIGHT)
-                if column == 2 and text != "float32":
+                if column == 2 and text in HALF_DTYPES:
                     item.setForeground(QBrush(HALF_COLOR))
                 self.table.setItem(row, column, item)
         self._highlight_output(len(summary.layers) - 1)

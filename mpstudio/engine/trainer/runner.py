@@ -164,11 +164,12 @@ def build_compiled_model(
                 )
             xla = decide_xla(spec, devices, strategy_name, requested, model)
     except Exception as exc:
-        if out_of_memory(exc):
+        what = out_of_memory(exc)
+        if what:
             raise RunSetupError(
                 f"out of memory while building {spec.template!r} for input "
-                f"{'x'.join(map(str, bundle.input_shape))} ({out_of_memory(exc)}): pick a "
-                "smaller template or input") from None
+                f"{'x'.join(map(str, bundle.input_shape))} ({what}): pick a smaller "
+                "template or input") from None
         raise RunSetupError(
             f"could not build {spec.template!r}: {type(exc).__name__}: {exc}"
         ) from exc
