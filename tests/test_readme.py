@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,7 +22,17 @@ def test_quick_start_has_two_commands_launch_and_test():
     assert "pytest" in test and '".[test]"' in test
 
 
-def test_ci_runs_the_readme_test_command():
+def test_ci_runs_the_readme_test_command_and_the_linter():
     _, test = quick_start_commands()
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert test in ci
+    assert ".venv/bin/ruff check ." in ci  # as README's Development section runs it
+
+
+def test_every_picture_the_readme_shows_is_in_the_repository():
+    text = (ROOT / "README.md").read_text()
+    pictures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert pictures and all((ROOT / p).is_file() for p in pictures), pictures
+    ignored = subprocess.run(["git", "check-ignore", *pictures], cwd=ROOT,
+                             capture_output=True, text=True)
+    assert ignored.stdout == "", f"git ignores {ignored.stdout.split()}"

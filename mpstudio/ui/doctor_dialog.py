@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mpstudio.engine.doctor.checks import STATUS_COLOR
 from mpstudio.ui.engine_thread import Job
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from mpstudio.ui.main_window import MainWindow
 
 TITLE = "Check training on this machine"
-STATUS_COLOR = {"pass": "#1e8e3e", "warn": "#b06000", "fail": "#c5221f", "skipped": "#616e7c"}
 COLUMNS = ("section", "check", "status", "why")
 
 
@@ -86,7 +86,10 @@ class DoctorDialog(QDialog):
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
-        self.table.verticalHeader().hide()
+        rows = self.table.verticalHeader()
+        rows.hide()
+        # Each row as tall as its wrapped reason at the table's width, as that changes.
+        rows.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header = self.table.horizontalHeader()
         for column in range(len(COLUMNS) - 1):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
@@ -162,7 +165,6 @@ class DoctorDialog(QDialog):
             if column == 2:
                 item.setForeground(QBrush(QColor(STATUS_COLOR.get(check.status, "#1f2933"))))
             self.table.setItem(row, column, item)
-        self.table.resizeRowToContents(row)
         self.table.scrollToBottom()
 
     def show_report(self, report: DoctorReport) -> None:

@@ -61,6 +61,7 @@ class SourceData:
 
     def report(self) -> DataReport:
         counts = np.bincount(self.y_train, minlength=len(self.class_names))
+        in_model = self.in_model_scale()
         return DataReport(
             name=self.name,
             origin=self.origin,
@@ -73,8 +74,7 @@ class SourceData:
             raw_dtype=self.raw_dtype or str(self.x_train.dtype),
             raw_range=(float(self.x_train.min()), float(self.x_train.max())),
             scaling=self.scaling.describe() + (
-                " inside the model (batches stay uint8)"
-                if self.in_model_scale() is not None else ""),
+                " inside the model (batches stay uint8)" if in_model is not None else ""),
             notes=tuple(self.notes),
-            input_scale=self.in_model_scale(),
+            input_scale=in_model,
         )

@@ -15,6 +15,8 @@ from mpstudio.engine.json_values import json_ready
 Status = Literal["pass", "warn", "fail", "skipped"]
 STATUSES: tuple[Status, ...] = ("pass", "warn", "fail", "skipped")
 _SEVERITY = {"skipped": 0, "pass": 1, "warn": 2, "fail": 3}
+# How the table shows each status (the window's dialog and the HTML report alike).
+STATUS_COLOR = {"pass": "#1e8e3e", "warn": "#b06000", "fail": "#c5221f", "skipped": "#616e7c"}
 NOT_RUN = "not run (stopped)"
 
 # The sections of the table, in the order the doctor runs them.

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mpstudio.engine.doctor.checks import DoctorReport
+from mpstudio.engine.doctor.checks import STATUS_COLOR, DoctorReport
 from mpstudio.engine.report.files import atomic_write_text
 from mpstudio.engine.report.html_parts import (
     PAGE_STYLE,
@@ -19,8 +19,6 @@ from mpstudio.engine.report.html_parts import (
     side_by_side,
     value_text,
 )
-
-STATUS_COLOR = {"pass": "#1e8e3e", "warn": "#b06000", "fail": "#c5221f", "skipped": "#616e7c"}
 
 _STYLE = PAGE_STYLE + """
 .page { max-width: 1080px; }

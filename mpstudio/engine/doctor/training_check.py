@@ -194,7 +194,7 @@ def xla_finding(summary, model, asked: bool) -> tuple[str, bool]:
     """The XLA decision as taken, in the runner's words, and whether it is worth a
     warning: XLA was asked for and turned off (Keras does that for layers XLA cannot
     compile, such as the cuDNN LSTM on a GPU)."""
-    note = getattr(summary, "xla_note", "")
+    note = summary.xla_note
     taken = bool(summary.xla) and getattr(model, "jit_compile", True) is not False
     if asked and not taken:
         why = note.removeprefix("off: ").removeprefix("Keras turned XLA off: ") or (
