@@ -1,9 +1,10 @@
 """How the live charts keep up with a flood of step events.
 
-A plain Python thread plays the engine: it emits a RunStarted, then N StepMetrics
-(one per step, the worst case: a real run samples about 25 times an epoch) with
-loss-scale changes and an EpochMetrics every 10,000 steps, as fast as it can,
-into an ``EventRelay``. The GUI thread drains the relay into ``LiveCharts``,
+A plain Python thread plays the engine link's reader thread: it hands over a
+RunStarted, then N StepMetrics (one per step, the worst case: a real run samples
+about 25 times an epoch) with loss-scale changes and an EpochMetrics every 10,000
+steps, as fast as it can, into the link's ``Inbox``. The GUI thread drains the
+inbox into ``LiveCharts``,
 which redraws on its own timer. Meanwhile a 10 ms timer measures how late the
 GUI's event loop runs: the worst stall is what a user would feel as a frozen
 window.
@@ -39,7 +40,7 @@ from PySide6.QtWidgets import QApplication
 
 from mpstudio.engine.events import RunWarning
 from mpstudio.ui.chart_demo import synthetic_run
-from mpstudio.ui.event_relay import EventRelay
+from mpstudio.ui.engine_client.inbox import Inbox
 from mpstudio.ui.latency_probe import LatencyProbe
 from mpstudio.ui.live_charts import LiveCharts
 
@@ -49,10 +50,10 @@ PROBE_MS = 10
 DONE = RunWarning("benchmark: no more events")  # the charts ignore warnings
 
 
-def produce(relay: EventRelay, n: int, yield_every: int, pause: float) -> None:
+def produce(inbox: Inbox, n: int, yield_every: int, pause: float) -> None:
     """The engine's side: every event as fast as Python makes them, letting go of the
     GIL every ``yield_every`` events (0: never)."""
-    emit = relay.emit
+    emit = inbox.put
     events = synthetic_run(
         "mixed_float16", steps=n, steps_per_epoch=10_000, log_every=1, batch_size=256,
         warmup_samples=20, startup_overflows=3, overflow_rate=0.0005, growth_steps=2000,
@@ -79,23 +80,23 @@ def main(argv: list[str] | None = None) -> int:
     charts = LiveCharts()
     charts.resize(1100, 650)
     charts.show()
-    relay = EventRelay()
+    inbox = Inbox()  # the engine link's: what the reader thread hands the GUI
     probe = LatencyProbe(PROBE_MS)
     loop = QEventLoop()
     ended: list[float] = []
     redraws_at_end: list[int] = []
 
     def on_ready() -> None:
-        batch = relay.drain()
+        batch = inbox.drain()
         charts.add_events(batch)
         if batch and batch[-1] is DONE:
             ended.append(time.perf_counter())
             redraws_at_end.append(charts.redraws)
             loop.quit()
 
-    relay.ready.connect(on_ready)
+    inbox.arrived.connect(on_ready)
     producer = threading.Thread(
-        target=produce, args=(relay, n, args.yield_every, args.pause), name="fake-engine"
+        target=produce, args=(inbox, n, args.yield_every, args.pause), name="fake-engine"
     )
     app.processEvents()
     started = time.perf_counter()

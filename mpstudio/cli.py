@@ -29,12 +29,12 @@ from mpstudio.cli_support import (
     ctrl_c_stops,
     ended_early,
     make_console,
-    tensorflow_logs_hidden,
     usage_error,
 )
 from mpstudio.engine.datasets.registry import dataset_names, is_registered
 from mpstudio.engine.datasets.user_sources import looks_like_path
 from mpstudio.engine.json_values import json_ready
+from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 from mpstudio.engine.spec import (
     LOOPS,
     LOSS_SCALING_MODES,

@@ -12,7 +12,6 @@ from mpstudio.cli_support import (
     ctrl_c_stops,
     ended_early,
     make_console,
-    tensorflow_logs_hidden,
     usage_error,
 )
 from mpstudio.engine.datasets.registry import (
@@ -22,6 +21,7 @@ from mpstudio.engine.datasets.registry import (
     dataset_problems,
     display_name,
 )
+from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
 
 def add_data_commands(commands: Any, source_options: Callable[[Any], None]) -> None:

@@ -20,9 +20,9 @@ from mpstudio.cli_support import (
     StopFlag,
     ctrl_c_stops,
     make_console,
-    tensorflow_logs_hidden,
     usage_error,
 )
+from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 from mpstudio.engine.templates.registry import template_names
 
 if TYPE_CHECKING:

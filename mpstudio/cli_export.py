@@ -13,7 +13,6 @@ from mpstudio.cli_support import (
     EXIT_FAILED,
     EXIT_OK,
     make_console,
-    tensorflow_logs_hidden,
     usage_error,
 )
 from mpstudio.engine.export.formats import (
@@ -26,6 +25,7 @@ from mpstudio.engine.export.formats import (
     unavailable_reason,
 )
 from mpstudio.engine.export.placement import target_problem
+from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
 ALL = "all"
 

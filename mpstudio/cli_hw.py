@@ -16,7 +16,6 @@ from mpstudio.cli_support import (
     StopFlag,
     ctrl_c_stops,
     make_console,
-    tensorflow_logs_hidden,
     usage_error,
 )
 from mpstudio.engine.app_settings import (
@@ -27,6 +26,7 @@ from mpstudio.engine.app_settings import (
     save_settings,
     settings_path,
 )
+from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
 
 def add_hw_command(commands: Any) -> None:

@@ -4,14 +4,11 @@ start-up, Ctrl-C as a cooperative stop, and a console sized for logs."""
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import sys
 from collections.abc import Iterator
 
 from rich.console import Console
-
-from mpstudio.engine.quiet_stderr import stderr_hidden
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
@@ -37,29 +34,6 @@ def usage_error(command: str, problems: list[str]) -> int:
     for problem in problems:
         print(f"mpstudio {command}: error: {problem}", file=sys.stderr)
     return EXIT_USAGE
-
-
-def tensorflow_logs_wanted() -> bool:
-    """The user asked for TensorFlow's start-up logs: TF_CPP_MIN_LOG_LEVEL=0. Those lines
-    are INFO (and a CUDA probe's ERROR on machines without a GPU), which levels 1-3 say
-    the user does not want; absl just prints them before it reads the level."""
-    return os.environ.get("TF_CPP_MIN_LOG_LEVEL", "").strip() == "0"
-
-
-@contextlib.contextmanager
-def tensorflow_logs_hidden() -> Iterator[None]:
-    """Import TensorFlow without its C++ start-up chatter (absl's "All log messages
-    before absl::InitializeLog()", oneDNN and CUDA probing notes). absl writes those
-    pre-init lines straight to file descriptor 2 whatever TF_CPP_MIN_LOG_LEVEL says (twice
-    in TF 2.21's `import tensorflow`), so only hiding fd 2 silences them. The one place
-    that decides, for the CLI and the window alike; TF_CPP_MIN_LOG_LEVEL=0 shows them."""
-    if tensorflow_logs_wanted():
-        yield
-        return
-    # Once started, TensorFlow honours the level: a user's 1 or 2 stays theirs.
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    with stderr_hidden():
-        yield
 
 
 class StopFlag:

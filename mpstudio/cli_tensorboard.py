@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_scalars(logdir: Path, args: argparse.Namespace) -> int:
-    from mpstudio.cli_support import tensorflow_logs_hidden
+    from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
     with tensorflow_logs_hidden():
         from mpstudio.engine.tensorboard_log import read_scalars

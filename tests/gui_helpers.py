@@ -36,9 +36,8 @@ def close_window(qtbot, window: MainWindow) -> None:
     except Exception:
         state = _close_state(window)
         window.engine.shutdown(wait_ms=30_000)
-        window.data_thread.shutdown(wait_ms=30_000)
         raise AssertionError(f"the window did not close: {state}") from None
-    assert not window.engine.running and not window.data_thread.running
+    assert window.engine.pid is None, "the engine process outlived the window"
 
 
 def _close_state(window: MainWindow) -> str:
@@ -46,10 +45,7 @@ def _close_state(window: MainWindow) -> str:
         return "the window was deleted before it closed"
     parts = [f"closing={window._closing}", f"hidden={window.isHidden()}",
              f"run active={window.runs.active}"]
-    for name in ("engine", "data_thread"):
-        thread = getattr(window, name)
-        parts.append(f"{name}: current={thread.current!r} queued={thread._queued!r} "
-                     f"running={thread.running}")
+    parts.append(f"engine jobs={window.engine.active()!r} pid={window.engine.pid}")
     return "; ".join(parts)
 
 

@@ -12,19 +12,37 @@ import sys
 
 from test_cli import TENSORFLOW_NOISE
 
-# launch() as `mpstudio` runs it (the window shows, then closes at once), then the job
-# the window's engine thread runs first: importing TensorFlow.
+# launch() as `mpstudio` runs it (the window shows, then closes at once); then a window
+# whose engine process loads TensorFlow (its stderr is the terminal's too).
 LAUNCH_THEN_LOAD = """
 import os
 os.environ["MPSTUDIO_EXIT_AFTER_SHOW"] = "1"
-from mpstudio.ui import app, engine_jobs
+from mpstudio.ui import app
 assert app.launch([]) == 0
-print("TensorFlow", engine_jobs.load_tensorflow().versions["TensorFlow"])
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+from mpstudio.ui.main_window import MainWindow
+window = MainWindow()
+window.show()
+loop = QEventLoop()
+window.engine.ready.connect(lambda ready: (print("TensorFlow", ready.versions["TensorFlow"]),
+                                           loop.quit()))
+QTimer.singleShot(120_000, loop.quit)
+window.engine.start()
+loop.exec()
+window.close()  # stops the hardware check the engine started on, then closes
+closed = QEventLoop()
+window.closed.connect(closed.quit)
+QTimer.singleShot(60_000, closed.quit)
+if not window._closed:
+    closed.exec()
+assert window._closed and window.engine.pid is None
 """
 
 
-def test_the_window_loads_tensorflow_quietly():
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+def test_the_window_loads_tensorflow_quietly(tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               MPSTUDIO_CONFIG_DIR=str(tmp_path / "config"))
     env.pop("TF_CPP_MIN_LOG_LEVEL", None)
     proc = subprocess.run([sys.executable, "-c", LAUNCH_THEN_LOAD], capture_output=True,
                           text=True, timeout=300, env=env)

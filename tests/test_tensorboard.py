@@ -150,8 +150,8 @@ def test_open_in_tensorboard_messages_and_server(window, qtbot, monkeypatch, log
     from PySide6.QtWidgets import QMessageBox
 
     from mpstudio.engine.history.run_models import run_folder
+    from mpstudio.engine.run_session import TrainingOutcome
     from mpstudio.ui import tensorboard_actions
-    from mpstudio.ui.engine_jobs import TrainingOutcome
 
     shown: list[str] = []
     monkeypatch.setattr(QMessageBox, "information",
@@ -163,7 +163,8 @@ def test_open_in_tensorboard_messages_and_server(window, qtbot, monkeypatch, log
     action.trigger()  # no run yet
     assert "select one in History" in shown[-1]
 
-    window.last_outcome = TrainingOutcome(results=[], stored=[types.SimpleNamespace(id=41)])
+    window.state.update(last_outcome=TrainingOutcome(results=[],
+                                                     stored=[types.SimpleNamespace(id=41)]))
     monkeypatch.setattr(tensorboard_actions, "tensorboard_available", lambda: False)
     action.trigger()
     assert INSTALL_HINT in shown[-1] and "not installed" in shown[-1]

@@ -24,8 +24,8 @@ from mpstudio.engine.events import (
     StepMetrics,
 )
 from mpstudio.engine.model_summary import ModelSummary
+from mpstudio.engine.run_session import TrainingOutcome
 from mpstudio.engine.spec import TrainingAids
-from mpstudio.ui.engine_jobs import TrainingOutcome
 from mpstudio.ui.live_charts import LiveCharts
 from mpstudio.ui.run_curves import ChartData
 from mpstudio.ui.run_outcome import describe_outcome

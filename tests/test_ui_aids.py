@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from mpstudio.engine.distribute.lr_plan import scaled_learning_rate
 from mpstudio.engine.spec import MONITORS, RunSpec, TrainingAids
 from mpstudio.ui.aids_form import DEFAULT_UNDERFLOW_EVERY, UNDERFLOW_TIP, AidsForm
+from mpstudio.ui.models.workbench_state import WorkbenchState
 from mpstudio.ui.run_controller import RunController
 from mpstudio.ui.setup_panel import LR_HELPER_TIP, SetupPanel
 
@@ -247,7 +248,7 @@ def test_a_validation_monitor_without_a_split_is_said_and_refused(panel, qtbot):
     assert not panel.aids.monitor_note.isHidden()
     assert "validation split is 0" in panel.aids.monitor_note.text()
 
-    controller = RunController(_IdleEngine())  # what the main window's Run calls
+    controller = RunController(_IdleEngine(), WorkbenchState())  # what Run calls
     problems = controller.start(panel.spec())
     assert any("monitor 'val_loss' needs validation data" in p for p in problems)
     assert not controller.active

@@ -1,28 +1,18 @@
-"""Run > Check training on this machine…: the quick doctor as a job on the window's
-engine thread, its lines filling the dialog's table, Stop, and Save report."""
+"""Run > Check training on this machine…: the quick doctor as a job in the window's
+engine process, its lines filling the dialog's table, Stop, and Save report."""
 
 from __future__ import annotations
 
-import threading
 import time
 
 from gui_helpers import RUN_TIMEOUT_MS, close_window
 
 from mpstudio.engine.doctor.checks import NOT_RUN
-from mpstudio.ui import doctor_dialog
 from mpstudio.ui.latency_probe import LatencyProbe
 
 
-def test_the_dialog_runs_the_quick_check_stops_and_saves(qtbot, window, tmp_path, monkeypatch):
+def test_the_dialog_runs_the_quick_check_stops_and_saves(qtbot, window, tmp_path):
     w = window
-    threads = []
-    real_job = doctor_dialog.run_doctor_job
-
-    def job(*args):  # where the check (and so TensorFlow) runs
-        threads.append(threading.current_thread())
-        return real_job(*args)
-
-    monkeypatch.setattr(doctor_dialog, "run_doctor_job", job)
     w.actions.check_training.trigger()
     dialog = w.doctor.dialog
     assert dialog is not None and dialog.isVisible()
@@ -39,17 +29,14 @@ def test_the_dialog_runs_the_quick_check_stops_and_saves(qtbot, window, tmp_path
     probe.stop()
     seconds = time.perf_counter() - started
     report = done.args[0]
-    assert threads and threads[0] is not threading.main_thread()
-    # The event loop kept ticking through ~10 s of training: the check on the GUI thread
-    # would stop the ticks. Its worst stalls are the GIL the engine thread holds while
-    # TensorFlow builds a line's graph and while the timing's comparison collects the
-    # last run's garbage (200-400 ms alone, up to about 1 s late in the whole suite, whose
-    # heap the collection walks); the engine process of issue 19 removes them, and a
-    # bound on them belongs there. Here: ticks all along, and no freeze.
+    # The event loop kept ticking through ~10 s of training in the engine process. No
+    # GIL is shared with TensorFlow any more; what is left is the CPU the engine takes
+    # from a 2-core machine (the benchmark gui_stalls.py measures the stalls; this
+    # bound only catches a freeze).
     print(f"quick check in the window: {seconds:.1f} s, {probe.ticks} ticks, worst stall "
           f"{probe.worst * 1000:.0f} ms")
     assert probe.ticks > 20 * seconds
-    assert probe.worst < 3.0, f"event loop stalled {probe.worst * 1000:.0f} ms"
+    assert probe.worst < 1.0, f"event loop stalled {probe.worst * 1000:.0f} ms"
     rows = dialog.statuses()
     assert len(rows) == len(report.checks) == 15
     training = [(name, status) for name, status, _ in rows if " · " in name]

@@ -1,12 +1,11 @@
-"""The workbench's pieces without a full window: the engine thread, the event relay,
-run progress, remembered settings, the start-up path."""
+"""The workbench's pieces without a full window: run progress, remembered settings,
+the start-up path (the engine process has tests/test_engine_client.py)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
@@ -14,8 +13,6 @@ from PySide6.QtCore import QSettings
 
 from mpstudio.engine.events import EpochMetrics, RunWarning, StepMetrics
 from mpstudio.engine.spec import RunSpec
-from mpstudio.ui.engine_thread import EngineThread, Job
-from mpstudio.ui.event_relay import EventRelay
 from mpstudio.ui.gui_settings import GuiSettings
 from mpstudio.ui.run_progress import RunProgress, fmt_duration
 
@@ -24,62 +21,6 @@ def _step(step: int, warmup: bool = False) -> StepMetrics:
     return StepMetrics(step=step, epoch=1, loss=1.0, accuracy=0.5, loss_scale=32768.0,
                        overflow_steps=0, examples_per_sec=None if warmup else 1000.0,
                        step_time=0.01, warmup=warmup)
-
-
-def test_engine_thread_runs_jobs_in_order_off_the_gui_thread(qtbot):
-    engine = EngineThread()
-    gui = threading.get_ident()
-    seen: list[tuple[str, int]] = []
-    results = []
-    engine.job_finished.connect(lambda job, result: results.append((job.kind, result)))
-    for name in ("a", "b", "c"):
-        engine.submit(Job(name, lambda job, n=name: seen.append((n, threading.get_ident())) or n))
-    qtbot.waitUntil(lambda: len(results) == 3, timeout=5000)
-    assert [r for _, r in results] == ["a", "b", "c"]
-    assert all(tid != gui for _, tid in seen) and len({tid for _, tid in seen}) == 1
-    assert not engine.busy
-    assert engine.shutdown(5000) and not engine.running
-
-
-def test_engine_thread_reports_errors_and_cancels_queued_jobs(qtbot):
-    engine = EngineThread()
-    release = threading.Event()
-    failures = []
-    engine.job_failed.connect(lambda job, message: failures.append((job.kind, message)))
-
-    def boom(job):
-        raise OSError("disk on fire")
-
-    engine.submit(Job("slow", lambda job: release.wait(5), describe="waiting"))
-    engine.submit(Job("boom", boom, describe="the boom job"))
-    later = engine.submit(Job("later", lambda job: "ran"))
-    later.cancel()
-    release.set()
-    qtbot.waitUntil(lambda: len(failures) == 2, timeout=5000)
-    assert failures[0] == ("boom", "the boom job failed: OSError: disk on fire")
-    assert failures[1] == ("later", "cancelled")
-    engine.submit(Job("after", lambda job: "still alive"))
-    with qtbot.waitSignal(engine.job_finished, timeout=5000) as done:
-        pass
-    assert done.args[1] == "still alive"
-    assert engine.shutdown(5000)
-    with pytest.raises(RuntimeError):
-        engine.submit(Job("too late", lambda job: None))
-
-
-def test_event_relay_coalesces_a_flood_into_few_signals(qtbot):
-    relay = EventRelay()
-    batches: list[int] = []
-    relay.ready.connect(lambda: batches.append(len(relay.drain())))
-    producer = threading.Thread(target=lambda: [relay.emit(_step(i)) for i in range(20_000)])
-    producer.start()
-    producer.join()
-    qtbot.waitUntil(lambda: sum(batches) == 20_000, timeout=5000)
-    assert len(batches) < 200  # one queued signal per drain, not one per event
-    relay.stop()
-    assert relay.should_stop()
-    relay.reset()
-    assert not relay.should_stop() and relay.drain() == []
 
 
 def test_run_progress_status_eta_and_log_lines():

@@ -189,8 +189,12 @@ def test_export_the_trained_model_and_save_charts(qtbot, window, tmp_path):
     assert (tmp_path / "charts.svg").read_text().lstrip().startswith("<?xml")
     assert not w.files.save_charts(str(tmp_path / "missing" / "charts.png"))
     assert "Cannot save the charts" in w.banner.text()
-    trained = w.last_outcome.last.model
-    close_window(qtbot, w)  # TensorFlow in this thread only once the engine's has ended
+    last = w.last_outcome.last
+    close_window(qtbot, w)
+    from mpstudio.engine.history.run_models import model_file
+    from mpstudio.engine.history.store import history_path
+
+    trained = keras.models.load_model(model_file(last.run_id, history_path()))
     model = keras.models.load_model(target)
     x = np.random.default_rng(0).random((4, 8, 8, 1), dtype=np.float32)
     np.testing.assert_allclose(model.predict(x, verbose=0), trained.predict(x, verbose=0),

@@ -106,6 +106,7 @@ class RunStarted:
     comparison: str | None = None
     distribution: str = ""  # strategy, replicas, global batch and learning rate, in words
     xla_note: str = ""  # why XLA is on or off (the compiled model's decision)
+    run_id: int | None = None  # the run's id in the history (set by the recorder)
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,8 @@ def launch(argv: list[str] | None = None) -> int:
     if problem:
         print(f"mpstudio: {problem}", file=sys.stderr)
         return 2
-    # TensorFlow's start-up logs: engine_jobs imports it inside
-    # cli_support.tensorflow_logs_hidden(), which hides them unless the user asks.
+    # TensorFlow loads in the engine process (started behind the window), which hides
+    # its start-up logs unless the user asks (quiet_stderr.tensorflow_logs_hidden).
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 

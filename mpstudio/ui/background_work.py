@@ -1,6 +1,7 @@
-"""The window's work besides training, all off the GUI thread: loading TensorFlow,
-the hardware check and measurement, GPU memory settings, the dataset summary and
-the model preview. Results land in the panels; failures become readable lines."""
+"""The window's work besides training, all in the engine process: the hardware check
+and measurement, GPU memory settings, the dataset summary and the model preview.
+Results land in the panels; failures become readable lines. Each job is made here,
+with its own callbacks connected here."""
 
 from __future__ import annotations
 
@@ -11,21 +12,16 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from mpstudio.engine.datasets.registry import availability, dataset_entry, is_registered
 from mpstudio.engine.distribute.options import strategy_options
-from mpstudio.ui import engine_jobs
 from mpstudio.ui.dataset_picker import describe_report
-from mpstudio.ui.engine_thread import Job
+from mpstudio.ui.engine_client.engine_job import EngineJob
 from mpstudio.ui.verdict_marks import verdict_marks
 
 if TYPE_CHECKING:
     from mpstudio.engine.datasets.report import DataReport
     from mpstudio.engine.hardware.check import HardwareCheck
+    from mpstudio.engine.service.protocol import EngineReady
+    from mpstudio.ui.engine_client.engine_client import EngineEnd
     from mpstudio.ui.main_window import MainWindow
-
-
-class _Progress(QObject):
-    """Measurement progress from the engine thread, queued to the GUI thread."""
-
-    changed = Signal(int, int, str)
 
 
 class BackgroundWork(QObject):
@@ -35,20 +31,20 @@ class BackgroundWork(QObject):
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.w = window
-        self.tf_ready = False
+        self.state = window.state
+        self.engine = window.engine
         self.check: HardwareCheck | None = None
         self._reports: dict[str, DataReport] = {}
-        self._progress = _Progress(self)
-        self._progress.changed.connect(window.hardware.set_progress)
+        self._hardware_job: EngineJob | None = None
+        self._preview_job: EngineJob | None = None
         self._preview_timer = QTimer(self)  # coalesces quick changes into one preview
         self._preview_timer.setObjectName("previewDebounce")
         self._preview_timer.setSingleShot(True)
         self._preview_timer.setInterval(150)
         self._preview_timer.timeout.connect(self._submit_preview)
-        window.engine.job_finished.connect(self._finished)
-        window.engine.job_failed.connect(self._failed)
-        window.data_thread.job_finished.connect(self._finished)
-        window.data_thread.job_failed.connect(self._failed)
+        self.engine.ready.connect(self._engine_ready)
+        self.engine.load_failed.connect(self._load_failed)
+        self.engine.ended.connect(self._engine_ended)
         hw = window.hardware
         hw.check_requested.connect(lambda: self.run_check(measure=False))
         hw.measure_requested.connect(lambda seconds: self.run_check(True, seconds))
@@ -63,12 +59,16 @@ class BackgroundWork(QObject):
         hw.show_waiting("Loading TensorFlow…")
 
     @property
+    def tf_ready(self) -> bool:
+        return self.state.ready
+
+    @property
     def measuring(self) -> bool:
-        return bool(self.w.engine.pending("hardware"))
+        return self.state.measuring
 
     def start(self) -> None:
-        self.w.engine.submit(Job("tensorflow", lambda job: engine_jobs.load_tensorflow(),
-                                 describe="loading TensorFlow"))
+        """Start the engine process (it loads TensorFlow first) and read the dataset."""
+        self.engine.start()
         self.inspect_dataset()
 
     def stop_timers(self) -> None:
@@ -77,34 +77,98 @@ class BackgroundWork(QObject):
     def after_run(self) -> None:
         self.request_preview()  # the table showed the run's model; back to the form's
 
+    # --------------------------------------------------------------- engine
+    def _engine_ready(self, ready: EngineReady) -> None:
+        w = self.w
+        first = not w.versions.get("TensorFlow")
+        w.versions.update(ready.versions)
+        if first:
+            w.log.add(f"TensorFlow {ready.versions['TensorFlow']}, Keras "
+                      f"{ready.versions['Keras']} loaded in the engine process "
+                      f"(pid {ready.pid})")
+        else:
+            w.log.add(f"a fresh engine process is ready (pid {ready.pid})")
+        memory = ready.memory
+        if memory.status in ("applied", "failed", "needs_restart"):
+            w.log.add(f"GPU memory: {memory.message}", "info" if memory.ok else "warning")
+        w.status_text.setText("Ready")
+        self.state.update(engine="ready")
+        self.tensorflow_ready.emit()
+        if first or self.check is None:
+            self.run_check(measure=False)
+        self.request_preview()
+
+    def _load_failed(self, message: str) -> None:
+        w = self.w
+        self.state.update(engine="failed")
+        w.status_text.setText("TensorFlow could not load")
+        w.hardware.show_error(f"TensorFlow could not load: {message}")
+        w.show_banner(f"TensorFlow could not load, so nothing can train: {message}. "
+                      "Reinstall it (pip install -e .) and restart mpstudio.", "error")
+        w.log.add(message, "error")
+
+    def _engine_ended(self, end: EngineEnd) -> None:
+        """The engine process ended under work or while idle: a new one is starting."""
+        self.state.update(engine="starting")
+        self.w.status_text.setText("starting a fresh engine process…")
+        if not end.requested:
+            self.w.log.add(f"{end.message}; starting a fresh engine process", "error")
+            if not self.state.training:  # a run's own failure banner says more
+                self.w.show_banner(f"The engine process {end.how}"
+                                   f"{' during ' + end.doing if end.doing else ''}. "
+                                   "A fresh one is starting; your setup is unchanged.", "error")
+
     # ------------------------------------------------------------- hardware
     def run_check(self, measure: bool, seconds: float = 0.5) -> None:
-        if not self.tf_ready or self.w.runs.active or self.measuring:
+        if not self.state.idle:
             if not self.measuring:  # the panel went busy on the click: give it back
                 self.w.hardware.set_busy(False)
             return
-        progress = self._progress.changed.emit
-        self.w.engine.submit(Job(
-            "hardware",
-            lambda job: engine_jobs.hardware_check(
-                measure, seconds, progress if measure else None, lambda: job.cancelled),
-            describe="the measurement" if measure else "the hardware check",
-        ))
+        job = EngineJob("hardware_check", {"measure": measure, "seconds_per_case": seconds},
+                        describe="the measurement" if measure else "the hardware check",
+                        parent=self)
+        if measure:
+            job.progress.connect(self.w.hardware.set_progress)
+        job.result.connect(self._checked)
+        job.errored.connect(self._check_failed)
+        job.finished.connect(self._check_ended)
+        job.finished.connect(job.deleteLater)
+        self._hardware_job = self.engine.submit(job)
         self.w.hardware.set_busy(True, "Measuring…" if measure else "Checking the hardware…")
         if measure:
             self.w.log.add("measuring float32, float16 and bfloat16 kernels "
                            f"({seconds:g} s a case)")
-        self.w._update_state()
+        self.state.update(measuring=True)
 
     def stop_measuring(self) -> None:
-        for job in self.w.engine.pending("hardware"):
-            job.cancel()
+        if self._hardware_job is not None:
+            self._hardware_job.cancel()
+
+    def _check_failed(self, message: str) -> None:
+        if message != "cancelled":
+            self.w.hardware.show_error(message)
+            self.w.log.add(message, "error")
+
+    def _check_ended(self) -> None:
+        self._hardware_job = None
+        self.w.hardware.set_busy(False)
+        self.state.update(measuring=False)
 
     def apply_memory(self, settings: Any) -> None:
-        from mpstudio.engine.hardware.gpu_memory import apply_gpu_memory
+        job = EngineJob("apply_memory", {"settings": settings},
+                        describe="applying the GPU memory settings", parent=self)
+        job.result.connect(self._memory_applied)
+        job.errored.connect(self._memory_failed)
+        job.finished.connect(job.deleteLater)
+        self.engine.submit(job)
 
-        self.w.engine.submit(Job("memory", lambda job: apply_gpu_memory(settings),
-                                 describe="applying the GPU memory settings"))
+    def _memory_applied(self, result: Any) -> None:
+        self.w.hardware.show_memory_result(result.status, result.message)
+        self.w.log.add(f"GPU memory: {result.message}", "info" if result.ok else "warning")
+
+    def _memory_failed(self, message: str) -> None:
+        self.w.hardware.show_memory_result("failed", message)
+        self.w.log.add(f"GPU memory: {message}", "warning")
 
     # ------------------------------------------------------ data and model
     def inspect_dataset(self) -> None:
@@ -120,11 +184,25 @@ class BackgroundWork(QObject):
             self._show_report(dataset, self._reports[dataset])
             return
         picker.set_summary("reading…")
-        options = picker.options()
-        job = Job("inspect", lambda job: engine_jobs.inspect_dataset(dataset, options),
-                  describe=f"reading {dataset}")
-        job.dataset = dataset  # type: ignore[attr-defined]
-        self.w.data_thread.submit(job)
+        job = EngineJob("inspect_dataset", {"dataset": dataset, "options": picker.options()},
+                        describe=f"reading {dataset}", data_lane=True, parent=self)
+        job.result.connect(lambda report: self._inspected(dataset, report))
+        job.errored.connect(lambda message: self._inspect_failed(dataset, message))
+        job.finished.connect(job.deleteLater)
+        self.engine.submit(job)
+
+    def _inspected(self, dataset: str, report: DataReport) -> None:
+        self._reports[dataset] = report
+        if self.w.setup.dataset.dataset() == dataset:
+            self._show_report(dataset, report)
+
+    def _inspect_failed(self, dataset: str, message: str) -> None:
+        if message == "cancelled":
+            return
+        if self.w.setup.dataset.dataset() == dataset:
+            self.w.setup.dataset.set_summary(message, problem=True)
+            self.w.setup.layers.show_note("No preview: the data could not be read.")
+        self.w.log.add(message, "error")
 
     def _show_report(self, dataset: str, report: DataReport) -> None:
         split = self.w.setup.spec().validation_split
@@ -145,60 +223,48 @@ class BackgroundWork(QObject):
         return None
 
     def request_preview(self) -> None:
-        if self.w.runs.active:
+        if self.state.training:
             return  # the table shows the running model
         self._preview_timer.start()
 
     def _submit_preview(self) -> None:
         layers = self.w.setup.layers
-        if not self.tf_ready:
+        if not self.state.ready:
             layers.show_note("The layer table appears when TensorFlow has loaded.")
             return
-        if self.w.runs.active:
+        if self.state.training:
             return
         inputs = self.model_inputs()
         if inputs is None:
             layers.show_note("The layer table appears once the data has been read.")
             return
         spec = self.w.setup.spec()
-        for job in self.w.engine.pending("preview"):
-            job.cancel()  # superseded
+        if self._preview_job is not None:
+            self._preview_job.cancel()  # superseded
         shape, classes, scale = inputs
-        job = Job("preview",
-                  lambda job: engine_jobs.model_preview(spec.template, shape, classes,
-                                                        spec.precision, scale),
-                  describe=f"building {spec.template}")
-        job.template = spec.template  # type: ignore[attr-defined]
-        self.w.engine.submit(job)
+        job = EngineJob("model_preview", {
+            "template": spec.template, "input_shape": shape, "num_classes": classes,
+            "policy": spec.precision, "input_scale": scale},
+            describe=f"building {spec.template}", parent=self)
+        template = spec.template
+        job.result.connect(lambda summary: self._previewed(job, summary, template))
+        job.errored.connect(lambda message: self._preview_failed(job, message))
+        job.finished.connect(job.deleteLater)
+        self._preview_job = self.engine.submit(job)
 
-    # --------------------------------------------------------- job results
-    def _finished(self, job: Job, result: Any) -> None:
-        w = self.w
-        if job.kind == "tensorflow":
-            self.tf_ready = True
-            w.versions = result.versions
-            w.log.add("TensorFlow " + result.versions["TensorFlow"] + ", Keras "
-                      + result.versions["Keras"] + " loaded")
-            if result.memory.status in ("applied", "failed", "needs_restart"):
-                w.log.add(f"GPU memory: {result.memory.message}",
-                          "info" if result.memory.ok else "warning")
-            w.status_text.setText("Ready")
-            self.tensorflow_ready.emit()
-            self.run_check(measure=False)
-            self.request_preview()
-        elif job.kind == "hardware":
-            self._checked(result)
-        elif job.kind == "memory":
-            w.hardware.show_memory_result(result.status, result.message)
-            w.log.add(f"GPU memory: {result.message}", "info" if result.ok else "warning")
-        elif job.kind == "inspect":
-            self._reports[job.dataset] = result  # type: ignore[attr-defined]
-            if w.setup.dataset.dataset() == job.dataset:  # type: ignore[attr-defined]
-                self._show_report(job.dataset, result)  # type: ignore[attr-defined]
-        elif job.kind == "preview" and not job.cancelled:
-            w.setup.layers.show_summary(result, job.template)  # type: ignore[attr-defined]
-        self._job_ended()
+    def _previewed(self, job: EngineJob, summary: Any, template: str) -> None:
+        if job is self._preview_job:
+            self._preview_job = None
+        if not job.cancelled and not self.state.training:
+            self.w.setup.layers.show_summary(summary, template)
 
+    def _preview_failed(self, job: EngineJob, message: str) -> None:
+        if job is self._preview_job:
+            self._preview_job = None
+        if message != "cancelled" and not job.cancelled:
+            self.w.setup.layers.show_note(f"No preview: {message}")
+
+    # --------------------------------------------------------- hardware result
     def _checked(self, check: HardwareCheck) -> None:
         w = self.w
         self.check = check
@@ -215,35 +281,3 @@ class BackgroundWork(QObject):
         if check.stopped:
             w.log.add("measurement stopped: verdicts use the cases that finished", "warning")
         self.hardware_checked.emit(check)
-
-    def _failed(self, job: Job, message: str) -> None:
-        w = self.w
-        cancelled = message == "cancelled"
-        if job.kind == "tensorflow":
-            w.status_text.setText("TensorFlow could not load")
-            w.hardware.show_error(f"TensorFlow could not load: {message}")
-            w.show_banner(f"TensorFlow could not load, so nothing can train: {message}. "
-                          "Reinstall it (pip install -e .) and restart mpstudio.", "error")
-            w.log.add(message, "error")
-        elif job.kind == "hardware" and not cancelled:
-            w.hardware.show_error(message)
-            w.log.add(message, "error")
-        elif job.kind == "hardware":
-            w.hardware.set_busy(False)
-        elif job.kind == "memory":
-            w.hardware.show_memory_result("failed", message)
-            w.log.add(f"GPU memory: {message}", "warning")
-        elif job.kind == "inspect" and not cancelled:
-            if w.setup.dataset.dataset() == job.dataset:  # type: ignore[attr-defined]
-                w.setup.dataset.set_summary(message, problem=True)
-                w.setup.layers.show_note("No preview: the data could not be read.")
-            w.log.add(message, "error")
-        elif job.kind == "preview" and not cancelled:
-            w.setup.layers.show_note(f"No preview: {message}")
-        self._job_ended()
-
-    def _job_ended(self) -> None:
-        if not self.measuring:
-            self.w.hardware.set_busy(False)
-        self.w._update_state()
-        self.w.maybe_finish_close()

@@ -27,35 +27,15 @@ from PySide6.QtWidgets import (
 )
 
 from mpstudio.engine.doctor.checks import STATUS_COLOR
-from mpstudio.ui.engine_thread import Job
+from mpstudio.ui.engine_client.engine_job import EngineJob
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from mpstudio.engine.doctor.checks import Check, DoctorReport
     from mpstudio.ui.main_window import MainWindow
 
 TITLE = "Check training on this machine"
 COLUMNS = ("section", "check", "status", "why")
-
-
-def run_doctor_job(quick: bool, progress: Callable[[int, int, str], None],
-                   on_check: Callable[[Any], None],
-                   should_stop: Callable[[], bool]) -> DoctorReport:
-    """The engine-thread side: the whole doctor (TensorFlow is imported there)."""
-    from mpstudio.cli_support import tensorflow_logs_hidden
-
-    with tensorflow_logs_hidden():
-        from mpstudio.engine.doctor.doctor import run_doctor
-
-    return run_doctor(quick, progress=progress, should_stop=should_stop, on_check=on_check)
-
-
-class _Relay(QObject):
-    """The job's callbacks from the engine thread, queued to the GUI thread."""
-
-    progress = Signal(int, int, str)
-    check = Signal(object)
 
 
 class DoctorDialog(QDialog):
@@ -221,18 +201,15 @@ class DoctorDialog(QDialog):
 
 
 class DoctorActions(QObject):
-    """Opens the dialog from the Run menu and runs the doctor as a job on the window's
-    engine thread."""
+    """Opens the dialog from the Run menu and runs the doctor as a job in the engine
+    process; each check's row arrives as an event while it runs."""
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.w = window
         self.dialog: DoctorDialog | None = None
-        self.job: Job | None = None
-        self._relay = _Relay(self)
+        self.job: EngineJob | None = None
         window.actions.check_training.triggered.connect(self.open)
-        window.engine.job_finished.connect(self._finished)
-        window.engine.job_failed.connect(self._failed)
         window.closed.connect(self._window_closed)
 
     @property
@@ -244,8 +221,6 @@ class DoctorActions(QObject):
             self.dialog = DoctorDialog(self.w)
             self.dialog.start_requested.connect(self.start)
             self.dialog.stop_requested.connect(self.stop)
-            self._relay.progress.connect(self.dialog.set_progress)
-            self._relay.check.connect(self.dialog.add_check)
         self.dialog.show()
         self.dialog.raise_()
         self.dialog.activateWindow()
@@ -255,28 +230,21 @@ class DoctorActions(QObject):
         dialog = self.dialog
         if dialog is None or self.busy:
             return
-        why = self._why_not()
+        why = self.w.state.busy_reason()
         if why:
-            dialog.set_unavailable(why)
+            dialog.set_unavailable(f"{why}: start the check when it has ended.")
             return
-        progress, on_check = self._relay.progress.emit, self._relay.check.emit
-        self.job = self.w.engine.submit(Job(
-            "doctor",
-            lambda job: run_doctor_job(quick, progress, on_check, lambda: job.cancelled),
-            describe="the training check"))
+        job = EngineJob("doctor", {"quick": quick}, describe="the training check", parent=self)
+        job.progress.connect(dialog.set_progress)
+        job.events.connect(lambda checks: [dialog.add_check(c) for c in checks])
+        job.result.connect(self._finished)
+        job.errored.connect(self._failed)
+        job.finished.connect(job.deleteLater)
+        self.job = self.w.engine.submit(job)
         dialog.started()
         self.w.log.add(f"checking training on this machine ({'quick' if quick else 'full'} "
                        "set)")
-        self.w._update_state()
-
-    def _why_not(self) -> str:
-        if not self.w.background.tf_ready:
-            return "TensorFlow is still loading: start the check when it is ready."
-        if self.w.runs.active:
-            return "A run is in progress: start the check when it has ended."
-        if self.w.background.measuring:
-            return "The hardware measurement is running: start the check when it has ended."
-        return ""
+        self.w.state.update(checking=True)
 
     def stop(self) -> None:
         if self.job is not None:
@@ -286,23 +254,19 @@ class DoctorActions(QObject):
         if self.dialog is not None:  # a dialog left open would keep the app running
             self.dialog.close()
 
-    def _finished(self, job: Job, report: Any) -> None:
-        if job is not self.job:
-            return
+    def _finished(self, report: DoctorReport) -> None:
         self.job = None
         if self.dialog is not None:
             self.dialog.show_report(report)
         level = "error" if report.failed else "info"
         self.w.log.add(f"training check: {report.summary()}", level)
-        self.w._update_state()
+        self.w.state.update(checking=False)
 
-    def _failed(self, job: Job, message: str) -> None:
-        if job is not self.job:
-            return
+    def _failed(self, message: str) -> None:
         self.job = None
         if self.dialog is not None:
             self.dialog.show_error("stopped before it started" if message == "cancelled"
                                    else message)
         if message != "cancelled":
             self.w.log.add(f"training check: {message}", "error")
-        self.w._update_state()
+        self.w.state.update(checking=False)

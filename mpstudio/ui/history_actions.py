@@ -22,7 +22,7 @@ from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.trainer.compare_options import CompareOptions
 
 if TYPE_CHECKING:
-    from mpstudio.ui.engine_jobs import TrainingOutcome
+    from mpstudio.engine.run_session import TrainingOutcome
     from mpstudio.ui.main_window import MainWindow
 
 REPORT_FILTER = "HTML report (*.html)"
@@ -83,11 +83,11 @@ class HistoryActions(QObject):
         self.w.card_view.show_card(card)
         self.w.card_dock.show()
         self.w.card_dock.raise_()
-        self.w.actions.export_report.setEnabled(True)
+        self.w.state.update(comparison_shown=True)
 
     # ------------------------------------------------------------ from History
     def _busy(self) -> bool:
-        if self.w.runs.active:
+        if self.w.state.training:
             self.w.show_banner("A run is in progress: its charts are live. Plot or compare "
                                "runs from History when it has ended.", "info")
             return True
@@ -171,7 +171,7 @@ class HistoryActions(QObject):
         if self.sides and {r.id for side in self.sides for r in side} & set(ids):
             self.sides = None
             self.w.card_view.clear()
-            self.w.actions.export_report.setEnabled(False)
+            self.w.state.update(comparison_shown=False)
 
     # ----------------------------------------------------------------- report
     def _report_dialog(self) -> None:

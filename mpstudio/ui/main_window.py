@@ -1,10 +1,11 @@
 """The workbench window: setup on the left, live charts in the middle, the hardware
-check on the right, the log below. Everything TensorFlow does happens on the engine
-thread; this class only wires panels, jobs and events together."""
+check on the right, the log below. Everything TensorFlow does happens in the engine
+process (EngineClient); this class only wires panels, jobs, events and the one
+WorkbenchState together. Which controls are enabled follows ``controls(state)``."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -17,12 +18,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mpstudio.engine.run_session import TrainingOutcome
 from mpstudio.engine.spec import RunSpec
-from mpstudio.ui import engine_jobs
 from mpstudio.ui.background_work import BackgroundWork
 from mpstudio.ui.comparison_card_view import ComparisonCardView
 from mpstudio.ui.doctor_dialog import DoctorActions
-from mpstudio.ui.engine_thread import EngineThread
+from mpstudio.ui.engine_client.engine_client import EngineClient
 from mpstudio.ui.export_actions import ExportActions
 from mpstudio.ui.file_actions import FileActions
 from mpstudio.ui.gui_settings import GuiSettings, open_settings
@@ -32,12 +33,16 @@ from mpstudio.ui.history_actions import HistoryActions
 from mpstudio.ui.history_panel import HistoryPanel
 from mpstudio.ui.live_charts import LiveCharts
 from mpstudio.ui.log_panel import LogPanel
+from mpstudio.ui.models.workbench_state import WorkbenchState, controls
 from mpstudio.ui.run_controller import RunController
 from mpstudio.ui.run_outcome import describe_outcome
 from mpstudio.ui.run_progress import RunProgress
 from mpstudio.ui.setup_panel import SetupPanel
 from mpstudio.ui.tensorboard_actions import TensorBoardActions
+from mpstudio.ui.versions import ui_versions
 from mpstudio.ui.window_actions import build_actions
+
+CLOSE_WAIT_SECONDS = 5.0  # closing during a run: how long it may take to stop
 
 
 class MainWindow(QMainWindow):
@@ -47,14 +52,18 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
         self.setWindowTitle("mpstudio — mixed-precision workbench")
-        self.engine = EngineThread(self)
-        self.data_thread = EngineThread(self, "mpstudio-data")
-        self.runs = RunController(self.engine, self)
+        self.state = WorkbenchState()
+        self.engine = EngineClient(self)
+        self.runs = RunController(self.engine, self.state, parent=self)
         self.settings = GuiSettings(settings if settings is not None else open_settings())
-        self.versions = engine_jobs.ui_versions()
-        self.last_outcome: engine_jobs.TrainingOutcome | None = None
+        self.versions = ui_versions()
         self._closing = False
         self._closed = False
+        self._close_deadline = QTimer(self)  # closing during a run: then end the engine
+        self._close_deadline.setObjectName("closeDeadline")
+        self._close_deadline.setSingleShot(True)
+        self._close_deadline.setInterval(int(CLOSE_WAIT_SECONDS * 1000))
+        self._close_deadline.timeout.connect(self._end_engine_now)
         self._build()
         self.actions = build_actions(self)
         self.background = BackgroundWork(self)
@@ -66,7 +75,12 @@ class MainWindow(QMainWindow):
         self._connect()
         self._restore()
         self.history_actions.open()
-        self._update_state()
+        self.state.observe(self._show_state)
+        self._show_state(self.state)
+
+    @property
+    def last_outcome(self) -> TrainingOutcome | None:
+        return self.state.last_outcome
 
     # ------------------------------------------------------------- layout
     def _build(self) -> None:
@@ -164,21 +178,22 @@ class MainWindow(QMainWindow):
         a.quit.triggered.connect(self.close)
         a.help_page.triggered.connect(lambda: self._show_dialog(MixedPrecisionHelp(self)))
         a.about.triggered.connect(lambda: self._show_dialog(
-            AboutDialog(self.versions, self.background.tf_ready, self)))
+            AboutDialog(self.versions, self.state.ready, self)))
         self.setup.run_clicked.connect(self.start_run)
         self.setup.stop_clicked.connect(self.stop_run)
         self.runs.events.connect(self._on_events)
         self.runs.finished.connect(self._on_run_finished)
         self.runs.failed.connect(self._on_run_failed)
+        self.engine.jobs_changed.connect(self.maybe_finish_close)
 
     def start_background(self) -> None:
-        """Load TensorFlow and check the hardware (call after the window is shown)."""
+        """Start the engine process, which loads TensorFlow; then check the hardware
+        (call after the window is shown)."""
         self.background.start()
 
     # ----------------------------------------------------------------- runs
     def start_run(self) -> None:
-        if (self.runs.active or not self.background.tf_ready or self.background.measuring
-                or self.doctor.busy):
+        if not self.state.idle:
             return
         spec = self.setup.spec()
         comparison = self.setup.comparison()
@@ -189,7 +204,7 @@ class MainWindow(QMainWindow):
             return
         self.save_settings()
         self.charts.clear()
-        self.last_outcome = None
+        self.state.update(last_outcome=None)
         self.banner.hide()
         baseline = ""
         if comparison is not None:
@@ -202,13 +217,17 @@ class MainWindow(QMainWindow):
         self.status_text.setText("loading the data…")
         self.progress.setValue(0)
         self.progress.show()
-        self._update_state()
 
     def stop_run(self) -> None:
-        if self.runs.active:
+        """Stop before the next batch; once Stop now is offered, end the engine process."""
+        if self.state.run == "stuck":
+            self.log.add("stop now: ending the engine process; what the run measured is kept")
+            self.status_text.setText("ending the engine process…")
+            self.runs.stop_now()
+        elif self.state.run == "running":
             self.runs.stop()
-            self.status_text.setText("stopping after this batch…")
-            self.log.add("stop requested: the run ends after the current batch")
+            self.status_text.setText("stopping before the next batch…")
+            self.log.add("stop requested: the run ends before its next batch")
 
     def _on_events(self, batch: list) -> None:
         progress: RunProgress = self.runs.progress
@@ -230,10 +249,10 @@ class MainWindow(QMainWindow):
         for level, text in self.runs.progress.finish():
             self.log.add(text, level)
 
-    def _on_run_finished(self, outcome: engine_jobs.TrainingOutcome) -> None:
+    def _on_run_finished(self, outcome: TrainingOutcome) -> None:
         self._flush_progress()
         self.charts.finish()
-        self.last_outcome = outcome if outcome.results else None
+        self.state.update(last_outcome=outcome if outcome.results else None)
         status, text, level = describe_outcome(outcome)
         self.show_banner(text, level)
         self.status_text.setText(f"{status}: {text.splitlines()[-1]}")
@@ -244,41 +263,47 @@ class MainWindow(QMainWindow):
         self._flush_progress()
         self.charts.finish()
         stopped = message.startswith("stopped")
-        self.show_banner(message if stopped else f"The run could not start: {message}",
-                         "info" if stopped else "error")
+        crashed = message.startswith("the engine process")
+        text = message[:1].upper() + message[1:] if stopped or crashed \
+            else f"The run could not start: {message}"
+        self.show_banner(text, "info" if stopped else "error")
         self.log.add(message, "info" if stopped else "error")
-        self.status_text.setText("stopped" if stopped else "the run could not start")
+        self.status_text.setText("stopped" if stopped else "the engine process ended"
+                                 if crashed else "the run could not start")
         self._run_done("stopped" if stopped else "failed")
 
     def _run_done(self, status: str) -> None:
         self.progress.hide()
         self.setup.dataset.refresh_labels()  # a download makes a dataset offline
-        self._update_state()
         self.background.after_run()
         self.run_ended.emit(status)
         self.maybe_finish_close()
 
     # ----------------------------------------------------------- the state
-    def _update_state(self) -> None:
-        running = self.runs.active
-        ready = self.background.tf_ready
-        measuring = self.background.measuring
-        checking = self.doctor.busy
-        self.setup.set_state(tf_ready=ready and not measuring and not checking, running=running)
-        if measuring or checking:
-            self.setup.run_button.setToolTip(
-                f"Wait for the {'measurement' if measuring else 'training check'} to end "
-                "(or stop it)")
-        idle = ready and not running and not measuring and not checking
-        self.actions.start.setEnabled(idle)
-        self.actions.stop.setEnabled(running)
-        self.actions.measure.setEnabled(idle)
-        self.actions.hardware_check.setEnabled(idle)
-        self.actions.open_config.setEnabled(not running)
-        self.actions.import_dataset.setEnabled(not running)
-        self.exports.update_state()
-        self.actions.export_report.setEnabled(self.history_actions.sides is not None)
-        self.hardware.set_run_active(running)
+    def _show_state(self, state: WorkbenchState) -> None:
+        """Every control follows the one state (see ``controls``)."""
+        c = controls(state)
+        self.setup.set_state(tf_ready=c.start or state.training, running=state.training,
+                             stop_now=c.stop_now)
+        busy = state.busy_reason()
+        self.setup.run_button.setToolTip(
+            "" if c.start or state.training else
+            f"{busy}: wait for it to end (or stop it)" if busy else "")
+        a = self.actions
+        a.start.setEnabled(c.start)
+        a.stop.setEnabled(c.stop)
+        a.stop.setText("Stop &now" if c.stop_now else "S&top")
+        a.measure.setEnabled(c.measure)
+        a.hardware_check.setEnabled(c.hardware_check)
+        a.open_config.setEnabled(c.open_config)
+        a.import_dataset.setEnabled(c.import_dataset)
+        a.export_model.setEnabled(c.export_model)
+        a.export_report.setEnabled(c.export_report)
+        self.hardware.set_run_active(state.training)
+        if state.run == "stuck":
+            self.status_text.setText("the run has not stopped yet (tracing or a long "
+                                     "step): Stop now ends the engine process")
+        self.exports.follow_state()
 
     def show_banner(self, text: str, level: str = "info") -> None:
         self.banner.setText(text)
@@ -335,17 +360,20 @@ class MainWindow(QMainWindow):
             return
         if not self._closing:
             self.save_settings()
-        if self.engine.busy or self.data_thread.busy:
-            # Stop what runs, then close for real once the threads are idle: a QThread
-            # must never be destroyed while it runs.
-            self._closing = True
-            self.runs.stop()
-            self.engine.cancel_all()
-            self.data_thread.cancel_all()
+        if self.engine.busy:
+            # Stop what runs (a run records itself as stopped), then close for real once
+            # the engine is idle; a job that does not stop in time ends with the process.
+            if not self._closing:
+                self._closing = True
+                self.engine.restart_on_end = False
+                self.runs.stop()
+                self.engine.cancel_all()
+                self._close_deadline.start()
             self.status_text.setText("stopping before closing…")
             self.hide()
             event.ignore()
             return
+        self._close_deadline.stop()
         self.shutdown()
         self._closed = True
         self.charts.finish()
@@ -353,14 +381,18 @@ class MainWindow(QMainWindow):
         event.accept()
         self.closed.emit()
 
+    def _end_engine_now(self) -> None:
+        if self._closing and not self._closed and self.engine.busy:
+            self.runs.stop_now()
+            self.engine.stop_now()
+
     def maybe_finish_close(self) -> None:
-        if self._closing and not self.engine.busy and not self.data_thread.busy:
+        if self._closing and not self._closed and not self.engine.busy:
             self.close()
 
     def shutdown(self) -> None:
-        """Join the engine threads (they are idle or cancelled by now); stop TensorBoard."""
+        """End the engine process (idle or cancelled by now) and TensorBoard."""
         self.runs.stop()
         self.tensorboard.shutdown()
         self.engine.shutdown()
-        self.data_thread.shutdown()
         self.history_actions.close()

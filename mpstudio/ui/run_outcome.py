@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from mpstudio.ui.engine_jobs import TrainingOutcome
+from mpstudio.engine.run_session import TrainingOutcome
 from mpstudio.ui.run_progress import summary_line
 
 

@@ -344,11 +344,16 @@ class SetupPanel(QWidget):
         self._compare_changed()
 
     # ------------------------------------------------------------ updates
-    def set_state(self, tf_ready: bool, running: bool) -> None:
-        """Run needs TensorFlow and no run in progress; the form is frozen during a run."""
+    def set_state(self, tf_ready: bool, running: bool, stop_now: bool = False) -> None:
+        """Run needs TensorFlow and no run in progress; the form is frozen during a run.
+        ``stop_now``: Stop was pressed and the run goes on: the button ends the engine."""
         self.run_button.setEnabled(tf_ready and not running)
         self.run_button.setToolTip("" if tf_ready else "TensorFlow is still loading…")
         self.stop_button.setEnabled(running)
+        self.stop_button.setText("Stop now" if stop_now else "Stop")
+        self.stop_button.setToolTip(
+            "End the engine process now: the run is kept as stopped with what it measured"
+            if stop_now else "Stop before the next batch")
         for group in self.findChildren(QGroupBox):
             group.setEnabled(not running)
 

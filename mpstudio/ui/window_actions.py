@@ -59,7 +59,7 @@ def build_actions(window: QMainWindow) -> WindowActions:
         start=_action(window, "&Start", "startRun", "Ctrl+R", "F5",
                       tip="Train with this setup"),
         stop=_action(window, "S&top", "stopRun", "Shift+F5", "Ctrl+.",
-                     tip="Stop the run after the current batch"),
+                     tip="Stop the run before its next batch (then, if it goes on, Stop now)"),
         hardware_check=_action(window, "&Hardware check", "hardwareCheck", "Ctrl+Shift+H",
                                tip="Detect the devices and what each precision does on them"),
         measure=_action(window, "&Measure precisions", "measure", "Ctrl+Shift+M",

@@ -3,6 +3,7 @@ event on unchanged. A history that cannot be written costs a warning, never the 
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import time
 from collections.abc import Callable
@@ -52,7 +53,15 @@ class RecordingReporter:
         return self.inner.should_stop()
 
     def emit(self, event: Event) -> None:
+        if type(event) is RunStarted:  # recorded first: the event carries its history id
+            self._try_record(event)
+            run_id = self._run_id if not self._broken and self.persistent else None
+            self.inner.emit(dataclasses.replace(event, run_id=run_id))  # type: ignore[arg-type]
+            return
         self.inner.emit(event)
+        self._try_record(event)
+
+    def _try_record(self, event: Event) -> None:
         if self._broken:
             return
         try:

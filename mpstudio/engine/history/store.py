@@ -196,18 +196,25 @@ class RunStore:
         ).fetchall()
         dead = [r[0] for r in rows if not _owner_alive(r[1], r[2], r[3])]
         for run_id in dead:
-            speed = self._conn.execute(
-                "SELECT avg(examples_per_sec) FROM steps WHERE run_id = ? AND warmup = 0",
-                (run_id,)).fetchone()[0]
-            acc = self._conn.execute(
-                "SELECT val_accuracy FROM epochs WHERE run_id = ? ORDER BY epoch DESC LIMIT 1",
-                (run_id,)).fetchone()
-            self._conn.execute(
-                "UPDATE runs SET status = 'interrupted', examples_per_sec = ?, val_accuracy = ?, "
-                "failure = 'the app or process ended during the run; the metrics up to then "
-                "are kept' WHERE id = ? AND status = 'running'",
-                (speed, acc[0] if acc else None, run_id))
+            self.end_unfinished_run(run_id, "interrupted", "the app or process ended during "
+                                    "the run; the metrics up to then are kept")
         return dead
+
+    def end_unfinished_run(self, run_id: int, status: str, failure: str) -> bool:
+        """End a run whose process can no longer finish it (the engine crashed, or Stop
+        now ended it): ``status`` and why, with the list columns filled from the metrics
+        it recorded. False when the run had already ended."""
+        speed = self._conn.execute(
+            "SELECT avg(examples_per_sec) FROM steps WHERE run_id = ? AND warmup = 0",
+            (run_id,)).fetchone()[0]
+        acc = self._conn.execute(
+            "SELECT val_accuracy FROM epochs WHERE run_id = ? ORDER BY epoch DESC LIMIT 1",
+            (run_id,)).fetchone()
+        cur = self._conn.execute(
+            "UPDATE runs SET status = ?, finished = ?, examples_per_sec = ?, "
+            "val_accuracy = ?, failure = ? WHERE id = ? AND status = 'running'",
+            (status, time.time(), speed, acc[0] if acc else None, failure, run_id))
+        return cur.rowcount > 0
 
     # ------------------------------------------------------------ reading
     def runs(self, *, status: str | None = None, dataset: str | None = None,

@@ -1,0 +1,1 @@
+"""The engine process: the window's TensorFlow runs here, one process away from Qt."""

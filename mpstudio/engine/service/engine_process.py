@@ -1,0 +1,214 @@
+"""The engine process's main loop: TensorFlow loads first (with the saved GPU memory
+settings applied before anything touches a GPU), then jobs run in two serial lanes.
+
+- main lane (this process's main thread): everything that builds models or trains.
+  Keras' dtype policy is process-global while a model is built, so these never overlap.
+- data lane (a thread): dataset summaries, so picking a dataset during a long run
+  still shows what it holds.
+
+A control thread reads the window's messages: a submission joins its lane, a cancel
+sets that job's stop flag (runs poll it before every batch), a shutdown or a closed
+pipe (the window is gone) cancels everything and ends the process, so no engine is
+ever left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import queue
+import signal
+import sys
+import threading
+import traceback
+from typing import IO, Any
+
+from mpstudio.engine.service import protocol as p
+from mpstudio.engine.service.framing import FrameWriter, read_frame
+from mpstudio.engine.service.job_table import JOBS, EngineMemory
+
+log = logging.getLogger(__name__)
+ORPHAN_GRACE_SECONDS = 10.0  # the window vanished: the running job has this long to stop
+
+
+class _RunningJob:
+    """A job's context: the Reporter protocol plus progress, all sent to the window."""
+
+    def __init__(self, submit: p.Submit, pipe: FrameWriter) -> None:
+        self.submit = submit
+        self.stop_flag = threading.Event()
+        self._pipe = pipe
+        self._last_progress: tuple[int, int, str] | None = None
+
+    def emit(self, event: Any) -> None:
+        self._pipe.send(p.JobEvent(self.submit.job_id, event))
+
+    def should_stop(self) -> bool:
+        return self.stop_flag.is_set()
+
+    def progress(self, done: int, total: int, text: str) -> None:
+        if (done, total, text) != self._last_progress:  # only what changed crosses
+            self._last_progress = (done, total, text)
+            self._pipe.send(p.JobProgress(self.submit.job_id, done, total, text))
+
+
+class EngineLoop:
+    def __init__(self, inbound: IO[bytes], outbound: FrameWriter) -> None:
+        self.inbound = inbound
+        self.pipe = outbound
+        self.memory = EngineMemory()
+        self.lanes: dict[str, queue.Queue[_RunningJob | None]] = {
+            p.MAIN_LANE: queue.Queue(), p.DATA_LANE: queue.Queue()}
+        self.jobs: dict[int, _RunningJob] = {}
+        self._jobs_lock = threading.Lock()
+        self.ending = threading.Event()
+
+    # ------------------------------------------------------------ control
+    def read_control(self) -> None:
+        while True:
+            try:
+                message = read_frame(self.inbound)
+            except Exception:  # EOF: the window's process is gone (or the pipe broke)
+                self._end(orphaned=True)
+                return
+            if isinstance(message, p.Submit):
+                job = _RunningJob(message, self.pipe)
+                with self._jobs_lock:
+                    self.jobs[message.job_id] = job
+                self.lanes.get(message.lane, self.lanes[p.MAIN_LANE]).put(job)
+            elif isinstance(message, p.Cancel):
+                with self._jobs_lock:
+                    job = self.jobs.get(message.job_id)
+                if job is not None:
+                    job.stop_flag.set()
+            elif isinstance(message, p.Shutdown):
+                self._end(orphaned=False)
+                return
+
+    def _end(self, orphaned: bool) -> None:
+        self.ending.set()
+        with self._jobs_lock:
+            for job in self.jobs.values():
+                job.stop_flag.set()
+        for lane in self.lanes.values():
+            lane.put(None)
+        if orphaned:  # nobody is listening: stop soon whatever the running job does
+            timer = threading.Timer(ORPHAN_GRACE_SECONDS, os._exit, args=(0,))
+            timer.daemon = True
+            timer.start()
+
+    # -------------------------------------------------------------- lanes
+    def run_lane(self, lane: str) -> None:
+        while (job := self.lanes[lane].get()) is not None:
+            self._execute(job)
+
+    def _execute(self, job: _RunningJob) -> None:
+        submit = job.submit
+        try:
+            if job.should_stop():
+                self._send_quietly(p.JobFailed(submit.job_id, "cancelled", cancelled=True))
+                return
+            self._send_quietly(p.JobStarted(submit.job_id))
+            fn = JOBS.get(submit.call)
+            if fn is None:
+                raise LookupError(f"the engine has no job {submit.call!r}")
+            try:
+                value = fn(job, self.memory, **submit.args)
+            except Exception as exc:  # a job ends with a message, never the engine
+                log.error("%s failed:\n%s", submit.call, traceback.format_exc())
+                cancelled = job.should_stop() and _is_stop(exc)
+                message = "cancelled" if cancelled else failure_message(submit.call, exc)
+                self._send_quietly(p.JobFailed(submit.job_id, message, cancelled))
+                return
+            try:
+                self.pipe.send(p.JobResult(submit.job_id, value))
+            except Exception as exc:  # a result that cannot cross (a bug): say so
+                self._send_quietly(p.JobFailed(
+                    submit.job_id, f"{submit.call}: the result could not be sent: {exc}"))
+        finally:
+            with self._jobs_lock:
+                self.jobs.pop(submit.job_id, None)
+
+    def _send_quietly(self, message: Any) -> None:
+        # the window may be gone: the control thread then ends the process
+        with contextlib.suppress(OSError, ValueError):
+            self.pipe.send(message)
+
+
+def _is_stop(exc: BaseException) -> bool:
+    return type(exc).__name__ in ("JobCancelled", "DataLoadStopped", "MeasurementStopped")
+
+
+def failure_message(call: str, exc: BaseException) -> str:
+    """A readable line: engine errors already say what to do; others get their type."""
+    from mpstudio.engine.spec import SpecError
+
+    if isinstance(exc, SpecError):
+        return "; ".join(exc.problems)
+    known = {"RunSetupError", "DataLoadStopped", "DataError", "DownloadError", "SettingsError",
+             "ExportError"}
+    if type(exc).__name__ in known:
+        return str(exc)
+    what = {"train": "the run", "export": "the export", "hardware_check": "the hardware check",
+            "model_preview": "the model preview", "inspect_dataset": "reading the data",
+            "doctor": "the training check", "apply_memory": "applying the GPU memory settings",
+            }.get(call, call)
+    if isinstance(exc, MemoryError):
+        return f"{what} ran out of memory: close other programs or pick something smaller"
+    return f"{what} failed: {type(exc).__name__}: {exc}"
+
+
+def _load_tensorflow() -> p.EngineReady | p.EngineLoadFailed:
+    """Import TensorFlow and Keras and apply the saved GPU memory settings, before any
+    op can initialise a GPU."""
+    from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
+
+    try:
+        with tensorflow_logs_hidden():
+            import keras
+            import tensorflow as tf
+
+            from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
+
+            memory = apply_saved_gpu_memory()
+    except Exception as exc:  # a broken install: the window says so and how to fix it
+        log.error("loading TensorFlow failed:\n%s", traceback.format_exc())
+        return p.EngineLoadFailed(f"{type(exc).__name__}: {exc}")
+    return p.EngineReady({"TensorFlow": tf.__version__, "Keras": keras.__version__},
+                         memory, os.getpid())
+
+
+def serve(inbound: IO[bytes], outbound: FrameWriter) -> None:
+    """Run the engine until the window says Shutdown or goes away."""
+    # Ctrl-C in the terminal that launched the app reaches every process of its group;
+    # the window decides what a stop means.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    logging.basicConfig(format="mpstudio engine: %(message)s")
+    loop = EngineLoop(inbound, outbound)
+    threading.Thread(target=loop.read_control, name="engine-control", daemon=True).start()
+    data = threading.Thread(target=loop.run_lane, args=(p.DATA_LANE,), name="engine-data",
+                            daemon=True)
+    data.start()
+    loop._send_quietly(_load_tensorflow())
+    loop.run_lane(p.MAIN_LANE)
+    data.join(5.0)
+
+
+def serve_stdio() -> None:
+    """The process's entry point: frames on stdin and stdout. Anything else that writes
+    to file descriptor 1 (a C++ library, a stray print) goes to stderr instead, and the
+    processes this one starts get no stdin, so nothing can corrupt or steal a frame."""
+    sys.stdout.flush()
+    inbound = os.fdopen(os.dup(0), "rb", buffering=0)
+    outbound = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    writer = FrameWriter(outbound)
+    serve(inbound, writer)
+    try:
+        writer.close()
+    finally:
+        os._exit(0)  # every job has ended; skip TensorFlow's slow interpreter teardown

@@ -1,0 +1,179 @@
+"""Every piece of work the window can ask of its engine process, by name.
+
+A call gets its arguments and a ``JobContext`` (``emit`` for events, ``progress``,
+``should_stop``) and returns a plain dataclass for the window. What must stay in the
+engine (the models just trained, for export) stays in ``EngineMemory``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
+
+if TYPE_CHECKING:
+    from mpstudio.engine.datasets.report import DataReport
+    from mpstudio.engine.doctor.checks import DoctorReport
+    from mpstudio.engine.export.results import ExportOutcome, ExportRequest
+    from mpstudio.engine.hardware.check import HardwareCheck
+    from mpstudio.engine.hardware.gpu_memory import GpuMemorySettings, MemoryApplyResult
+    from mpstudio.engine.model_summary import ModelSummary
+    from mpstudio.engine.run_session import TrainingOutcome
+    from mpstudio.engine.spec import RunSpec
+    from mpstudio.engine.trainer.compare_options import CompareOptions
+
+
+class JobContext(Protocol):
+    """What a running job can do besides return: a Reporter, plus progress."""
+
+    def emit(self, event: Any) -> None: ...
+    def should_stop(self) -> bool: ...
+    def progress(self, done: int, total: int, text: str) -> None: ...
+
+
+class EngineMemory:
+    """The models of the last training job, by handle, so "export the run you just
+    trained" works even when the history could not keep them. A new training job lets
+    the previous ones go (device memory is the scarce thing)."""
+
+    def __init__(self) -> None:
+        self._models: dict[int, Any] = {}
+        self._handles = itertools.count(1)
+
+    def replace(self, models: list[Any]) -> list[int | None]:
+        self._models.clear()
+        handles: list[int | None] = []
+        for model in models:
+            if model is None:
+                handles.append(None)
+            else:
+                handles.append(next(self._handles))
+                self._models[handles[-1]] = model  # type: ignore[index]
+        return handles
+
+    def forget(self) -> None:
+        self._models.clear()
+
+    def model(self, handle: int | None) -> Any:
+        return self._models.get(handle) if handle is not None else None
+
+
+def hardware_check(ctx: JobContext, memory: EngineMemory, measure: bool,
+                   seconds_per_case: float) -> HardwareCheck:
+    from mpstudio.engine.hardware.check import run_hardware_check
+
+    with tensorflow_logs_hidden():
+        return run_hardware_check(measure, seconds_per_case,
+                                  ctx.progress if measure else None, ctx.should_stop)
+
+
+def apply_memory(ctx: JobContext, memory: EngineMemory,
+                 settings: GpuMemorySettings) -> MemoryApplyResult:
+    from mpstudio.engine.hardware.gpu_memory import apply_gpu_memory
+
+    return apply_gpu_memory(settings)
+
+
+def inspect_dataset(ctx: JobContext, memory: EngineMemory, dataset: str,
+                    options: dict[str, Any]) -> DataReport:
+    """What a dataset holds. Only asked for data that is on disk (never downloads)."""
+    from mpstudio.engine.datasets.registry import inspect_dataset as inspect
+
+    return inspect(dataset, options)
+
+
+def model_preview(ctx: JobContext, memory: EngineMemory, template: str,
+                  input_shape: tuple[int, ...], num_classes: int, policy: str,
+                  input_scale: float | None = None) -> ModelSummary:
+    """The template built under ``policy``: parameters and each layer's dtypes.
+    ``input_scale``: the data is uint8 images that the model scales (its first row)."""
+    from mpstudio.engine.model_summary import describe_model
+    from mpstudio.engine.templates.registry import build_model
+
+    model = build_model(template, input_shape, num_classes, policy, input_scale=input_scale)
+    return describe_model(model, policy)
+
+
+def train(ctx: JobContext, memory: EngineMemory, spec: RunSpec,
+          comparison: CompareOptions | None) -> TrainingOutcome:
+    """One run, or a comparison, recorded in the history as it goes (run_session)."""
+    from mpstudio.engine.datasets.errors import DataLoadStopped
+    from mpstudio.engine.run_session import (
+        Session,
+        TrainingOutcome,
+        train_in_worker_process,
+        train_session,
+    )
+
+    memory.forget()  # the last job's models: let them go before this one builds
+    try:
+        if spec.distribute.strategy == "multiworker" and comparison is None:
+            session = train_in_worker_process(spec, ctx)
+        else:
+            session: Session = train_session(spec, ctx, comparison)  # type: ignore[no-redef]
+    except DataLoadStopped as exc:
+        return TrainingOutcome([], stopped_while_loading=str(exc))
+    return session.outcome(memory.replace([r.model for r in session.results]))
+
+
+def export_run(ctx: JobContext, memory: EngineMemory, requests: list[ExportRequest], *,
+               run_id: int | None, model_handle: int | None = None,
+               spec: RunSpec | None = None, overwrite: bool = False) -> list[ExportOutcome]:
+    """Export the model kept under ``model_handle`` (a run just trained), or the kept
+    model of history run ``run_id``, to each requested format, verifying each; the
+    history notes where each file went. ExportError: the model cannot be loaded."""
+    from mpstudio.engine.export.exporter import export_models
+    from mpstudio.engine.export.results import ExportError
+    from mpstudio.engine.export.source import source_from_model, source_from_run
+
+    model = memory.model(model_handle)
+    if model is not None:
+        source = source_from_model(model, spec, run_id)
+    elif run_id is not None:
+        source = source_from_run(run_id)
+    else:
+        raise ExportError("the run's model is no longer in memory (the engine restarted) "
+                          "and the history did not keep it: train the run again")
+    with tensorflow_logs_hidden():
+        outcomes = export_models(source, requests, overwrite=overwrite, progress=ctx.progress,
+                                 should_stop=ctx.should_stop)
+    if run_id is not None:  # History shows where the run's model went
+        for outcome in outcomes:
+            if outcome.result is not None:
+                _record_model_path(run_id, outcome.result.path)
+    return outcomes
+
+
+def _record_model_path(run_id: int, path: Path) -> None:
+    """Best effort: the file is saved either way."""
+    from mpstudio.engine.history.store import HistoryError, RunStore
+
+    try:
+        with RunStore() as store:
+            store.add_model_path(run_id, path)
+    except (HistoryError, sqlite3.Error):
+        pass
+
+
+def doctor(ctx: JobContext, memory: EngineMemory, quick: bool) -> DoctorReport:
+    """The whole training check; each check row is an event as it completes."""
+    with tensorflow_logs_hidden():
+        from mpstudio.engine.doctor.doctor import run_doctor
+
+    return run_doctor(quick, progress=ctx.progress, should_stop=ctx.should_stop,
+                      on_check=ctx.emit)
+
+
+JOBS: dict[str, Callable[..., Any]] = {
+    "hardware_check": hardware_check,
+    "apply_memory": apply_memory,
+    "inspect_dataset": inspect_dataset,
+    "model_preview": model_preview,
+    "train": train,
+    "export": export_run,
+    "doctor": doctor,
+}

@@ -1,0 +1,83 @@
+"""The messages between the window and its engine process (pickled over a pipe).
+
+The window sends ``Submit``/``Cancel``/``Shutdown``; the engine answers with
+``EngineReady`` once TensorFlow is loaded (or ``EngineLoadFailed``), then per job
+``JobStarted``, any number of ``JobEvent``/``JobProgress`` and exactly one of
+``JobResult`` or ``JobFailed``. Payloads are the engine's own plain dataclasses
+(events, reports, outcomes): nothing that holds a tensor or a model crosses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+MAIN_LANE = "main"  # TensorFlow work, one job after another (dtype policies are global)
+DATA_LANE = "data"  # dataset summaries: never wait behind a long run
+
+
+@dataclass(frozen=True)
+class Submit:
+    job_id: int
+    call: str  # a name in the engine's job table (service/job_table.py)
+    args: dict[str, Any]
+    lane: str = MAIN_LANE
+
+
+@dataclass(frozen=True)
+class Cancel:
+    job_id: int
+
+
+@dataclass(frozen=True)
+class Shutdown:
+    """Finish nothing more: cancel what runs and end the process."""
+
+
+@dataclass(frozen=True)
+class EngineReady:
+    versions: dict[str, str]  # TensorFlow and Keras versions, for About and the log
+    memory: Any  # MemoryApplyResult: the saved GPU memory settings, applied first
+    pid: int
+
+
+@dataclass(frozen=True)
+class EngineLoadFailed:
+    message: str
+
+
+@dataclass(frozen=True)
+class JobStarted:
+    job_id: int
+
+
+@dataclass(frozen=True)
+class JobEvent:
+    job_id: int
+    event: Any  # a run event, a doctor check row...
+
+
+@dataclass(frozen=True)
+class JobProgress:
+    job_id: int
+    done: int
+    total: int
+    text: str
+
+
+@dataclass(frozen=True)
+class JobResult:
+    job_id: int
+    value: Any
+
+
+@dataclass(frozen=True)
+class JobFailed:
+    job_id: int
+    message: str  # for people: names the problem and what to do
+    cancelled: bool = False
+
+
+ToEngine = Submit | Cancel | Shutdown
+FromEngine = (EngineReady | EngineLoadFailed | JobStarted | JobEvent | JobProgress | JobResult
+              | JobFailed)

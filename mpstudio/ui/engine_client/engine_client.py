@@ -1,0 +1,231 @@
+"""EngineClient: the window's one way to get TensorFlow work done.
+
+It starts the engine process behind the window (through an EngineLink thread),
+submits typed EngineJobs, routes what comes back to each job's own signals, and
+notices when the process ends. An end nobody asked for (a segfault, an abort, the
+system killing it for memory) or a Stop now is reported as an ``EngineEnd``: every
+job that was queued or running gets ``errored`` with the reason (and
+``job.engine_end`` set), ``ended`` tells the window, and a fresh engine starts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import signal
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from mpstudio.engine.service import protocol as p
+from mpstudio.ui.engine_client.engine_job import EngineJob
+from mpstudio.ui.engine_client.engine_link import EngineLink
+
+SIGNAL_MEANING = {
+    "SIGKILL": "killed (by Stop now, or by the system, often for running out of memory)",
+    "SIGSEGV": "crashed with a segmentation fault inside TensorFlow or a converter",
+    "SIGABRT": "aborted by TensorFlow (a failed check inside its C++ code)",
+    "SIGBUS": "crashed with a bus error",
+    "SIGFPE": "crashed with a floating-point exception",
+    "SIGTERM": "terminated by a signal from outside mpstudio",
+}
+
+
+@dataclass(frozen=True)
+class EngineEnd:
+    """How an engine process ended while it still had work."""
+
+    exit_code: int  # negative: the signal number that ended it
+    doing: str  # what it was doing ("the mixed_float16 run"), "" when idle
+    requested: bool  # True: Stop now ended it
+
+    @property
+    def how(self) -> str:
+        if self.exit_code < 0:
+            try:
+                name = signal.Signals(-self.exit_code).name
+            except ValueError:
+                name = f"signal {-self.exit_code}"
+            if self.requested:
+                return f"ended by Stop now ({name})"
+            return f"{SIGNAL_MEANING.get(name, 'ended by a signal')} ({name})"
+        return f"exited with code {self.exit_code}"
+
+    @property
+    def message(self) -> str:
+        doing = f" during {self.doing}" if self.doing else ""
+        if self.requested:
+            return f"stopped now: the engine was ended{doing}"
+        return f"the engine process {self.how}{doing}"
+
+
+class EngineClient(QObject):
+    ready = Signal(object)  # protocol.EngineReady: TensorFlow loaded, settings applied
+    load_failed = Signal(str)  # TensorFlow could not load: nothing can train
+    ended = Signal(object)  # EngineEnd: the process ended under work; a new one starts
+    jobs_changed = Signal()  # a job was queued, started or ended
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._ids = itertools.count(1)
+        self._jobs: dict[int, EngineJob] = {}  # queued or running, in submission order
+        self._link: EngineLink | None = None
+        self._old_links: list[EngineLink] = []
+        self._shutting_down = False
+        self._kill_requested = False
+        self.engine_ready: p.EngineReady | None = None
+        self.starts = 0  # engine processes started (1 + restarts)
+        self.restart_on_end = True  # False while the window closes
+
+    # ------------------------------------------------------------------ API
+    def start(self) -> None:
+        """Start an engine process (the window calls this once it is shown)."""
+        if self._link is not None or self._shutting_down:
+            return
+        self.engine_ready = None
+        self._kill_requested = False
+        link = EngineLink()
+        link.inbox.arrived.connect(lambda: self._drain(link))
+        link.ended.connect(lambda code: self._on_ended(link, code))
+        self._link = link
+        self.starts += 1
+        link.start()
+
+    @property
+    def ready_now(self) -> bool:
+        return self.engine_ready is not None
+
+    @property
+    def pid(self) -> int | None:
+        return self._link.pid if self._link is not None else None
+
+    def submit(self, job: EngineJob) -> EngineJob:
+        if self._shutting_down:
+            raise RuntimeError("the engine has been shut down")
+        if self._link is None:
+            self.start()
+        job.job_id = next(self._ids)
+        job._client = self
+        job.state = "queued"
+        self._jobs[job.job_id] = job
+        assert self._link is not None
+        self._link.send(p.Submit(job.job_id, job.call, job.args, job.lane))
+        if job.cancelled:
+            self._link.send(p.Cancel(job.job_id))
+        self.jobs_changed.emit()
+        return job
+
+    def cancel(self, job: EngineJob) -> None:
+        if job.job_id in self._jobs and self._link is not None:
+            self._link.send(p.Cancel(job.job_id))
+
+    def cancel_all(self) -> None:
+        for job in list(self._jobs.values()):
+            job.cancel()
+
+    def stop_now(self) -> None:
+        """End the engine process at once; its jobs end with errored (engine_end set,
+        requested=True) and a new engine starts."""
+        if self._link is not None:
+            self._kill_requested = True
+            self._link.kill()
+
+    def active(self, call: str | None = None) -> list[EngineJob]:
+        """Jobs queued or running (of ``call``), oldest first."""
+        return [j for j in self._jobs.values() if call is None or j.call == call]
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._jobs)
+
+    def running_job(self) -> EngineJob | None:
+        return next((j for j in self._jobs.values()
+                     if j.state == "running" and j.lane == p.MAIN_LANE), None)
+
+    def shutdown(self, wait_ms: int = 15000) -> bool:
+        """Cancel everything, end the engine process and its thread; True once ended
+        (a process that does not end in ``wait_ms`` is killed)."""
+        self._shutting_down = True
+        link = self._link
+        if link is not None:
+            self.cancel_all()
+            link.send(p.Shutdown())
+            if not link.wait(wait_ms):
+                link.kill()
+                link.wait(5000)
+            self._drain(link)
+        for old in self._old_links:
+            old.wait(5000)
+        self._old_links.clear()
+        done = link is None or link.isFinished()
+        self._link = None
+        self._fail_all(None, "cancelled")
+        return done
+
+    # -------------------------------------------------- what comes back
+    def _drain(self, link: EngineLink) -> None:
+        pending: dict[int, list[Any]] = {}
+
+        def flush(job_id: int) -> None:
+            batch = pending.pop(job_id, None)
+            job = self._jobs.get(job_id)
+            if batch and job is not None:
+                job.events.emit(batch)
+
+        for message in link.inbox.drain():
+            if isinstance(message, p.EngineReady):
+                self.engine_ready = message
+                self.ready.emit(message)
+                continue
+            if isinstance(message, p.EngineLoadFailed):
+                self.load_failed.emit(message.message)
+                continue
+            job = self._jobs.get(message.job_id)
+            if job is None:
+                continue  # a job already failed by an engine end
+            if isinstance(message, p.JobEvent):
+                pending.setdefault(message.job_id, []).append(message.event)
+                continue
+            flush(message.job_id)
+            if isinstance(message, p.JobStarted):
+                job.state = "running"
+                job.started.emit()
+                self.jobs_changed.emit()
+            elif isinstance(message, p.JobProgress):
+                job.progress.emit(message.done, message.total, message.text)
+            elif isinstance(message, p.JobResult):
+                self._finish(job, result=message.value)
+            elif isinstance(message, p.JobFailed):
+                self._finish(job, error=message.message)
+        for job_id in list(pending):
+            flush(job_id)
+
+    def _finish(self, job: EngineJob, *, result: Any = None, error: str | None = None) -> None:
+        self._jobs.pop(job.job_id, None)  # type: ignore[arg-type]
+        job.state = "done"
+        if error is None:
+            job.result.emit(result)
+        else:
+            job.errored.emit(error)
+        job.finished.emit()
+        self.jobs_changed.emit()
+
+    def _fail_all(self, end: EngineEnd | None, message: str) -> None:
+        for job in list(self._jobs.values()):
+            job.engine_end = end
+            self._finish(job, error=message)
+
+    def _on_ended(self, link: EngineLink, exit_code: int) -> None:
+        self._drain(link)  # what it said before it went
+        link.wait()
+        if link is self._link:
+            self._link = None
+        if self._shutting_down:
+            return
+        running = self.running_job()
+        end = EngineEnd(exit_code, running.describe if running else "", self._kill_requested)
+        self.engine_ready = None
+        self._fail_all(end, end.message)
+        self.ended.emit(end)
+        if self.restart_on_end:
+            self.start()  # a fresh engine: the window goes on

@@ -1,0 +1,1 @@
+"""The window's models: plain Python, no Qt (observed by the widgets, tested alone)."""

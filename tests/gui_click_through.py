@@ -1,0 +1,81 @@
+"""A user's click-through of the whole window, as a script: its own process, so what it
+imported can be read from ``sys.modules`` at the end (run by
+test_gui_without_tensorflow.py). Prints one JSON line with what it saw."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QEventLoop, QSettings
+from PySide6.QtWidgets import QApplication
+
+from mpstudio.ui.main_window import MainWindow
+
+FORBIDDEN = ("tensorflow", "keras", "tf_keras", "tensorboard", "jax", "ml_dtypes")
+
+
+def wait(app: QApplication, condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"timed out waiting for {what}")
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+
+
+def select(combo, key: str) -> None:
+    combo.setCurrentIndex(combo.findData(key))
+
+
+def main(folder: str) -> int:
+    app = QApplication([])
+    w = MainWindow(QSettings(str(Path(folder) / "window.ini"), QSettings.Format.IniFormat))
+    w.confirm_close = lambda: True
+    w.show()
+    w.start_background()
+    wait(app, lambda: w.background.check is not None and w.setup.run_button.isEnabled(),
+         180, "the engine and the hardware check")
+    wait(app, lambda: w.setup.layers.summary is not None, 60, "the layer table")
+
+    select(w.setup.dataset.combo, "digits")
+    select(w.setup.template, "mlp")
+    select(w.setup.precision, "mixed_float16")
+    w.setup.epochs.setValue(1)
+    w.setup.batch_size.setValue(64)
+    w.setup.baseline.setChecked(True)
+    ended: list[str] = []
+    w.run_ended.connect(ended.append)
+    w.setup.run_button.click()
+    wait(app, lambda: bool(ended), 300, "the comparison")
+
+    w.history_actions.plot_run(w.last_outcome.stored[0].id)
+    ids = [run.id for run in w.last_outcome.stored]
+    w.history_actions.compare_runs(ids[0], ids[1])
+
+    w.actions.export_model.trigger()
+    dialog = w.exports.dialog
+    dialog.folder_edit.setText(folder)
+    dialog.name_edit.setText("model")
+    w.exports.start_export(dialog.requests())
+    wait(app, lambda: w.exports.job is None, 300, "the export")
+
+    w.background.run_check(measure=True, seconds=0.05)
+    wait(app, lambda: not w.state.measuring, 300, "the measurement")
+
+    w.close()
+    wait(app, lambda: w._closed, 60, "the window to close")
+    loaded = sorted({name.split(".")[0] for name in sys.modules} & set(FORBIDDEN))
+    print(json.dumps({"ended": ended, "exported": sorted(p.name for p in Path(folder).iterdir()
+                                                         if p.name.startswith("model")),
+                      "card": w.card_view.card is not None, "loaded": loaded,
+                      "measured": bool(w.background.check.measurements)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,197 @@
+"""The window's engine process through its client: real jobs in a real process.
+
+Each test starts an engine (``python -m mpstudio.engine.service``, TensorFlow loaded
+there) and drives it as the window does: typed jobs with their own signals, cancels,
+a crash (kill -9 of the engine's pid), a shutdown that leaves no process behind.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from mpstudio.engine.trainer.compare_options import CompareOptions
+from mpstudio.ui.engine_client.engine_client import EngineClient, EngineEnd
+from mpstudio.ui.engine_client.engine_job import EngineJob
+
+READY_MS = 120_000
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.fixture
+def engine(qtbot):
+    client = EngineClient()
+    with qtbot.waitSignal(client.ready, timeout=READY_MS):
+        client.start()
+    yield client
+    pid = client.pid
+    assert client.shutdown(30_000)
+    if pid is not None:
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid), "the engine process outlived its client"
+
+
+def _preview(template: str = "mlp", policy: str = "mixed_float16") -> EngineJob:
+    return EngineJob("model_preview", {"template": template, "input_shape": (8, 8, 1),
+                                       "num_classes": 10, "policy": policy})
+
+
+def _record(job: EngineJob) -> list[tuple[str, object]]:
+    seen: list[tuple[str, object]] = []
+    job.started.connect(lambda: seen.append(("started", None)))
+    job.events.connect(lambda batch: seen.append(("events", batch)))
+    job.result.connect(lambda value: seen.append(("result", value)))
+    job.errored.connect(lambda message: seen.append(("errored", message)))
+    job.finished.connect(lambda: seen.append(("finished", None)))
+    return seen
+
+
+def test_jobs_run_in_the_engine_process_in_order_with_their_own_signals(engine, qtbot):
+    assert engine.engine_ready.pid != os.getpid()
+    assert engine.engine_ready.versions["TensorFlow"]
+    jobs = [_preview("mlp", "float32"), _preview("mlp", "mixed_float16"),
+            _preview("cnn", "mixed_bfloat16")]
+    records = [_record(job) for job in jobs]
+    for job in jobs:
+        engine.submit(job)
+    qtbot.waitUntil(lambda: all(r and r[-1][0] == "finished" for r in records),
+                    timeout=60_000)
+    for record in records:
+        assert [kind for kind, _ in record] == ["started", "result", "finished"]
+    summaries = [record[1][1] for record in records]
+    assert summaries[0].params == summaries[1].params  # the same mlp, another policy
+    assert summaries[1].policy == "mixed_float16" and summaries[2].policy == "mixed_bfloat16"
+    assert not engine.busy
+
+
+def test_a_failing_job_says_why_a_cancelled_one_never_starts_and_the_engine_goes_on(
+        engine, qtbot):
+    bad = _record(engine.submit(_preview(template="no_such_template")))
+    slow = EngineJob("hardware_check", {"measure": True, "seconds_per_case": 0.3})
+    queued = _preview()
+    slow_seen, queued_seen = _record(slow), _record(queued)
+    engine.submit(slow)
+    engine.submit(queued)
+    queued.cancel()
+    qtbot.waitUntil(lambda: bool(bad) and bad[-1][0] == "finished", timeout=30_000)
+    assert bad[-2][0] == "errored" and "no_such_template" in str(bad[-2][1])
+    qtbot.waitUntil(lambda: slow.state == "running", timeout=30_000)
+    slow.cancel()  # a measurement polls its stop flag between cases
+    qtbot.waitUntil(lambda: bool(queued_seen) and queued_seen[-1][0] == "finished",
+                    timeout=60_000)
+    assert [kind for kind, _ in queued_seen] == ["errored", "finished"]
+    assert queued_seen[0][1] == "cancelled"
+    qtbot.waitUntil(lambda: slow.state == "done", timeout=60_000)
+    check = next(value for kind, value in slow_seen if kind == "result")
+    assert check.stopped  # ended early, with the cases that finished
+    after = _record(engine.submit(_preview()))
+    qtbot.waitUntil(lambda: bool(after) and after[-1][0] == "finished", timeout=30_000)
+    assert after[1][0] == "result"
+
+
+def test_dataset_summaries_do_not_wait_behind_the_main_lane(engine, qtbot):
+    slow = engine.submit(EngineJob("hardware_check",
+                                   {"measure": True, "seconds_per_case": 1.0}))
+    qtbot.waitUntil(lambda: slow.state == "running", timeout=30_000)
+    read = EngineJob("inspect_dataset", {"dataset": "digits", "options": {}}, data_lane=True)
+    seen = _record(read)
+    engine.submit(read)
+    qtbot.waitUntil(lambda: bool(seen) and seen[-1][0] == "finished", timeout=30_000)
+    assert slow.state == "running"  # the summary came back while the main lane worked
+    report = next(value for kind, value in seen if kind == "result")
+    assert tuple(report.input_shape) == (8, 8, 1) and report.num_classes == 10
+    slow.cancel()
+    qtbot.waitUntil(lambda: slow.state == "done", timeout=60_000)
+
+
+def test_a_flood_of_events_reaches_the_gui_in_few_batches(engine, qtbot, tiny_spec):
+    """A run that reports every step, while the GUI thread is busy: what arrived in
+    the meantime comes as one batch, not one signal per event."""
+    spec = tiny_spec.replace(epochs=3)
+    job = EngineJob("train", {"spec": spec, "comparison": None})
+    batches: list[int] = []
+    started: list = []
+    job.events.connect(lambda batch: batches.append(len(batch)))
+    job.events.connect(lambda batch: started.extend(
+        e for e in batch if type(e).__name__ == "RunStarted"))
+    done = _record(job)
+    engine.submit(job)
+    qtbot.waitUntil(lambda: sum(batches) > 0, timeout=60_000)
+    time.sleep(1.5)  # the GUI thread is busy: nothing is drained meanwhile
+    qtbot.waitUntil(lambda: bool(done) and done[-1][0] == "finished", timeout=120_000)
+    outcome = next(value for kind, value in done if kind == "result")
+    steps = 3 * started[0].steps_per_epoch
+    assert outcome.last.ok and outcome.last.summary.steps_done == steps
+    events = sum(batches)
+    assert events > steps  # a step event for every step, and more
+    assert max(batches) > 20 and len(batches) < events / 2
+
+
+def test_a_crash_mid_run_fails_the_job_says_how_and_a_fresh_engine_starts(
+        engine, qtbot, tiny_spec):
+    first_pid = engine.pid
+    spec = tiny_spec.replace(epochs=200)  # long enough to be killed mid-run
+    job = EngineJob("train", {"spec": spec, "comparison": None}, describe="the float32 run")
+    events: list = []
+    job.events.connect(events.extend)
+    seen = _record(job)
+    engine.submit(job)
+    qtbot.waitUntil(lambda: sum(type(e).__name__ == "StepMetrics" for e in events) > 5,
+                    timeout=120_000)
+    ends: list[EngineEnd] = []
+    engine.ended.connect(ends.append)
+    with qtbot.waitSignal(engine.ready, timeout=READY_MS):
+        os.kill(first_pid, signal.SIGKILL)  # as the system's out-of-memory killer would
+    assert [kind for kind, _ in seen][-2:] == ["errored", "finished"]
+    end = ends[0]
+    assert end.exit_code == -signal.SIGKILL and not end.requested
+    assert end.doing == "the float32 run"
+    assert job.engine_end is end
+    assert "SIGKILL" in seen[-2][1] and "during the float32 run" in seen[-2][1]
+    assert engine.pid != first_pid and engine.starts == 2
+    after = _record(engine.submit(_preview()))
+    qtbot.waitUntil(lambda: bool(after) and after[-1][0] == "finished", timeout=60_000)
+    assert after[1][0] == "result"
+
+
+def test_stop_now_ends_the_engine_and_says_it_was_asked_for(engine, qtbot):
+    slow = engine.submit(EngineJob("hardware_check",
+                                   {"measure": True, "seconds_per_case": 2.0},
+                                   describe="the measurement"))
+    seen = _record(slow)
+    qtbot.waitUntil(lambda: slow.state == "running", timeout=30_000)
+    with qtbot.waitSignal(engine.ended, timeout=30_000) as ended:
+        engine.stop_now()
+    end = ended.args[0]
+    assert end.requested and end.message.startswith("stopped now")
+    assert seen[-2] == ("errored", end.message)
+    qtbot.waitUntil(lambda: engine.ready_now, timeout=READY_MS)
+
+
+def test_a_comparison_crosses_as_plain_data_with_model_handles(engine, qtbot, tiny_spec):
+    spec = tiny_spec.replace(precision="mixed_float16", log_every_steps=5)
+    job = EngineJob("train", {"spec": spec, "comparison": CompareOptions(repeats=1)})
+    seen = _record(job)
+    engine.submit(job)
+    qtbot.waitUntil(lambda: bool(seen) and seen[-1][0] == "finished", timeout=180_000)
+    outcome = next(value for kind, value in seen if kind == "result")
+    assert [r.spec.precision for r in outcome.results] == ["float32", "mixed_float16"]
+    assert [r.run_id for r in outcome.results] == [s.id for s in outcome.stored]
+    assert outcome.card is not None
+    started = [e for kind, batch in seen if kind == "events" for e in batch
+               if type(e).__name__ == "RunStarted"]
+    assert [e.run_id for e in started] == [r.run_id for r in outcome.results]
+    assert [e.role for e in started] == ["baseline", "mixed"]
+    assert outcome.results[-1].model_handle is not None  # kept in the engine, for export
