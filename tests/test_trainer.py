@@ -123,6 +123,25 @@ def test_stop_ends_within_one_batch(tiny_spec, loop):
     assert reporter.of_type(EpochMetrics)[0].val_loss is None  # validation skipped
 
 
+def test_a_stop_during_a_batch_ends_the_run_before_the_next_batch(tiny_spec):
+    """Stop pressed while batch 5 runs (after the monitor looked at its start): Keras
+    fit must not start batch 6. It did, and a Stop at step 4 ended after step 6."""
+    import keras
+
+    reporter = CollectingReporter()
+
+    class PressStopDuringBatch(keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch, logs=None):  # after the monitor's check
+            if batch == 4:
+                reporter.stop()
+
+    result = run(tiny_spec.replace(epochs=5), reporter,
+                 callbacks=lambda spec: [PressStopDuringBatch()])
+    assert result.summary.status == "stopped"
+    assert result.summary.steps_done == 5  # batch index 4 finished; no batch after it
+    assert reporter.of_type(StepMetrics)[-1].step <= 5
+
+
 @pytest.mark.parametrize("loop", LOOPS)
 def test_stop_at_the_end_of_an_epoch_ends_the_run(tiny_spec, loop):
     class StopAtEpochEnd(CollectingReporter):

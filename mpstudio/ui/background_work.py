@@ -113,10 +113,9 @@ class BackgroundWork(QObject):
         self.w.status_text.setText("starting a fresh engine process…")
         if not end.requested:
             self.w.log.add(f"{end.message}; starting a fresh engine process", "error")
-            if not self.state.training:  # a run's own failure banner says more
-                self.w.show_banner(f"The engine process {end.how}"
-                                   f"{' during ' + end.doing if end.doing else ''}. "
-                                   "A fresh one is starting; your setup is unchanged.", "error")
+            if not end.doing:  # a job's own failure (a run's banner) says more
+                self.w.show_banner(f"The engine process {end.how} while idle. A fresh one "
+                                   "is starting; your setup is unchanged.", "error")
 
     # ------------------------------------------------------------- hardware
     def run_check(self, measure: bool, seconds: float = 0.5) -> None:

@@ -24,6 +24,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from mpstudio.engine.export.converter_process import convert_in_own_process
 from mpstudio.engine.export.placement import write_bytes
 from mpstudio.engine.export.results import ExportError
 from mpstudio.engine.export.source import ExportSource, float32_copy
@@ -104,7 +105,10 @@ def write_saved_model(conv: Conversion, path: Path) -> list[str]:
             "out (fast on GPUs with Tensor Cores)"]
 
 
-def _tflite_converter(saved: Path, variant: str, conv: Conversion) -> tf.lite.TFLiteConverter:
+def tflite_converter(saved: Path, variant: str, examples: np.ndarray | None,
+                     examples_problem: str) -> tf.lite.TFLiteConverter:
+    """The converter for ``variant`` (float32 | float16 | dynamic | int8); int8 is
+    calibrated on ``examples`` (None: why not, in ``examples_problem``)."""
     converter = tf.lite.TFLiteConverter.from_saved_model(str(saved))
     if variant == "float32":
         return converter
@@ -112,11 +116,10 @@ def _tflite_converter(saved: Path, variant: str, conv: Conversion) -> tf.lite.TF
     if variant == "float16":
         converter.target_spec.supported_types = [tf.float16]
     elif variant == "int8":
-        examples = conv.calibration_x
         if examples is None:
             raise ExportError(
                 "full-integer int8 is calibrated on examples of the run's training data, "
-                f"and {conv.calibration_problem}. Export dynamic-range int8 instead (it "
+                f"and {examples_problem}. Export dynamic-range int8 instead (it "
                 "needs no data), or make the dataset available again")
         converter.representative_dataset = lambda: ([examples[i:i + 1]]
                                                     for i in range(len(examples)))
@@ -127,23 +130,28 @@ def _tflite_converter(saved: Path, variant: str, conv: Conversion) -> tf.lite.TF
 
 
 def _convert_tflite(conv: Conversion, variant: str) -> tuple[bytes, list[str]]:
+    examples, problem = conv.calibration_x, conv.calibration_problem
     try:
         with stderr_hidden():
-            data = _tflite_converter(conv.float32_saved_model(None), variant, conv).convert()
+            data = tflite_converter(conv.float32_saved_model(None), variant, examples,
+                                    problem).convert()
         return data, []
     except ExportError:
         raise
     except Exception as exc:  # the converter raises ConverterError and plain errors
         if "tensor list" not in str(exc).lower():
             raise ExportError(f"the TFLite converter failed: {_last_line(exc)}") from None
-    if variant == "int8":  # TF 2.21's converter crashes the process on this (seen: SIGSEGV)
-        raise ExportError(
-            "full-integer int8 is not available for a recurrent model (its loop needs a "
-            "static shape, and calibrating that crashes the TFLite converter): export "
-            "dynamic-range int8 instead")
-    try:  # an RNN's TensorList ops convert with a static batch
+    # An RNN's TensorList ops convert with a static batch. Calibrating that loop for
+    # full-integer int8 crashes TF 2.21's converter (SIGSEGV): it runs in a process of
+    # its own, so a crash fails this format only.
+    saved = conv.float32_saved_model(1)
+    if variant == "int8":
+        tflite_converter(saved, variant, examples, problem)  # no examples: say so here
+        return convert_in_own_process(saved, variant, examples, conv.scratch,
+                                      "calibrating the recurrent loop"), [BATCH_ONE_NOTE]
+    try:
         with stderr_hidden():
-            data = _tflite_converter(conv.float32_saved_model(1), variant, conv).convert()
+            data = tflite_converter(saved, variant, examples, problem).convert()
     except Exception as exc:
         raise ExportError(f"the TFLite converter failed: {_last_line(exc)}") from None
     return data, [BATCH_ONE_NOTE]

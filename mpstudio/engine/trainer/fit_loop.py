@@ -35,6 +35,13 @@ class MonitorCallback(keras.callbacks.Callback):
         if self.monitor.next_step_is_last():
             self.model.stop_training = True  # fit breaks right after this batch
 
+    def on_train_batch_end(self, batch, logs=None):
+        # Keras checks stop_training right after this: a stop clicked during the batch
+        # ends the run now, before the next batch starts (not one batch later).
+        self.monitor.poll_stop()
+        if self.monitor.stop_requested:
+            self.model.stop_training = True
+
     def on_test_begin(self, logs=None):
         self._close_training_part()
 

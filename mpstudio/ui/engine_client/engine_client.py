@@ -21,13 +21,13 @@ from mpstudio.engine.service import protocol as p
 from mpstudio.ui.engine_client.engine_job import EngineJob
 from mpstudio.ui.engine_client.engine_link import EngineLink
 
-SIGNAL_MEANING = {
-    "SIGKILL": "killed (by Stop now, or by the system, often for running out of memory)",
+SIGNAL_MEANING = {  # how "the engine process ..." ended, by the signal that ended it
+    "SIGKILL": "was killed (by the system, often for running out of memory, or from outside)",
     "SIGSEGV": "crashed with a segmentation fault inside TensorFlow or a converter",
-    "SIGABRT": "aborted by TensorFlow (a failed check inside its C++ code)",
+    "SIGABRT": "was aborted by TensorFlow (a failed check inside its C++ code)",
     "SIGBUS": "crashed with a bus error",
     "SIGFPE": "crashed with a floating-point exception",
-    "SIGTERM": "terminated by a signal from outside mpstudio",
+    "SIGTERM": "was terminated by a signal from outside mpstudio",
 }
 
 
@@ -48,7 +48,7 @@ class EngineEnd:
                 name = f"signal {-self.exit_code}"
             if self.requested:
                 return f"ended by Stop now ({name})"
-            return f"{SIGNAL_MEANING.get(name, 'ended by a signal')} ({name})"
+            return f"{SIGNAL_MEANING.get(name, 'was ended by a signal')} ({name})"
         return f"exited with code {self.exit_code}"
 
     @property
