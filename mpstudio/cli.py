@@ -226,11 +226,11 @@ def _run_command(args: argparse.Namespace) -> int:
 
     from mpstudio.console import ConsoleReporter
     from mpstudio.engine.datasets.errors import DataLoadStopped
-    from mpstudio.engine.history.recorder import RecordingReporter
+    from mpstudio.engine.trainer.compare_options import CompareOptions
 
     with tensorflow_logs_hidden():
         from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
-        from mpstudio.engine.trainer import compare as compare_mod
+        from mpstudio.engine.run_session import train_session
         from mpstudio.engine.trainer import runner
 
         memory = apply_saved_gpu_memory()  # before the first op initializes the GPUs
@@ -249,34 +249,28 @@ def _run_command(args: argparse.Namespace) -> int:
         summaries=args.command == "train"
     )
     front: Any = EventPrinter(console) if args.events else console
-    # In a multi-worker cluster only the chief records the run and keeps the model.
-    reporter = RecordingReporter(front) if cluster is None or cluster.is_chief else front
-    keep = reporter.keep_model if reporter is not front else None
+    comparison = CompareOptions(args.repeats, args.baseline) \
+        if args.command == "compare" else None
     try:
-        with ctrl_c_stops(reporter):
-            if args.command == "train":
-                results = [runner.run(spec, reporter)]
-                if keep is not None:
-                    keep(results[0])
-            else:
-                results = compare_mod.compare(spec, reporter, repeats=args.repeats,
-                                              baseline=args.baseline, keep=keep).results
-        stored = reporter.stored() if reporter is not front else []
+        with ctrl_c_stops(front):
+            # the window's engine process takes the same path (run_session)
+            session = train_session(spec, front, comparison,
+                                    # in a multi-worker cluster only the chief records
+                                    record=cluster is None or cluster.is_chief)
     except SpecError as exc:
         return usage_error(args.command, exc.problems)
     except (runner.RunSetupError, DataLoadStopped) as exc:
         return ended_early(args.command, exc)
     finally:
-        if reporter is not front:
-            reporter.close()
         console.close()
-    payload = _payload(args.command, results, stored)
+    results, stored = session.results, session.stored
+    payload = _payload(args.command, results, stored, session.card)
     if args.events:
         print(json.dumps({"event": "Done", **payload}, allow_nan=False), flush=True)
     elif args.json:
         print(json.dumps(payload, indent=2, allow_nan=False))
     else:
-        _print_outcome(args.command, stored, reporter.persistent)
+        _print_outcome(session.card, stored, session.history_kept)
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
 
 
@@ -317,15 +311,12 @@ class EventPrinter:
         self.inner.stop()
 
 
-def _payload(command: str, results: list, stored: list) -> dict[str, Any]:
-    from mpstudio.engine.comparison.card import card_for_comparison
-
+def _payload(command: str, results: list, stored: list, card: Any) -> dict[str, Any]:
     ids = [run.id for run in stored] if len(stored) == len(results) else [None] * len(results)
     runs = [{"id": run_id, **_result_json(result)} for run_id, result in
             zip(ids, results, strict=True)]
     if command == "train":
         return runs[0]
-    card = card_for_comparison(stored)
     return json_ready({
         "runs": runs,
         "card": card.to_dict() if card else None,
@@ -336,15 +327,11 @@ def _payload(command: str, results: list, stored: list) -> dict[str, Any]:
     })
 
 
-def _print_outcome(command: str, stored: list, persistent: bool) -> None:
-    from mpstudio.engine.comparison.card import card_for_comparison
+def _print_outcome(card: Any, stored: list, persistent: bool) -> None:
     from mpstudio.history_tables import card_table
 
-    out = make_console(stderr=False)
-    if command == "compare":
-        card = card_for_comparison(stored)
-        if card is not None:
-            out.print(card_table(card))
+    if card is not None:
+        make_console(stderr=False).print(card_table(card))
     if stored and persistent:
         ids = ", ".join(f"#{run.id}" for run in stored)
         hint = (f"mpstudio runs compare {stored[0].id} {stored[1].id}" if len(stored) > 1
