@@ -14,7 +14,8 @@ import time
 import pytest
 
 from mpstudio.engine.trainer.compare_options import CompareOptions
-from mpstudio.ui.engine_client.engine_client import EngineClient, EngineEnd
+from mpstudio.ui.engine_client.engine_client import EngineClient
+from mpstudio.ui.engine_client.engine_end import EngineEnd
 from mpstudio.ui.engine_client.engine_job import EngineJob
 
 READY_MS = 120_000

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from mpstudio.engine.datasets.report import DataReport
     from mpstudio.engine.hardware.check import HardwareCheck
     from mpstudio.engine.service.protocol import EngineReady
-    from mpstudio.ui.engine_client.engine_client import EngineEnd
+    from mpstudio.ui.engine_client.engine_end import EngineEnd
     from mpstudio.ui.main_window import MainWindow
 
 

@@ -14,6 +14,7 @@ class LatencyProbe(QObject):
         super().__init__(parent)
         self.interval_ms = interval_ms
         self.worst = 0.0  # seconds: the longest a tick came late
+        self.lates: list[float] = []  # every tick's lateness, seconds
         self.ticks = 0
         self._last = 0.0
         self._timer = QTimer(self)
@@ -31,6 +32,8 @@ class LatencyProbe(QObject):
 
     def _tick(self) -> None:
         now = time.perf_counter()
-        self.worst = max(self.worst, now - self._last - self.interval_ms / 1000)
+        late = max(0.0, now - self._last - self.interval_ms / 1000)
+        self.lates.append(late)
+        self.worst = max(self.worst, late)
         self._last = now
         self.ticks += 1

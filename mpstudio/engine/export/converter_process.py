@@ -58,7 +58,7 @@ def main(argv: list[str]) -> int:
     from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
     with tensorflow_logs_hidden():
-        from mpstudio.engine.export.writers import tflite_converter
+        from mpstudio.engine.export.tflite_options import tflite_converter
 
         examples = None if examples_file == "-" else np.load(examples_file)
         data = tflite_converter(Path(saved), variant, examples, "").convert()

@@ -28,6 +28,7 @@ from mpstudio.engine.export.converter_process import convert_in_own_process
 from mpstudio.engine.export.placement import write_bytes
 from mpstudio.engine.export.results import ExportError
 from mpstudio.engine.export.source import ExportSource, float32_copy
+from mpstudio.engine.export.tflite_options import tflite_converter
 from mpstudio.engine.quiet_stderr import stderr_hidden
 from mpstudio.engine.templates.model_input import input_scale_of, without_input_scaling
 
@@ -103,30 +104,6 @@ def write_saved_model(conv: Conversion, path: Path) -> list[str]:
         return notes
     return [*notes, f"computes in {policy.removeprefix('mixed_')} inside, float32 in and "
             "out (fast on GPUs with Tensor Cores)"]
-
-
-def tflite_converter(saved: Path, variant: str, examples: np.ndarray | None,
-                     examples_problem: str) -> tf.lite.TFLiteConverter:
-    """The converter for ``variant`` (float32 | float16 | dynamic | int8); int8 is
-    calibrated on ``examples`` (None: why not, in ``examples_problem``)."""
-    converter = tf.lite.TFLiteConverter.from_saved_model(str(saved))
-    if variant == "float32":
-        return converter
-    converter.optimizations = [tf.lite.Optimize.DEFAULT]
-    if variant == "float16":
-        converter.target_spec.supported_types = [tf.float16]
-    elif variant == "int8":
-        if examples is None:
-            raise ExportError(
-                "full-integer int8 is calibrated on examples of the run's training data, "
-                f"and {examples_problem}. Export dynamic-range int8 instead (it "
-                "needs no data), or make the dataset available again")
-        converter.representative_dataset = lambda: ([examples[i:i + 1]]
-                                                    for i in range(len(examples)))
-        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        converter.inference_input_type = tf.int8
-        converter.inference_output_type = tf.int8
-    return converter
 
 
 def _convert_tflite(conv: Conversion, variant: str) -> tuple[bytes, list[str]]:

@@ -11,52 +11,14 @@ job that was queued or running gets ``errored`` with the reason (and
 from __future__ import annotations
 
 import itertools
-import signal
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
 from mpstudio.engine.service import protocol as p
+from mpstudio.ui.engine_client.engine_end import EngineEnd
 from mpstudio.ui.engine_client.engine_job import EngineJob
 from mpstudio.ui.engine_client.engine_link import EngineLink
-
-SIGNAL_MEANING = {  # how "the engine process ..." ended, by the signal that ended it
-    "SIGKILL": "was killed (by the system, often for running out of memory, or from outside)",
-    "SIGSEGV": "crashed with a segmentation fault inside TensorFlow or a converter",
-    "SIGABRT": "was aborted by TensorFlow (a failed check inside its C++ code)",
-    "SIGBUS": "crashed with a bus error",
-    "SIGFPE": "crashed with a floating-point exception",
-    "SIGTERM": "was terminated by a signal from outside mpstudio",
-}
-
-
-@dataclass(frozen=True)
-class EngineEnd:
-    """How an engine process ended while it still had work."""
-
-    exit_code: int  # negative: the signal number that ended it
-    doing: str  # what it was doing ("the mixed_float16 run"), "" when idle
-    requested: bool  # True: Stop now ended it
-
-    @property
-    def how(self) -> str:
-        if self.exit_code < 0:
-            try:
-                name = signal.Signals(-self.exit_code).name
-            except ValueError:
-                name = f"signal {-self.exit_code}"
-            if self.requested:
-                return f"ended by Stop now ({name})"
-            return f"{SIGNAL_MEANING.get(name, 'was ended by a signal')} ({name})"
-        return f"exited with code {self.exit_code}"
-
-    @property
-    def message(self) -> str:
-        doing = f" during {self.doing}" if self.doing else ""
-        if self.requested:
-            return f"stopped now: the engine was ended{doing}"
-        return f"the engine process {self.how}{doing}"
 
 
 class EngineClient(QObject):

@@ -9,14 +9,16 @@ order) and ``progress``, then exactly one of ``result`` or ``errored``, then
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
 from mpstudio.engine.service.protocol import DATA_LANE, MAIN_LANE
+from mpstudio.ui.engine_client.engine_end import EngineEnd
 
-if TYPE_CHECKING:
-    from mpstudio.ui.engine_client.engine_client import EngineClient, EngineEnd
+
+class _Canceller(Protocol):
+    def cancel(self, job: EngineJob) -> None: ...
 
 
 class EngineJob(QObject):
@@ -38,7 +40,7 @@ class EngineJob(QObject):
         self.state = "new"  # new | queued | running | done
         self.cancelled = False
         self.engine_end: EngineEnd | None = None  # set when the engine process ended under it
-        self._client: EngineClient | None = None
+        self._client: _Canceller | None = None  # the client it was submitted to
 
     @property
     def active(self) -> bool:
