@@ -17,22 +17,32 @@ from mpstudio.ui.engine_client.engine_job import EngineJob
 from mpstudio.ui.verdict_marks import verdict_marks
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QLabel
+
     from mpstudio.engine.datasets.report import DataReport
     from mpstudio.engine.hardware.check import HardwareCheck
     from mpstudio.engine.service.protocol import EngineReady
+    from mpstudio.ui.engine_client.engine_client import EngineClient
     from mpstudio.ui.engine_client.engine_end import EngineEnd
-    from mpstudio.ui.main_window import MainWindow
+    from mpstudio.ui.hardware_panel import HardwarePanel
+    from mpstudio.ui.models.workbench_state import WorkbenchState
+    from mpstudio.ui.notices import Notices
+    from mpstudio.ui.setup_panel import SetupPanel
+    from mpstudio.ui.window_actions import WindowActions
 
 
 class BackgroundWork(QObject):
     tensorflow_ready = Signal()
     hardware_checked = Signal(object)  # HardwareCheck
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.w = window
-        self.state = window.state
-        self.engine = window.engine
+    def __init__(self, engine: EngineClient, state: WorkbenchState, notices: Notices,
+                 setup: SetupPanel, hardware: HardwarePanel, device_label: QLabel,
+                 actions: WindowActions, versions: dict[str, str],
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine, self.state, self.notices = engine, state, notices
+        self.setup, self.hardware, self.device_label = setup, hardware, device_label
+        self.versions = versions  # the window's About shows them; TensorFlow's added here
         self.check: HardwareCheck | None = None
         self._reports: dict[str, DataReport] = {}
         self._hardware_job: EngineJob | None = None
@@ -45,17 +55,17 @@ class BackgroundWork(QObject):
         self.engine.ready.connect(self._engine_ready)
         self.engine.load_failed.connect(self._load_failed)
         self.engine.ended.connect(self._engine_ended)
-        hw = window.hardware
+        hw = hardware
         hw.check_requested.connect(lambda: self.run_check(measure=False))
         hw.measure_requested.connect(lambda seconds: self.run_check(True, seconds))
         hw.stop_requested.connect(self.stop_measuring)
         hw.memory_settings_changed.connect(self.apply_memory)
-        window.actions.hardware_check.triggered.connect(lambda: self.run_check(measure=False))
-        window.actions.measure.triggered.connect(lambda: self.run_check(True, 0.5))
-        window.setup.dataset.changed.connect(self.inspect_dataset)
-        window.setup.model_inputs_changed.connect(self.request_preview)
+        actions.hardware_check.triggered.connect(lambda: self.run_check(measure=False))
+        actions.measure.triggered.connect(lambda: self.run_check(True, 0.5))
+        setup.dataset.changed.connect(self.inspect_dataset)
+        setup.model_inputs_changed.connect(self.request_preview)
         # only the default strategy until the hardware check says what else there is
-        window.setup.set_strategy_options(strategy_options(None, os.environ), os.environ)
+        setup.set_strategy_options(strategy_options(None, os.environ), os.environ)
         hw.show_waiting("Loading TensorFlow…")
 
     @property
@@ -79,19 +89,18 @@ class BackgroundWork(QObject):
 
     # --------------------------------------------------------------- engine
     def _engine_ready(self, ready: EngineReady) -> None:
-        w = self.w
-        first = not w.versions.get("TensorFlow")
-        w.versions.update(ready.versions)
+        first = not self.versions.get("TensorFlow")
+        self.versions.update(ready.versions)
         if first:
-            w.log.add(f"TensorFlow {ready.versions['TensorFlow']}, Keras "
+            self.notices.log(f"TensorFlow {ready.versions['TensorFlow']}, Keras "
                       f"{ready.versions['Keras']} loaded in the engine process "
                       f"(pid {ready.pid})")
         else:
-            w.log.add(f"a fresh engine process is ready (pid {ready.pid})")
+            self.notices.log(f"a fresh engine process is ready (pid {ready.pid})")
         memory = ready.memory
         if memory.status in ("applied", "failed", "needs_restart"):
-            w.log.add(f"GPU memory: {memory.message}", "info" if memory.ok else "warning")
-        w.status_text.setText("Ready")
+            self.notices.log(f"GPU memory: {memory.message}", "info" if memory.ok else "warning")
+        self.notices.status("Ready")
         self.state.update(engine="ready")
         self.tensorflow_ready.emit()
         if first or self.check is None:
@@ -99,43 +108,42 @@ class BackgroundWork(QObject):
         self.request_preview()
 
     def _load_failed(self, message: str) -> None:
-        w = self.w
         self.state.update(engine="failed")
-        w.status_text.setText("TensorFlow could not load")
-        w.hardware.show_error(f"TensorFlow could not load: {message}")
-        w.show_banner(f"TensorFlow could not load, so nothing can train: {message}. "
+        self.notices.status("TensorFlow could not load")
+        self.hardware.show_error(f"TensorFlow could not load: {message}")
+        self.notices.banner(f"TensorFlow could not load, so nothing can train: {message}. "
                       "Reinstall it (pip install -e .) and restart mpstudio.", "error")
-        w.log.add(message, "error")
+        self.notices.log(message, "error")
 
     def _engine_ended(self, end: EngineEnd) -> None:
         """The engine process ended under work or while idle: a new one is starting."""
         self.state.update(engine="starting")
-        self.w.status_text.setText("starting a fresh engine process…")
+        self.notices.status("starting a fresh engine process…")
         if not end.requested:
-            self.w.log.add(f"{end.message}; starting a fresh engine process", "error")
+            self.notices.log(f"{end.message}; starting a fresh engine process", "error")
             if not end.doing:  # a job's own failure (a run's banner) says more
-                self.w.show_banner(f"The engine process {end.how} while idle. A fresh one "
+                self.notices.banner(f"The engine process {end.how} while idle. A fresh one "
                                    "is starting; your setup is unchanged.", "error")
 
     # ------------------------------------------------------------- hardware
     def run_check(self, measure: bool, seconds: float = 0.5) -> None:
         if not self.state.idle:
             if not self.measuring:  # the panel went busy on the click: give it back
-                self.w.hardware.set_busy(False)
+                self.hardware.set_busy(False)
             return
         job = EngineJob("hardware_check", {"measure": measure, "seconds_per_case": seconds},
                         describe="the measurement" if measure else "the hardware check",
                         parent=self)
         if measure:
-            job.progress.connect(self.w.hardware.set_progress)
+            job.progress.connect(self.hardware.set_progress)
         job.result.connect(self._checked)
         job.errored.connect(self._check_failed)
         job.finished.connect(self._check_ended)
         job.finished.connect(job.deleteLater)
         self._hardware_job = self.engine.submit(job)
-        self.w.hardware.set_busy(True, "Measuring…" if measure else "Checking the hardware…")
+        self.hardware.set_busy(True, "Measuring…" if measure else "Checking the hardware…")
         if measure:
-            self.w.log.add("measuring float32, float16 and bfloat16 kernels "
+            self.notices.log("measuring float32, float16 and bfloat16 kernels "
                            f"({seconds:g} s a case)")
         self.state.update(measuring=True)
 
@@ -145,12 +153,12 @@ class BackgroundWork(QObject):
 
     def _check_failed(self, message: str) -> None:
         if message != "cancelled":
-            self.w.hardware.show_error(message)
-            self.w.log.add(message, "error")
+            self.hardware.show_error(message)
+            self.notices.log(message, "error")
 
     def _check_ended(self) -> None:
         self._hardware_job = None
-        self.w.hardware.set_busy(False)
+        self.hardware.set_busy(False)
         self.state.update(measuring=False)
 
     def apply_memory(self, settings: Any) -> None:
@@ -162,17 +170,17 @@ class BackgroundWork(QObject):
         self.engine.submit(job)
 
     def _memory_applied(self, result: Any) -> None:
-        self.w.hardware.show_memory_result(result.status, result.message)
-        self.w.log.add(f"GPU memory: {result.message}", "info" if result.ok else "warning")
+        self.hardware.show_memory_result(result.status, result.message)
+        self.notices.log(f"GPU memory: {result.message}", "info" if result.ok else "warning")
 
     def _memory_failed(self, message: str) -> None:
-        self.w.hardware.show_memory_result("failed", message)
-        self.w.log.add(f"GPU memory: {message}", "warning")
+        self.hardware.show_memory_result("failed", message)
+        self.notices.log(f"GPU memory: {message}", "warning")
 
     # ------------------------------------------------------ data and model
     def inspect_dataset(self) -> None:
-        dataset = self.w.setup.dataset.dataset()
-        picker = self.w.setup.dataset
+        dataset = self.setup.dataset.dataset()
+        picker = self.setup.dataset
         if is_registered(dataset) and not availability(dataset).offline:
             entry = dataset_entry(dataset)
             picker.set_summary(f"{entry.description}\n{availability(dataset).detail} "
@@ -192,26 +200,26 @@ class BackgroundWork(QObject):
 
     def _inspected(self, dataset: str, report: DataReport) -> None:
         self._reports[dataset] = report
-        if self.w.setup.dataset.dataset() == dataset:
+        if self.setup.dataset.dataset() == dataset:
             self._show_report(dataset, report)
 
     def _inspect_failed(self, dataset: str, message: str) -> None:
         if message == "cancelled":
             return
-        if self.w.setup.dataset.dataset() == dataset:
-            self.w.setup.dataset.set_summary(message, problem=True)
-            self.w.setup.layers.show_note("No preview: the data could not be read.")
-        self.w.log.add(message, "error")
+        if self.setup.dataset.dataset() == dataset:
+            self.setup.dataset.set_summary(message, problem=True)
+            self.setup.layers.show_note("No preview: the data could not be read.")
+        self.notices.log(message, "error")
 
     def _show_report(self, dataset: str, report: DataReport) -> None:
-        split = self.w.setup.spec().validation_split
-        self.w.setup.dataset.set_summary(describe_report(report, split))
+        split = self.setup.spec().validation_split
+        self.setup.dataset.set_summary(describe_report(report, split))
         self.request_preview()
 
     def model_inputs(self) -> tuple[tuple[int, ...], int, float | None] | None:
         """The selected dataset's input shape, class count and the scale the model applies
         to its uint8 images (None: float inputs), when known."""
-        dataset = self.w.setup.dataset.dataset()
+        dataset = self.setup.dataset.dataset()
         if dataset in self._reports:
             report = self._reports[dataset]
             return tuple(report.input_shape), report.num_classes, report.input_scale
@@ -227,7 +235,7 @@ class BackgroundWork(QObject):
         self._preview_timer.start()
 
     def _submit_preview(self) -> None:
-        layers = self.w.setup.layers
+        layers = self.setup.layers
         if not self.state.ready:
             layers.show_note("The layer table appears when TensorFlow has loaded.")
             return
@@ -237,7 +245,7 @@ class BackgroundWork(QObject):
         if inputs is None:
             layers.show_note("The layer table appears once the data has been read.")
             return
-        spec = self.w.setup.spec()
+        spec = self.setup.spec()
         if self._preview_job is not None:
             self._preview_job.cancel()  # superseded
         shape, classes, scale = inputs
@@ -255,28 +263,27 @@ class BackgroundWork(QObject):
         if job is self._preview_job:
             self._preview_job = None
         if not job.cancelled and not self.state.training:
-            self.w.setup.layers.show_summary(summary, template)
+            self.setup.layers.show_summary(summary, template)
 
     def _preview_failed(self, job: EngineJob, message: str) -> None:
         if job is self._preview_job:
             self._preview_job = None
         if message != "cancelled" and not job.cancelled:
-            self.w.setup.layers.show_note(f"No preview: {message}")
+            self.setup.layers.show_note(f"No preview: {message}")
 
     # --------------------------------------------------------- hardware result
     def _checked(self, check: HardwareCheck) -> None:
-        w = self.w
         self.check = check
-        w.hardware.show_check(check)
+        self.hardware.show_check(check)
         advice = check.advice
-        w.setup.set_verdicts(verdict_marks(advice, advice.run_device), advice.run_device)
-        w.setup.set_strategy_options(strategy_options(check.report, os.environ), os.environ)
-        w.device_label.setText(f"device: {advice.run_description or advice.run_device}")
-        w.log.add(f"recommended here: {advice.run_policy} on {advice.run_device}: "
+        self.setup.set_verdicts(verdict_marks(advice, advice.run_device), advice.run_device)
+        self.setup.set_strategy_options(strategy_options(check.report, os.environ), os.environ)
+        self.device_label.setText(f"device: {advice.run_description or advice.run_device}")
+        self.notices.log(f"recommended here: {advice.run_policy} on {advice.run_device}: "
                   f"{advice.run_reason}", "note")
         for device in advice.devices:
             for note in device.notes:
-                w.log.add(f"{device.device}: {note}", "note")
+                self.notices.log(f"{device.device}: {note}", "note")
         if check.stopped:
-            w.log.add("measurement stopped: verdicts use the cases that finished", "warning")
+            self.notices.log("measurement stopped: verdicts use the cases that finished", "warning")
         self.hardware_checked.emit(check)

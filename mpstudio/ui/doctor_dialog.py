@@ -1,5 +1,5 @@
 """Run > Check training on this machine…: the doctor (``mpstudio doctor``) in a
-dialog. The check runs as one job on the window's engine thread (TensorFlow never
+dialog. The check runs as one job in the window's engine process (TensorFlow never
 runs on the GUI thread); lines fill the table as they finish, Stop ends it after the
 current check, and the report saves as HTML or JSON."""
 
@@ -31,8 +31,12 @@ from mpstudio.ui.engine_client.engine_job import EngineJob
 
 if TYPE_CHECKING:
 
+    from PySide6.QtGui import QAction
+
     from mpstudio.engine.doctor.checks import Check, DoctorReport
-    from mpstudio.ui.main_window import MainWindow
+    from mpstudio.ui.engine_client.engine_client import EngineClient
+    from mpstudio.ui.models.workbench_state import WorkbenchState
+    from mpstudio.ui.notices import Notices
 
 TITLE = "Check training on this machine"
 COLUMNS = ("section", "check", "status", "why")
@@ -204,13 +208,14 @@ class DoctorActions(QObject):
     """Opens the dialog from the Run menu and runs the doctor as a job in the engine
     process; each check's row arrives as an event while it runs."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, engine: EngineClient, state: WorkbenchState, notices: Notices,
+                 action: QAction, window: QWidget) -> None:
         super().__init__(window)
-        self.w = window
+        self.engine, self.state, self.notices = engine, state, notices
+        self.window = window  # the dialog's parent
         self.dialog: DoctorDialog | None = None
         self.job: EngineJob | None = None
-        window.actions.check_training.triggered.connect(self.open)
-        window.closed.connect(self._window_closed)
+        action.triggered.connect(self.open)
 
     @property
     def busy(self) -> bool:
@@ -218,7 +223,7 @@ class DoctorActions(QObject):
 
     def open(self) -> DoctorDialog:
         if self.dialog is None:
-            self.dialog = DoctorDialog(self.w)
+            self.dialog = DoctorDialog(self.window)
             self.dialog.start_requested.connect(self.start)
             self.dialog.stop_requested.connect(self.stop)
         self.dialog.show()
@@ -230,7 +235,7 @@ class DoctorActions(QObject):
         dialog = self.dialog
         if dialog is None or self.busy:
             return
-        why = self.w.state.busy_reason()
+        why = self.state.busy_reason()
         if why:
             dialog.set_unavailable(f"{why}: start the check when it has ended.")
             return
@@ -240,17 +245,17 @@ class DoctorActions(QObject):
         job.result.connect(self._finished)
         job.errored.connect(self._failed)
         job.finished.connect(job.deleteLater)
-        self.job = self.w.engine.submit(job)
+        self.job = self.engine.submit(job)
         dialog.started()
-        self.w.log.add(f"checking training on this machine ({'quick' if quick else 'full'} "
+        self.notices.log(f"checking training on this machine ({'quick' if quick else 'full'} "
                        "set)")
-        self.w.state.update(checking=True)
+        self.state.update(checking=True)
 
     def stop(self) -> None:
         if self.job is not None:
             self.job.cancel()
 
-    def _window_closed(self) -> None:
+    def close_dialog(self) -> None:
         if self.dialog is not None:  # a dialog left open would keep the app running
             self.dialog.close()
 
@@ -259,8 +264,8 @@ class DoctorActions(QObject):
         if self.dialog is not None:
             self.dialog.show_report(report)
         level = "error" if report.failed else "info"
-        self.w.log.add(f"training check: {report.summary()}", level)
-        self.w.state.update(checking=False)
+        self.notices.log(f"training check: {report.summary()}", level)
+        self.state.update(checking=False)
 
     def _failed(self, message: str) -> None:
         self.job = None
@@ -268,5 +273,5 @@ class DoctorActions(QObject):
             self.dialog.show_error("stopped before it started" if message == "cancelled"
                                    else message)
         if message != "cancelled":
-            self.w.log.add(f"training check: {message}", "error")
-        self.w.state.update(checking=False)
+            self.notices.log(f"training check: {message}", "error")
+        self.state.update(checking=False)

@@ -25,8 +25,18 @@ from mpstudio.ui.export_dialog import ExportDialog, summary_text
 from mpstudio.ui.models.workbench_state import controls
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QWidget
+
+    from mpstudio.engine.history.store import RunStore
     from mpstudio.engine.spec import RunSpec
-    from mpstudio.ui.main_window import MainWindow
+    from mpstudio.ui.engine_client.engine_client import EngineClient
+    from mpstudio.ui.file_actions import FileActions
+    from mpstudio.ui.history_panel import HistoryPanel
+    from mpstudio.ui.models.workbench_state import WorkbenchState
+    from mpstudio.ui.notices import Notices
 
 NO_MODEL = ("run {id} kept no trained model (it diverged/failed, or was recorded before "
             "mpstudio kept models)")
@@ -51,23 +61,28 @@ def run_title(run_id: int | None, template: str, precision: str) -> str:
 
 
 class ExportActions(QObject):
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, engine: EngineClient, state: WorkbenchState, notices: Notices,
+                 files: FileActions, history: HistoryPanel,
+                 history_store: Callable[[], RunStore | None], export_action: QAction,
+                 window: QWidget) -> None:
         super().__init__(window)
-        self.w = window
+        self.engine, self.state, self.notices, self.files = engine, state, notices, files
+        self.history_store = history_store  # the window's open history (None: unavailable)
+        self.window = window  # the dialog's parent
         self.dialog: ExportDialog | None = None
         self.subject: ExportSubject | None = None
         self.job: EngineJob | None = None  # the export running or queued
-        window.actions.export_model.triggered.connect(self.export_last_run)
-        window.history.export_requested.connect(self.export_history_run)
+        export_action.triggered.connect(self.export_last_run)
+        history.export_requested.connect(self.export_history_run)
 
     # ------------------------------------------------------------- state
     def can_export(self) -> bool:
         """File > Export model…: TensorFlow ready, no run active, a trained last run."""
-        return controls(self.w.state).export_model
+        return controls(self.state).export_model
 
     def blocked_reason(self) -> str:
         """Why the dialog's Export refuses now ("" when it does not)."""
-        state = self.w.state
+        state = self.state
         if not state.ready:
             return ("TensorFlow is still loading" if state.engine == "starting"
                     else "TensorFlow could not load")
@@ -85,9 +100,9 @@ class ExportActions(QObject):
         (or closes when that one left no model), rather than go on offering the old one."""
         subject, dialog = self.subject, self.dialog
         if (subject is None or subject.model_handle is None or dialog is None
-                or self.job is not None or self.w.state.training):
+                or self.job is not None or self.state.training):
             return
-        outcome = self.w.last_outcome
+        outcome = self.state.last_outcome
         last = outcome.last if outcome is not None and self.can_export() else None
         if last is not None and last.model_handle == subject.model_handle:
             return
@@ -99,7 +114,7 @@ class ExportActions(QObject):
 
     # ------------------------------------------------------- opening it
     def export_last_run(self) -> None:
-        outcome = self.w.last_outcome
+        outcome = self.state.last_outcome
         if not self.can_export() or outcome is None or outcome.last is None:
             return
         result = outcome.last
@@ -111,18 +126,18 @@ class ExportActions(QObject):
                                 run_id, result.model_handle, spec))
 
     def export_history_run(self, run_id: int) -> None:
-        store = self.w.history_actions.store
+        store = self.history_store()
         if store is None:
-            self._problem("Cannot export from History: the run history is unavailable")
+            self.notices.problem("Cannot export from History: the run history is unavailable")
             return
         try:
             run = store.run(run_id, metrics=False)
         except HistoryError as exc:
-            self._problem(f"Cannot export run {run_id}: {exc}")
+            self.notices.problem(f"Cannot export run {run_id}: {exc}")
             return
         if self._kept_model(run_id, store.path) is None:
             text = NO_MODEL.format(id=run_id)
-            self._problem(text[:1].upper() + text[1:])
+            self.notices.problem(text[:1].upper() + text[1:])
             return
         row = run.row
         title = run_title(run_id, row.template, row.precision)
@@ -138,10 +153,9 @@ class ExportActions(QObject):
     def open(self, subject: ExportSubject) -> ExportDialog:
         """Show the dialog for ``subject``; while an export runs it keeps showing that one."""
         if self.dialog is None:
-            self.dialog = ExportDialog(self.w.files.folder, self.w)
+            self.dialog = ExportDialog(self.files.folder, self.window)
             self.dialog.export_clicked.connect(self.start_export)
             self.dialog.cancel_clicked.connect(self.cancel)
-            self.w.closed.connect(self.dialog.close)
         if self.job is None:
             self.subject = subject
             self.dialog.set_source(subject.heading, subject.base)
@@ -168,12 +182,12 @@ class ExportActions(QObject):
         job.result.connect(lambda outcomes: self._job_finished(job, outcomes))
         job.errored.connect(lambda message: self._job_failed(job, message))
         job.finished.connect(job.deleteLater)
-        self.job = self.w.engine.submit(job)
+        self.job = self.engine.submit(job)
         if self.dialog is not None:
-            self.w.files.folder = str(self.dialog.folder)  # the next file dialog starts there
+            self.files.folder = str(self.dialog.folder)  # the next file dialog starts there
             self.dialog.set_busy(True)
-        self.w.status_text.setText(f"exporting {what}…")
-        self.w.state.update(exporting=True)
+        self.notices.status(f"exporting {what}…")
+        self.state.update(exporting=True)
         return self.job
 
     def cancel(self) -> None:
@@ -191,7 +205,7 @@ class ExportActions(QObject):
             return
         if self.dialog is not None:
             self.dialog.show_progress(done, total, text)
-        self.w.status_text.setText(f"exporting: {text}")
+        self.notices.status(f"exporting: {text}")
 
     def _job_finished(self, job: EngineJob, outcomes: list[ExportOutcome]) -> None:
         self.job = None
@@ -199,28 +213,29 @@ class ExportActions(QObject):
         for outcome in results:
             if job.cancelled and outcome.result is None:
                 continue  # the summary says the rest was cancelled, once
-            self.w.log.add(f"export: {outcome.line()}", "success" if outcome.ok else "error")
+            self.notices.log(f"export: {outcome.line()}", "success" if outcome.ok else "error")
         summary = summary_text(results, job.cancelled)
         if job.cancelled:
-            self.w.log.add(summary)
+            self.notices.log(summary)
         if self.dialog is not None:
             self.dialog.show_outcomes(results, job.cancelled)
-        self.w.status_text.setText(f"export: {summary}")
-        self.w.state.update(exporting=False)
+        self.notices.status(f"export: {summary}")
+        self.state.update(exporting=False)
 
     def _job_failed(self, job: EngineJob, message: str) -> None:
         self.job = None
         if message == "cancelled":
             text = "Export cancelled; nothing was written"
-            self.w.log.add(text)
+            self.notices.log(text)
         else:
             text = f"Export failed, nothing was written: {message}"
-            self._problem(text)
+            self.notices.problem(text)
         if self.dialog is not None:
             self.dialog.show_failure(text, error=message != "cancelled")
-        self.w.status_text.setText(text)
-        self.w.state.update(exporting=False)
+        self.notices.status(text)
+        self.state.update(exporting=False)
 
-    def _problem(self, text: str) -> None:
-        self.w.show_banner(text, "error")
-        self.w.log.add(text, "error")
+    def close_dialog(self) -> None:
+        """The window closes: a dialog left open would keep the app running."""
+        if self.dialog is not None:
+            self.dialog.close()

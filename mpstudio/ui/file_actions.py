@@ -14,7 +14,12 @@ from mpstudio.engine.datasets.registry import dataset_problems
 from mpstudio.engine.spec import RunSpec, SpecError
 
 if TYPE_CHECKING:
-    from mpstudio.ui.main_window import MainWindow
+    from PySide6.QtWidgets import QWidget
+
+    from mpstudio.ui.live_charts import LiveCharts
+    from mpstudio.ui.notices import Notices
+    from mpstudio.ui.setup_panel import SetupPanel
+    from mpstudio.ui.window_actions import WindowActions
 
 DATA_FILTER = "Datasets (*.npz *.csv);;NumPy archives (*.npz);;CSV tables (*.csv)"
 CONFIG_FILTER = "Run configs (*.toml)"
@@ -22,28 +27,30 @@ CHART_FILTER = "PNG image (*.png);;SVG image (*.svg)"
 
 
 class FileActions(QObject):
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, notices: Notices, setup: SetupPanel, charts: LiveCharts,
+                 actions: WindowActions, window: QWidget) -> None:
         super().__init__(window)
-        self.w = window
-        a = window.actions
+        self.notices, self.setup, self.charts = notices, setup, charts
+        self.window = window  # the file dialogs' parent
+        a = actions
         a.import_dataset.triggered.connect(self._import_file_dialog)
         a.open_config.triggered.connect(self._open_dialog)
         a.save_config.triggered.connect(self._save_dialog)
         a.save_charts.triggered.connect(self._charts_dialog)
-        window.setup.dataset.import_file_requested.connect(self._import_file_dialog)
-        window.setup.dataset.import_folder_requested.connect(self._import_folder_dialog)
+        setup.dataset.import_file_requested.connect(self._import_file_dialog)
+        setup.dataset.import_folder_requested.connect(self._import_folder_dialog)
         self.folder = str(Path.home())
 
     # ------------------------------------------------------------- dialogs
     def ask_open_path(self, title: str, file_filter: str) -> str:
-        path, _ = QFileDialog.getOpenFileName(self.w, title, self.folder, file_filter)
+        path, _ = QFileDialog.getOpenFileName(self.window, title, self.folder, file_filter)
         return path
 
     def ask_folder(self, title: str) -> str:
-        return QFileDialog.getExistingDirectory(self.w, title, self.folder)
+        return QFileDialog.getExistingDirectory(self.window, title, self.folder)
 
     def ask_save_path(self, title: str, file_filter: str, name: str) -> str:
-        path, _ = QFileDialog.getSaveFileName(self.w, title, str(Path(self.folder) / name),
+        path, _ = QFileDialog.getSaveFileName(self.window, title, str(Path(self.folder) / name),
                                               file_filter)
         return path
 
@@ -84,8 +91,8 @@ class FileActions(QObject):
         if problems:
             self._problem(f"Cannot import {path}: " + "; ".join(problems))
             return False
-        self.w.setup.dataset.add_path(path, {})
-        self.w.log.add(f"imported {path}")
+        self.setup.dataset.add_path(path, {})
+        self.notices.log(f"imported {path}")
         return True
 
     def open_config(self, path: str) -> bool:
@@ -97,34 +104,34 @@ class FileActions(QObject):
         if problems:
             self._problem(f"Cannot open {path}: " + "; ".join(problems))
             return False
-        self.w.load_spec(spec)
-        self.w.log.add(f"opened run config {path}")
+        self.setup.set_spec(spec)
+        self.notices.log(f"opened run config {path}")
         return True
 
     def save_config(self, path: str) -> bool:
         path = _with_suffix(path, ".toml")
         try:
-            self.w.setup.spec().save(path)
+            self.setup.spec().save(path)
         except OSError as exc:
             self._problem(f"Cannot save {path}: {exc.strerror or exc}")
             return False
-        self.w.log.add(f"saved run config {path} (mpstudio train --config {path} runs it)")
+        self.notices.log(f"saved run config {path} (mpstudio train --config {path} runs it)")
         return True
 
     def save_charts(self, path: str) -> bool:
         if Path(path).suffix.lower() not in (".png", ".svg"):
             path = _with_suffix(path, ".png")
         try:
-            self.w.charts.save(path)
+            self.charts.save(path)
         except (OSError, ValueError) as exc:
             self._problem(f"Cannot save the charts to {path}: {exc}")
             return False
-        self.w.log.add(f"saved the charts to {path}")
+        self.notices.log(f"saved the charts to {path}")
         return True
 
     def _problem(self, text: str) -> None:
-        self.w.show_banner(text, "error")
-        self.w.log.add(text, "error")
+        self.notices.banner(text, "error")
+        self.notices.log(text, "error")
 
 
 def _with_suffix(path: str, suffix: str) -> str:

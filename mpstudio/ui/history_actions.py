@@ -22,26 +22,40 @@ from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.trainer.compare_options import CompareOptions
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QDockWidget
+
     from mpstudio.engine.run_session import TrainingOutcome
-    from mpstudio.ui.main_window import MainWindow
+    from mpstudio.ui.comparison_card_view import ComparisonCardView
+    from mpstudio.ui.file_actions import FileActions
+    from mpstudio.ui.history_panel import HistoryPanel
+    from mpstudio.ui.live_charts import LiveCharts
+    from mpstudio.ui.models.workbench_state import WorkbenchState
+    from mpstudio.ui.notices import Notices
+    from mpstudio.ui.setup_panel import SetupPanel
+    from mpstudio.ui.window_actions import WindowActions
 
 REPORT_FILTER = "HTML report (*.html)"
 T = TypeVar("T")
 
 
 class HistoryActions(QObject):
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.w = window
+    def __init__(self, state: WorkbenchState, notices: Notices, history: HistoryPanel,
+                 card_view: ComparisonCardView, card_dock: QDockWidget, charts: LiveCharts,
+                 setup: SetupPanel, files: FileActions, actions: WindowActions,
+                 start_run: Callable[[], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.notices, self.history = state, notices, history
+        self.card_view, self.card_dock, self.charts = card_view, card_dock, charts
+        self.setup, self.files, self.start_run = setup, files, start_run
         self.store: RunStore | None = None
         self.sides: tuple[list[StoredRun], list[StoredRun]] | None = None  # on the card
-        panel = window.history
+        panel = history
         panel.plot_requested.connect(self.plot_run)
         panel.compare_requested.connect(self.compare_runs)
         panel.rerun_requested.connect(self.rerun)
         panel.deleted.connect(self._deleted)
-        window.card_view.export_requested.connect(self._report_dialog)
-        window.actions.export_report.triggered.connect(self._report_dialog)
+        card_view.export_requested.connect(self._report_dialog)
+        actions.export_report.triggered.connect(self._report_dialog)
 
     def open(self) -> None:
         """Open the history and mark runs a crash left "running" as interrupted."""
@@ -50,13 +64,13 @@ class HistoryActions(QObject):
             interrupted = self.store.recover_interrupted()
         except HistoryError as exc:
             self.store = None
-            self.w.history.set_store(None, str(exc))
-            self.w.log.add(f"run history unavailable: {exc}", "warning")
+            self.history.set_store(None, str(exc))
+            self.notices.log(f"run history unavailable: {exc}", "warning")
             return
-        self.w.history.set_store(self.store)
+        self.history.set_store(self.store)
         if interrupted:
             ids = ", ".join(f"#{i}" for i in interrupted)
-            self.w.log.add(f"{len(interrupted)} run(s) from an earlier session ended with the "
+            self.notices.log(f"{len(interrupted)} run(s) from an earlier session ended with the "
                            f"app ({ids}): marked interrupted, their metrics kept in History",
                            "warning")
 
@@ -68,9 +82,9 @@ class HistoryActions(QObject):
     # ------------------------------------------------------------ after a run
     def after_run(self, outcome: TrainingOutcome) -> None:
         """Refresh the list, select the new runs and show a comparison's card."""
-        self.w.history.refresh()
+        self.history.refresh()
         if outcome.stored and outcome.history_kept:
-            self.w.history.select_ids([run.id for run in outcome.stored])
+            self.history.select_ids([run.id for run in outcome.stored])
         if outcome.card is not None:
             base = [r for r in outcome.stored if r.row.role == "baseline"]
             mixed = [r for r in outcome.stored if r.row.role == "mixed"]
@@ -80,15 +94,15 @@ class HistoryActions(QObject):
     def show_card(self, card: ComparisonCard,
                   sides: tuple[list[StoredRun], list[StoredRun]]) -> None:
         self.sides = sides
-        self.w.card_view.show_card(card)
-        self.w.card_dock.show()
-        self.w.card_dock.raise_()
-        self.w.state.update(comparison_shown=True)
+        self.card_view.show_card(card)
+        self.card_dock.show()
+        self.card_dock.raise_()
+        self.state.update(comparison_shown=True)
 
     # ------------------------------------------------------------ from History
     def _busy(self) -> bool:
-        if self.w.state.training:
-            self.w.show_banner("A run is in progress: its charts are live. Plot or compare "
+        if self.state.training:
+            self.notices.banner("A run is in progress: its charts are live. Plot or compare "
                                "runs from History when it has ended.", "info")
             return True
         return self.store is None
@@ -97,8 +111,8 @@ class HistoryActions(QObject):
         try:
             return load()
         except HistoryError as exc:
-            self.w.show_banner(f"Cannot {action}: {exc}", "error")
-            self.w.log.add(f"cannot {action}: {exc}", "error")
+            self.notices.banner(f"Cannot {action}: {exc}", "error")
+            self.notices.log(f"cannot {action}: {exc}", "error")
             return None
 
     def plot_run(self, run_id: int) -> None:
@@ -109,10 +123,10 @@ class HistoryActions(QObject):
         run = self._load(f"plot run #{run_id}", lambda: store.run(run_id))
         if run is None:
             return
-        self.w.charts.clear()
-        self.w.charts.add_events(replay_events(run))
-        self.w.charts.finish()
-        self.w.show_banner(f"Showing {run.title()} from History: {run.status}", "info")
+        self.charts.clear()
+        self.charts.add_events(replay_events(run))
+        self.charts.finish()
+        self.notices.banner(f"Showing {run.title()} from History: {run.status}", "info")
 
     def compare_runs(self, a: int, b: int) -> None:
         if self._busy():
@@ -125,12 +139,12 @@ class HistoryActions(QObject):
         base, mixed = sides
         card = build_card(base, mixed)
         # The first trial of each side on the charts (the card has the medians of all).
-        self.w.charts.clear()
-        self.w.charts.add_events(replay_events(base[0], baseline=True))
-        self.w.charts.add_events(replay_events(mixed[0]))
-        self.w.charts.finish()
+        self.charts.clear()
+        self.charts.add_events(replay_events(base[0], baseline=True))
+        self.charts.add_events(replay_events(mixed[0]))
+        self.charts.finish()
         self.show_card(card, (list(base), list(mixed)))
-        self.w.show_banner(f"Comparing {base[0].title()} with {mixed[0].title()}: "
+        self.notices.banner(f"Comparing {base[0].title()} with {mixed[0].title()}: "
                            f"{card.verdict.sentence}", "info")
 
     def rerun(self, run_id: int) -> None:
@@ -157,21 +171,21 @@ class HistoryActions(QObject):
             problems = exc.problems
         if problems:
             text = f"Cannot re-run #{run_id}: " + "; ".join(problems)
-            self.w.show_banner(text, "error")
-            self.w.log.add(text, "error")
+            self.notices.banner(text, "error")
+            self.notices.log(text, "error")
             return
-        self.w.load_spec(spec)
-        self.w.setup.set_comparison(compare is not None, compare or CompareOptions())
-        self.w.log.add(f"re-running the spec of #{run_id}")
-        self.w.start_run()
+        self.setup.set_spec(spec)
+        self.setup.set_comparison(compare is not None, compare or CompareOptions())
+        self.notices.log(f"re-running the spec of #{run_id}")
+        self.start_run()
 
     def _deleted(self, ids: list) -> None:
-        self.w.log.add(f"deleted {len(ids)} run(s) from History: "
+        self.notices.log(f"deleted {len(ids)} run(s) from History: "
                        + ", ".join(f"#{i}" for i in ids))
         if self.sides and {r.id for side in self.sides for r in side} & set(ids):
             self.sides = None
-            self.w.card_view.clear()
-            self.w.state.update(comparison_shown=False)
+            self.card_view.clear()
+            self.state.update(comparison_shown=False)
 
     # ----------------------------------------------------------------- report
     def _report_dialog(self) -> None:
@@ -179,9 +193,9 @@ class HistoryActions(QObject):
             return
         base, mixed = self.sides
         name = f"compare-{base[0].id}-{mixed[0].id}.html"
-        path = self.w.files.ask_save_path("Export the comparison report", REPORT_FILTER, name)
+        path = self.files.ask_save_path("Export the comparison report", REPORT_FILTER, name)
         if path:
-            self.w.files.remember(path)
+            self.files.remember(path)
             self.export_report(path)
 
     def export_report(self, path: str) -> bool:
@@ -189,17 +203,17 @@ class HistoryActions(QObject):
         from mpstudio.engine.report.html_report import ReportError, write_report
 
         if self.sides is None:
-            self.w.show_banner("There is no comparison to report: compare two runs first",
+            self.notices.banner("There is no comparison to report: compare two runs first",
                                "error")
             return False
         target = Path(path if path.lower().endswith((".html", ".htm")) else path + ".html")
         try:
             files = write_report(*self.sides, target)
         except ReportError as exc:
-            self.w.show_banner(f"Export report failed, nothing was written: {exc}", "error")
-            self.w.log.add(f"export report failed: {exc}", "error")
+            self.notices.banner(f"Export report failed, nothing was written: {exc}", "error")
+            self.notices.log(f"export report failed: {exc}", "error")
             return False
-        self.w.log.add(f"exported the comparison report {files.html} and its metrics "
+        self.notices.log(f"exported the comparison report {files.html} and its metrics "
                        f"{files.csv}", "success")
-        self.w.status_text.setText(f"exported {files.html}")
+        self.notices.status(f"exported {files.html}")
         return True

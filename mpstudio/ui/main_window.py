@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
 )
 
 from mpstudio.engine.run_session import TrainingOutcome
-from mpstudio.engine.spec import RunSpec
 from mpstudio.ui.background_work import BackgroundWork
 from mpstudio.ui.comparison_card_view import ComparisonCardView
 from mpstudio.ui.doctor_dialog import DoctorActions
@@ -34,6 +33,7 @@ from mpstudio.ui.history_panel import HistoryPanel
 from mpstudio.ui.live_charts import LiveCharts
 from mpstudio.ui.log_panel import LogPanel
 from mpstudio.ui.models.workbench_state import WorkbenchState, controls
+from mpstudio.ui.notices import Notices
 from mpstudio.ui.run_controller import RunController
 from mpstudio.ui.run_outcome import describe_outcome
 from mpstudio.ui.run_progress import RunProgress
@@ -66,12 +66,20 @@ class MainWindow(QMainWindow):
         self._close_deadline.timeout.connect(self._end_engine_now)
         self._build()
         self.actions = build_actions(self)
-        self.background = BackgroundWork(self)
-        self.files = FileActions(self)
-        self.exports = ExportActions(self)
-        self.history_actions = HistoryActions(self)
-        self.tensorboard = TensorBoardActions(self)
-        self.doctor = DoctorActions(self)
+        self.notices = Notices(self.log, self.status_text, self.banner)
+        # Each collaborator gets the pieces it works with, never the window.
+        state, engine, notices, a = self.state, self.engine, self.notices, self.actions
+        self.background = BackgroundWork(engine, state, notices, self.setup, self.hardware,
+                                         self.device_label, a, self.versions, self)
+        self.files = FileActions(notices, self.setup, self.charts, a, self)
+        self.history_actions = HistoryActions(
+            state, notices, self.history, self.card_view, self.card_dock, self.charts,
+            self.setup, self.files, a, self.start_run, self)
+        self.exports = ExportActions(engine, state, notices, self.files, self.history,
+                                     lambda: self.history_actions.store, a.export_model, self)
+        self.tensorboard = TensorBoardActions(state, notices, self.history,
+                                              a.open_tensorboard, self)
+        self.doctor = DoctorActions(engine, state, notices, a.check_training, self)
         self._connect()
         self._restore()
         self.history_actions.open()
@@ -199,63 +207,63 @@ class MainWindow(QMainWindow):
         comparison = self.setup.comparison()
         problems = self.runs.start(spec, comparison)
         if problems:
-            self.show_banner("Cannot start: " + "; ".join(problems), "error")
-            self.log.add("cannot start: " + "; ".join(problems), "error")
+            self.notices.banner("Cannot start: " + "; ".join(problems), "error")
+            self.notices.log("cannot start: " + "; ".join(problems), "error")
             return
         self.save_settings()
         self.charts.clear()
         self.state.update(last_outcome=None)
-        self.banner.hide()
+        self.notices.hide_banner()
         baseline = ""
         if comparison is not None:
             trials = f", {comparison.repeats} trials each" if comparison.repeats > 1 else ""
             baseline = f" compared with float32{trials}"
         strategy = spec.distribute.strategy
         where = f" with the {strategy} strategy" if strategy != "default" else ""
-        self.log.add(f"starting {spec.precision} on {spec.dataset} / {spec.template}"
+        self.notices.log(f"starting {spec.precision} on {spec.dataset} / {spec.template}"
                      f"{where}{baseline}")
-        self.status_text.setText("loading the data…")
+        self.notices.status("loading the data…")
         self.progress.setValue(0)
         self.progress.show()
 
     def stop_run(self) -> None:
         """Stop before the next batch; once Stop now is offered, end the engine process."""
         if self.state.run == "stuck":
-            self.log.add("stop now: ending the engine process; what the run measured is kept")
-            self.status_text.setText("ending the engine process…")
+            self.notices.log("stop now: ending the engine process; what the run measured is kept")
+            self.notices.status("ending the engine process…")
             self.runs.stop_now()
         elif self.state.run == "running":
             self.runs.stop()
-            self.status_text.setText("stopping before the next batch…")
-            self.log.add("stop requested: the run ends before its next batch")
+            self.notices.status("stopping before the next batch…")
+            self.notices.log("stop requested: the run ends before its next batch")
 
     def _on_events(self, batch: list) -> None:
         progress: RunProgress = self.runs.progress
         for event in batch:
             for level, text in progress.update(event):
-                self.log.add(text, level)
+                self.notices.log(text, level)
             model = getattr(event, "model", None)
             if model is not None:  # RunStarted: the real model, as built for this run
                 self.setup.layers.show_summary(model, event.spec.get("template", model.name))
                 self.device_label.setText(f"device: {progress.device}")
         self.charts.add_events(batch)
         if not self.runs.stopping:
-            self.status_text.setText(progress.status_text())
+            self.notices.status(progress.status_text())
         fraction = progress.fraction if progress.runs_started else progress.loading_fraction
         self.progress.setValue(int(1000 * (fraction or 0.0)))
 
     def _flush_progress(self) -> None:
         """What the progress held back (an out-of-memory failure no retry followed)."""
         for level, text in self.runs.progress.finish():
-            self.log.add(text, level)
+            self.notices.log(text, level)
 
     def _on_run_finished(self, outcome: TrainingOutcome) -> None:
         self._flush_progress()
         self.charts.finish()
         self.state.update(last_outcome=outcome if outcome.results else None)
         status, text, level = describe_outcome(outcome)
-        self.show_banner(text, level)
-        self.status_text.setText(f"{status}: {text.splitlines()[-1]}")
+        self.notices.banner(text, level)
+        self.notices.status(f"{status}: {text.splitlines()[-1]}")
         self.history_actions.after_run(outcome)
         self._run_done(status)
 
@@ -266,9 +274,9 @@ class MainWindow(QMainWindow):
         crashed = message.startswith("the engine process")
         text = message[:1].upper() + message[1:] if stopped or crashed \
             else f"The run could not start: {message}"
-        self.show_banner(text, "info" if stopped else "error")
-        self.log.add(message, "info" if stopped else "error")
-        self.status_text.setText("stopped" if stopped else "the engine process ended"
+        self.notices.banner(text, "info" if stopped else "error")
+        self.notices.log(message, "info" if stopped else "error")
+        self.notices.status("stopped" if stopped else "the engine process ended"
                                  if crashed else "the run could not start")
         self._run_done("stopped" if stopped else "failed")
 
@@ -301,16 +309,9 @@ class MainWindow(QMainWindow):
         a.export_report.setEnabled(c.export_report)
         self.hardware.set_run_active(state.training)
         if state.run == "stuck":
-            self.status_text.setText("the run has not stopped yet (tracing or a long "
+            self.notices.status("the run has not stopped yet (tracing or a long "
                                      "step): Stop now ends the engine process")
         self.exports.follow_state()
-
-    def show_banner(self, text: str, level: str = "info") -> None:
-        self.banner.setText(text)
-        self.banner.setProperty("level", level)
-        self.banner.style().unpolish(self.banner)
-        self.banner.style().polish(self.banner)
-        self.banner.show()
 
     def _show_dialog(self, dialog: QWidget) -> None:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -324,7 +325,7 @@ class MainWindow(QMainWindow):
         self.setup.set_spec(spec)
         self.setup.set_comparison(baseline, self.settings.load_compare())
         for note in notes:
-            self.log.add(note, "warning")
+            self.notices.log(note, "warning")
         geometry, state = self.settings.window()
         if geometry is not None:
             self.restoreGeometry(geometry)
@@ -336,9 +337,6 @@ class MainWindow(QMainWindow):
         self.settings.save_compare(self.setup.compare_options())
         self.settings.save_window(self.saveGeometry(), self.saveState())
         self.settings.sync()
-
-    def load_spec(self, spec: RunSpec) -> None:
-        self.setup.set_spec(spec)
 
     # -------------------------------------------------------------- closing
     def confirm_close(self) -> bool:
@@ -369,7 +367,7 @@ class MainWindow(QMainWindow):
                 self.runs.stop()
                 self.engine.cancel_all()
                 self._close_deadline.start()
-            self.status_text.setText("stopping before closing…")
+            self.notices.status("stopping before closing…")
             self.hide()
             event.ignore()
             return
@@ -379,6 +377,8 @@ class MainWindow(QMainWindow):
         self.charts.finish()
         self.background.stop_timers()
         event.accept()
+        self.exports.close_dialog()  # a dialog left open would keep the app running
+        self.doctor.close_dialog()
         self.closed.emit()
 
     def _end_engine_now(self) -> None:

@@ -30,7 +30,12 @@ from mpstudio.engine.tensorboard_launch import (
 from mpstudio.engine.tensorboard_log import LOGS_FOLDER
 
 if TYPE_CHECKING:
-    from mpstudio.ui.main_window import MainWindow
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QWidget
+
+    from mpstudio.ui.history_panel import HistoryPanel
+    from mpstudio.ui.models.workbench_state import WorkbenchState
+    from mpstudio.ui.notices import Notices
 
 TITLE = "Open in TensorBoard"
 
@@ -38,24 +43,26 @@ TITLE = "Open in TensorBoard"
 class TensorBoardActions(QObject):
     _started = Signal(object, object, str)  # request id, TensorBoardServer | None, error
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, state: WorkbenchState, notices: Notices, history: HistoryPanel,
+                 action: QAction, window: QWidget) -> None:
         super().__init__(window)
-        self.w = window
+        self.state, self.notices, self.history = state, notices, history
+        self.window = window  # the message boxes' parent
         self.server: TensorBoardServer | None = None
         self._thread: threading.Thread | None = None
         self._cancel = threading.Event()
         self._request = 0
         self._starting: dict[str, Path] | None = None  # the folders a start is under way for
         self._started.connect(self._on_started)
-        window.actions.open_tensorboard.triggered.connect(self.open_runs)
+        action.triggered.connect(self.open_runs)
 
     # ------------------------------------------------------------ choosing
     def run_ids(self) -> list[int]:
         """The runs selected in History, or else the last run trained in this window."""
-        selected = self.w.history.selected_ids()
+        selected = self.history.selected_ids()
         if selected:
             return selected
-        outcome = self.w.last_outcome
+        outcome = self.state.last_outcome
         if outcome is not None and outcome.history_kept and outcome.stored:
             return [outcome.stored[-1].id]
         return []
@@ -95,8 +102,8 @@ class TensorBoardActions(QObject):
         cancel, request = self._cancel, self._request
         spec = single if single is not None else wanted
         text = "starting TensorBoard…"
-        self.w.status_text.setText(text)
-        self.w.log.add(f"{text} (logs: {_describe(folders)})")
+        self.notices.status(text)
+        self.notices.log(f"{text} (logs: {_describe(folders)})")
         self._thread = threading.Thread(
             target=self._start, args=(spec, request, cancel), name="mpstudio-tensorboard",
             daemon=True)
@@ -124,9 +131,9 @@ class TensorBoardActions(QObject):
             return
         self._starting = None
         if server is None:
-            self.w.status_text.setText("TensorBoard could not start")
-            self.w.log.add(f"TensorBoard could not start: {error}", "error")
-            self.w.show_banner(f"TensorBoard could not start: {error.splitlines()[0]}",
+            self.notices.status("TensorBoard could not start")
+            self.notices.log(f"TensorBoard could not start: {error}", "error")
+            self.notices.banner(f"TensorBoard could not start: {error.splitlines()[0]}",
                                "error")
             return
         self.server = server
@@ -135,8 +142,8 @@ class TensorBoardActions(QObject):
     def _show(self, server: TensorBoardServer) -> None:
         url = server.url.rstrip("/")
         text = f"TensorBoard at {url} (logs: {_describe(server.logdirs)})"
-        self.w.status_text.setText(text)
-        self.w.log.add(text, "success")
+        self.notices.status(text)
+        self.notices.log(text, "success")
         self.open_url(server.url)
 
     def open_url(self, url: str) -> None:
@@ -144,7 +151,7 @@ class TensorBoardActions(QObject):
         QDesktopServices.openUrl(QUrl(url))
 
     def inform(self, text: str) -> None:
-        QMessageBox.information(self.w, TITLE, text)
+        QMessageBox.information(self.window, TITLE, text)
 
     # ------------------------------------------------------------- stopping
     def stop(self) -> None:
