@@ -10,7 +10,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from mpstudio.cli import main
-from mpstudio.engine.history.store import HISTORY_ENV, RunStore
+from mpstudio.engine.history.locations import HISTORY_ENV
+from mpstudio.engine.history.store import RunStore
 
 
 @pytest.fixture(scope="module")

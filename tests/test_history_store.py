@@ -22,11 +22,12 @@ from mpstudio.engine.events import (
     RunWarning,
     StepMetrics,
 )
+from mpstudio.engine.history.locations import HISTORY_ENV, history_path
 from mpstudio.engine.history.recorder import RecordingReporter
 from mpstudio.engine.history.records import summary_from_dict
 from mpstudio.engine.history.replay import replay_events
 from mpstudio.engine.history.schema import SCHEMA_VERSION
-from mpstudio.engine.history.store import HISTORY_ENV, HistoryError, RunStore, history_path
+from mpstudio.engine.history.store import HistoryError, RunStore
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ from history_fakes import started, step
 from PySide6.QtCore import Qt
 
 from mpstudio.engine.comparison.card_text import card_rows
-from mpstudio.engine.history.store import RunStore, history_path
+from mpstudio.engine.history.locations import history_path
+from mpstudio.engine.history.store import RunStore
 
 pytestmark = pytest.mark.slow
 

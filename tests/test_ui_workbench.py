@@ -191,8 +191,8 @@ def test_export_the_trained_model_and_save_charts(qtbot, window, tmp_path):
     assert "Cannot save the charts" in w.banner.text()
     last = w.last_outcome.last
     close_window(qtbot, w)
+    from mpstudio.engine.history.locations import history_path
     from mpstudio.engine.history.run_models import model_file
-    from mpstudio.engine.history.store import history_path
 
     trained = keras.models.load_model(model_file(last.run_id, history_path()))
     model = keras.models.load_model(target)

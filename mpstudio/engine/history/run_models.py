@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from mpstudio.engine.history.locations import history_path
+
 MODEL_NAME = "model.keras"
 
 
@@ -21,8 +23,6 @@ def runs_folder(history: str | Path | None = None) -> Path | None:
     """The folder of run folders for the history file ``history`` (default: the
     user's); None for a history kept in memory only."""
     if history is None:
-        from mpstudio.engine.history.store import history_path
-
         history = history_path()
     if str(history) == ":memory:":
         return None

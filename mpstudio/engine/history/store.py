@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import socket
 import sqlite3
 import time
@@ -21,7 +20,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 import psutil
 
 from mpstudio.engine.events import (
@@ -31,11 +29,11 @@ from mpstudio.engine.events import (
     RunSummary,
     StepMetrics,
 )
+from mpstudio.engine.history.locations import HISTORY_ENV, history_path
 from mpstudio.engine.history.records import RunRow, StoredRun, summary_from_dict
 from mpstudio.engine.history.run_models import remove_run_folders
 from mpstudio.engine.history.schema import SchemaTooNew, migrate
 
-HISTORY_ENV = "MPSTUDIO_HISTORY"  # the history file to use instead of the default
 _ROW_COLUMNS = ("id, created, label, status, dataset, template, precision, examples_per_sec, "
                 "val_accuracy, comparison, role, trial, trials")
 
@@ -43,14 +41,6 @@ _ROW_COLUMNS = ("id, created, label, status, dataset, template, precision, examp
 class HistoryError(RuntimeError):
     """The history file cannot be used, or a run is not in it; the message says what
     to do."""
-
-
-def history_path() -> Path:
-    """$MPSTUDIO_HISTORY, else history.sqlite3 in the user data folder."""
-    override = os.environ.get(HISTORY_ENV)
-    if override:
-        return Path(override).expanduser()
-    return Path(platformdirs.user_data_dir("mpstudio", appauthor=False)) / "history.sqlite3"
 
 
 def _this_process() -> tuple[str, int, float]:
