@@ -1,4 +1,5 @@
-"""Terminal output for the CLI: a progress bar per epoch and summary tables (rich)."""
+"""Terminal output for the CLI (rich): progress bars, colours and summary tables around
+the words mpstudio.engine.event_text gives each event."""
 
 from __future__ import annotations
 
@@ -17,14 +18,28 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
-from mpstudio.engine.comparison.card_text import scale_range_text
 from mpstudio.engine.datasets.report import DataProgress, DataReport
+from mpstudio.engine.event_text import (
+    aid_line,
+    data_progress_line,
+    diagnosis_line,
+    epoch_text,
+    failed_line,
+    loss_scale_line,
+    retry_line,
+    started_lines,
+    summary_rows,
+    underflow_brief,
+    underflow_line,
+)
 from mpstudio.engine.events import (
     AidAction,
     EpochMetrics,
     Event,
     GradientUnderflow,
+    LossScaleChanged,
     NumericsDiagnosis,
     OomRetry,
     RunFailed,
@@ -34,33 +49,6 @@ from mpstudio.engine.events import (
     RunWarning,
     StepMetrics,
 )
-
-
-def fmt(value: float | None, spec: str = ".4g", unit: str = "") -> str:
-    return "n/a" if value is None else f"{value:{spec}}{unit}"
-
-
-def fmt_pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.2f}%"
-
-
-def fmt_bytes(value: int | None) -> str:
-    return "n/a" if value is None else f"{value / 2**20:,.1f} MiB"
-
-
-def peak_memory_text(s: RunSummary) -> str:
-    """The run's own peak: on one device, or the largest of its replicas' devices and
-    their sum; the reason where the device keeps no statistics."""
-    if s.peak_memory_bytes is None:
-        return s.memory_note
-    if s.peak_memory_total_bytes and s.peak_memory_total_bytes != s.peak_memory_bytes:
-        return (f"{fmt_bytes(s.peak_memory_bytes)} on the fullest device, "
-                f"{fmt_bytes(s.peak_memory_total_bytes)} over all ({s.memory_note})")
-    return fmt_bytes(s.peak_memory_bytes)
-
-
-def scale_range(s: RunSummary) -> str:
-    return scale_range_text(s.loss_scale_mode, s.loss_scale_min, s.loss_scale_max)
 
 
 class ConsoleReporter:
@@ -79,6 +67,8 @@ class ConsoleReporter:
         self._data_task: Any = None
         self._data_reported: set[str] = set()  # a comparison loads the data twice
         self._underflow = ""  # the latest gradient-underflow sample, for the live bar
+        self._retries = 0  # out-of-memory retries of the current run
+        self._retrying = False  # the next RunStarted is a retry of the same run
 
     # Reporter protocol
     def should_stop(self) -> bool:
@@ -94,18 +84,29 @@ class ConsoleReporter:
         if handler:
             handler(event)
 
-    # Event handlers
+    # Event handlers: the words come from event_text, the colours are this module's
+    def _say(self, text: str, style: str = "", head: int | None = None) -> None:
+        """Print engine text as it is (a bracket in a reason is not markup); ``style``
+        colours its first ``head`` characters, or all of it."""
+        if not style:
+            self.console.print(text, markup=False)
+            return
+        line = Text(text)
+        line.stylize(style, 0, head)
+        self.console.print(line)
+
+    def _tagged(self, text: str, style: str) -> None:
+        """A line whose "name:" head is coloured: "retry 1: ...", "diagnosis: ..."."""
+        self._say(text, style, text.index(":") + 1)
+
     def _on_RunWarning(self, event: RunWarning) -> None:
-        self.console.print(f"[yellow]warning:[/] {event.message}")
+        self._tagged(f"warning: {event.message}", "yellow")
 
     def _on_DataProgress(self, event: DataProgress) -> None:
         finished = event.total is not None and event.done >= event.total
         if not self.bars:  # a log file gets a line when the work starts and when it ends
             if event.done == 0 or finished:
-                size = f" ({_amount(event.total, event.unit)})" if event.total else ""
-                state = "done" if finished else "..."
-                self.console.print(f"{event.source}: {event.task}{size} {state}",
-                                   markup=False, highlight=False)
+                self.console.print(data_progress_line(event), markup=False, highlight=False)
             return
         if self._data_bar is None:
             self._data_bar = data_progress_bar(self.console, event.unit)
@@ -116,10 +117,7 @@ class ConsoleReporter:
         if finished:
             self._data_bar.stop()
             self._data_bar = None
-            self.console.print(
-                f"{event.source}: {event.task} ({_amount(event.total, event.unit)}) done",
-                markup=False, highlight=False,
-            )
+            self.console.print(data_progress_line(event), markup=False, highlight=False)
 
     def close(self) -> None:
         """Take down a live bar left by work that ended early (an error, a stop)."""
@@ -130,26 +128,21 @@ class ConsoleReporter:
 
     def _on_RunStarted(self, event: RunStarted) -> None:
         self._started = event
+        if not self._retrying:  # a retry is the same run again: its count goes on
+            self._retries = 0
+        self._retrying = False
+        self._underflow = ""
         spec = event.spec
         report = event.data_report
         if report is not None and report.origin not in self._data_reported:
             self._data_reported.add(report.origin)
             for line in report.lines():
                 self.console.print(line, markup=False, highlight=False)
-        self.console.rule(f"[bold]{event.label}[/] · {spec['template']} on "
-                          f"{report.name if report else spec['dataset']}")
-        self.console.print(f"data     {event.dataset}")
-        self.console.print(
-            f"model    {event.model.name}: {event.model.params:,} parameters, "
-            f"output {event.model.output_dtype}"
-        )
-        self.console.print(
-            f"device   {event.hardware['device']}, XLA {'on' if event.xla else 'off'}, "
-            f"{spec['loop']} loop"
-        )
-        self.console.print(f"scaling  {event.loss_scaling}")
-        if event.distribution:
-            self.console.print(f"spread   {event.distribution}", markup=False, highlight=False)
+        title = Text.assemble((event.label, "bold"), f" · {spec.get('template')} on "
+                              f"{report.name if report else spec.get('dataset')}")
+        self.console.rule(title)
+        for topic, text in started_lines(event):
+            self._say(f"{topic:<8} {text}")
 
     def _on_StepMetrics(self, event: StepMetrics) -> None:
         if not self.bars:
@@ -167,33 +160,32 @@ class ConsoleReporter:
 
     def _on_EpochMetrics(self, event: EpochMetrics) -> None:
         self._close_bar()
-        val = ""
-        if event.val_loss is not None:
-            val = f"  val_loss {event.val_loss:.4f}  val_acc {fmt_pct(event.val_accuracy)}"
-        self.console.print(
-            f"epoch {event.epoch}/{self._epochs_total()}  loss {event.loss:.4f}  "
-            f"acc {fmt_pct(event.accuracy)}{val}  {event.epoch_time:.2f} s"
-        )
+        self._say(f"epoch {event.epoch}/{self._epochs_total()}  {epoch_text(event)}")
+
+    def _on_LossScaleChanged(self, event: LossScaleChanged) -> None:
+        line = loss_scale_line(event)  # printed above a live bar, which stays
+        if line:
+            self._say(line)
 
     def _on_AidAction(self, event: AidAction) -> None:
         self._close_bar()
-        self.console.print(f"[cyan]{event.aid.replace('_', ' ')}:[/] {event.message}",
-                           highlight=False)
+        self._tagged(aid_line(event), "cyan")
 
     def _on_OomRetry(self, event: OomRetry) -> None:
         self._close_bar()
-        self.console.print(f"[yellow]out of memory:[/] {event.message}", highlight=False)
+        self._retries += 1
+        self._retrying = True
+        self._tagged(retry_line(self._retries, event), "yellow")
 
     def _on_GradientUnderflow(self, event: GradientUnderflow) -> None:
         if self.bars:  # a line every N steps would break the live bar: it shows the latest
-            self._underflow = (f" underflow {event.unscaled:.0%} unscaled / "
-                               f"{event.scaled:.0%} scaled")
+            self._underflow = f" {underflow_brief(event)}"
             return
         self.console.print(underflow_line(event), markup=False, highlight=False)
 
     def _on_NumericsDiagnosis(self, event: NumericsDiagnosis) -> None:
         self._close_bar()
-        self.console.print(f"[magenta]diagnosis:[/] {event.message}", highlight=False)
+        self._tagged(diagnosis_line(event), "magenta")
 
     def _on_RunFinished(self, event: RunFinished) -> None:
         self._close_bar()
@@ -204,7 +196,8 @@ class ConsoleReporter:
 
     def _on_RunFailed(self, event: RunFailed) -> None:
         self._close_bar()
-        self.console.print(f"[red bold]run failed:[/] {event.reason}")
+        label = self._started.label if self._started is not None else ""
+        self._tagged(f"run failed: {failed_line(label, event)}", "red bold")
         if self.summaries and event.summary is not None and event.summary.steps_done:
             self.console.print(summary_table(event.summary))
 
@@ -237,12 +230,6 @@ class ConsoleReporter:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
-
-
-def _amount(total: int | None, unit: str) -> str:
-    if total is None:
-        return "?"
-    return f"{total / 1e6:,.1f} MB" if unit == "B" else f"{total:,}"
 
 
 def data_progress_bar(console: Console, unit: str) -> Progress:
@@ -281,14 +268,6 @@ def data_report_table(report: DataReport) -> Table:
     return table
 
 
-def underflow_line(event: GradientUnderflow) -> str:
-    worst = max(event.layers, key=lambda layer: layer.unscaled, default=None)
-    layer = f"; worst layer {worst.layer} {worst.unscaled:.1%}" if worst else ""
-    return (f"underflow at step {event.step}: {event.unscaled:.1%} of the nonzero gradient "
-            f"values would be 0 in float16 without loss scaling, {event.scaled:.1%} at scale "
-            f"{event.scale:g}{layer} ({1000 * event.seconds:.1f} ms)")
-
-
 def summary_table(s: RunSummary) -> Table:
     table = Table(title=f"{s.label}: {s.status}", show_header=False, title_justify="left")
     table.add_column(style="bold", no_wrap=True)
@@ -296,34 +275,3 @@ def summary_table(s: RunSummary) -> Table:
     for name, value in summary_rows(s):
         table.add_row(name, value)
     return table
-
-
-def summary_rows(s: RunSummary) -> list[tuple[str, str]]:
-    return [
-        ("steps / epochs", f"{s.steps_done} / {s.epochs_done}"),
-        ("time to first step", fmt(s.time_to_first_step, ".2f", " s")),
-        ("steady examples/s", fmt(s.steady_examples_per_sec, ",.0f") + (
-            f" across {s.replicas} replicas ({fmt(s.examples_per_sec_per_replica, ',.0f')} "
-            "per replica)" if s.replicas > 1 and s.steady_examples_per_sec else "")),
-        ("steady step time", fmt(None if s.steady_step_time is None
-                                 else 1000 * s.steady_step_time, ".2f", " ms")),
-        ("mean epoch time", fmt(s.mean_epoch_time, ".2f", " s")),
-        ("final loss / accuracy", f"{fmt(s.final_loss)} / {fmt_pct(s.final_accuracy)}"),
-        ("val loss / accuracy", f"{fmt(s.final_val_loss)} / {fmt_pct(s.final_val_accuracy)}"),
-        ("best val accuracy", fmt_pct(s.best_val_accuracy)),
-        *([("test loss / accuracy", f"{fmt(s.test_loss)} / {fmt_pct(s.test_accuracy)}")]
-          if s.test_accuracy is not None else []),
-        ("loss scale", scale_range(s)),
-        ("overflow (skipped) steps", str(s.overflow_steps)),
-        ("peak device memory", peak_memory_text(s)),
-        ("device", f"{s.device}, XLA {'on' if s.xla else 'off'}, {s.loop} loop"),
-        *([("distribution", s.distribution)] if s.distribution else []),
-        *([("training aids", s.aids)] if s.aids else []),
-        *([("out of memory", f"{s.oom_retries} retr{'y' if s.oom_retries == 1 else 'ies'}; "
-            f"batch {s.largest_batch_fit} is the largest that fit")]
-          if s.oom_retries and s.largest_batch_fit else []),
-        *([("gradient underflow", f"{s.underflow_unscaled:.1%} without loss scaling, "
-            f"{(s.underflow_scaled or 0):.1%} with it (last sample)")]
-          if s.underflow_unscaled is not None else []),
-        *([("TensorBoard logs", s.tensorboard_dir)] if s.tensorboard_dir else []),
-    ]

@@ -8,9 +8,9 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from mpstudio.console import fmt, fmt_pct, summary_rows
 from mpstudio.engine.comparison.card import ComparisonCard
 from mpstudio.engine.comparison.card_text import card_rows, side_heading
+from mpstudio.engine.event_text import fmt, fmt_pct, summary_rows
 from mpstudio.engine.history.records import RunRow, StoredRun
 
 VERDICT_STYLE = {
@@ -32,7 +32,7 @@ def runs_table(rows: Sequence[RunRow], total: int) -> Table:
         table.add_row(
             str(r.id), r.started_text, r.dataset, r.template, r.label,
             Text(r.status, style=STATUS_STYLE.get(r.status, "")),
-            fmt(r.examples_per_sec, ",.0f"), fmt_pct(r.val_accuracy),
+            fmt(r.examples_per_sec, ",.0f"), fmt_pct(r.val_accuracy, 2),
         )
     return table
 
@@ -71,8 +71,8 @@ def run_detail(run: StoredRun) -> Group:
             epochs.add_column(name, justify="right")
         for e in run.epochs:
             epochs.add_row(str(e.epoch), str(e.steps), fmt(e.loss, ".4f"),
-                           fmt_pct(e.accuracy), fmt(e.val_loss, ".4f"),
-                           fmt_pct(e.val_accuracy), fmt(e.epoch_time, ".2f", " s"))
+                           fmt_pct(e.accuracy, 2), fmt(e.val_loss, ".4f"),
+                           fmt_pct(e.val_accuracy, 2), fmt(e.epoch_time, ".2f", " s"))
         parts.append(epochs)
     return Group(*parts)
 

@@ -20,7 +20,7 @@ def test_terminal_output_of_a_run(tiny_spec):
     assert "mixed_float16 · mlp on digits" in text
     assert "epoch 1/2" in text and "loss " in text and "scale 32768" in text  # the bar
     assert "ex/s" in text  # the last (steady) window; warm-up frames depend on refresh timing
-    assert "epoch 2/2  loss" in text and "val_acc" in text  # the epoch line
+    assert "epoch 2/2  loss" in text and ", val accuracy " in text  # the epoch line
     assert "steady examples/s" in text and "mixed_float16: finished" in text
     assert "on a CPU" in text  # the warning
 

@@ -11,6 +11,7 @@ import pytest
 from gui_helpers import RUN_TIMEOUT_MS, select
 from PySide6.QtCore import Qt
 
+from mpstudio.engine.event_text import summary_line
 from mpstudio.engine.events import (
     AidAction,
     GradientUnderflow,
@@ -29,7 +30,7 @@ from mpstudio.engine.spec import TrainingAids
 from mpstudio.ui.live_charts import LiveCharts
 from mpstudio.ui.run_curves import ChartData
 from mpstudio.ui.run_outcome import describe_outcome
-from mpstudio.ui.run_progress import RunProgress, summary_line
+from mpstudio.ui.run_progress import RunProgress
 from mpstudio.ui.underflow_chart import breakdown_html, worst_layers
 
 LABEL = "mixed_float16"

@@ -16,10 +16,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from mpstudio.engine.distribute.options import strategy_options
+from mpstudio.engine.event_text import summary_line
 from mpstudio.engine.hardware.report import GpuInfo, HardwareReport, TpuInfo
 from mpstudio.engine.spec import Distribution, RunSpec
 from mpstudio.ui.chart_demo import run_started
-from mpstudio.ui.run_progress import RunProgress, summary_line
+from mpstudio.ui.run_progress import RunProgress
 from mpstudio.ui.setup_panel import MULTIWORKER_COMPARE_TIP, SetupPanel
 
 TF_CONFIG = json.dumps({

@@ -11,10 +11,11 @@ import time
 import pytest
 from PySide6.QtCore import QSettings
 
+from mpstudio.engine.event_text import fmt_duration
 from mpstudio.engine.events import EpochMetrics, RunWarning, StepMetrics
 from mpstudio.engine.spec import RunSpec
 from mpstudio.ui.gui_settings import GuiSettings
-from mpstudio.ui.run_progress import RunProgress, fmt_duration
+from mpstudio.ui.run_progress import RunProgress
 
 
 def _step(step: int, warmup: bool = False) -> StepMetrics:

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from mpstudio.engine.event_text import summary_line
 from mpstudio.engine.run_session import TrainingOutcome
-from mpstudio.ui.run_progress import summary_line
 
 
 def describe_outcome(outcome: TrainingOutcome) -> tuple[str, str, str]:
