@@ -32,17 +32,19 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # devtools/ (not shipped)
 
 from PySide6.QtCore import QEventLoop
 from PySide6.QtWidgets import QApplication
 
+from devtools.chart_demo import synthetic_run
+from devtools.latency_probe import LatencyProbe
 from mpstudio.engine.events import RunWarning
-from mpstudio.ui.chart_demo import synthetic_run
+from mpstudio.ui.charts.live_charts import LiveCharts
 from mpstudio.ui.engine_client.inbox import Inbox
-from mpstudio.ui.latency_probe import LatencyProbe
-from mpstudio.ui.live_charts import LiveCharts
 
 TARGET_REDRAWS_PER_SEC = 20.0
 TARGET_WORST_STALL_MS = 100.0

@@ -40,6 +40,7 @@ from mpstudio.engine.datasets import load_dataset
 from mpstudio.engine.events import CollectingReporter
 from mpstudio.engine.precision import make_optimizer
 from mpstudio.engine.spec import RunSpec
+from mpstudio.engine.spec_checks import validate_spec
 from mpstudio.engine.templates import build_model
 from mpstudio.engine.trainer.monitor import (
     AUTO_MIN_SAMPLE_INTERVAL,
@@ -163,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         dataset_options={"shape": [28, 28, 1], "classes": 10,
                          "samples": args.steps_per_epoch * args.batch_size},
     )
-    spec.validate()
+    validate_spec(spec)
     print(
         f"engine overhead: {spec.template} on synthetic 28x28x1, batch {spec.batch_size}, "
         f"{args.steps_per_epoch} steps/epoch, {spec.epochs} epochs, {spec.precision}, "

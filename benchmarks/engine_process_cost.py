@@ -27,6 +27,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.framing import FrameWriter, read_frame
 from mpstudio.engine.spec import RunSpec
+from mpstudio.engine.spec_checks import validate_spec
 
 
 class Engine:
@@ -100,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
                    log_every_steps=args.log_every,
                    dataset_options={"shape": [28, 28, 1], "classes": 10,
                                     "samples": args.steps * args.batch_size})
-    spec.validate()
+    validate_spec(spec)
     print(f"engine process cost: {spec.template} {spec.precision} on synthetic 28x28x1, "
           f"batch {spec.batch_size}, {args.steps} steps a run, {args.rounds} rounds, "
           f"log every {args.log_every or 'auto'}", flush=True)

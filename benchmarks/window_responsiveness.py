@@ -28,12 +28,13 @@ import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # devtools/ (not shipped)
 
 from PySide6.QtCore import QEventLoop, QSettings
 from PySide6.QtWidgets import QApplication
 
-from mpstudio.ui.latency_probe import LatencyProbe
-from mpstudio.ui.main_window import MainWindow
+from devtools.latency_probe import LatencyProbe
+from mpstudio.ui.window.main_window import MainWindow
 
 TARGET_MS = 50.0
 

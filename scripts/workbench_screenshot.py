@@ -35,7 +35,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication(sys.argv[:1])
-    from mpstudio.ui.main_window import MainWindow
+    from mpstudio.ui.window.main_window import MainWindow
 
     window = MainWindow(QSettings(str(scratch / "window.ini"), QSettings.Format.IniFormat))
     window.confirm_close = lambda: True

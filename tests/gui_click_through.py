@@ -15,7 +15,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QEventLoop, QSettings
 from PySide6.QtWidgets import QApplication
 
-from mpstudio.ui.main_window import MainWindow
+from mpstudio.ui.window.main_window import MainWindow
 
 FORBIDDEN = ("tensorflow", "keras", "tf_keras", "tensorboard", "jax", "ml_dtypes")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shiboken6
 from PySide6.QtCore import QSettings
 
-from mpstudio.ui.main_window import MainWindow
+from mpstudio.ui.window.main_window import MainWindow
 
 TF_TIMEOUT_MS = 120_000
 RUN_TIMEOUT_MS = 180_000

@@ -15,6 +15,7 @@ from user_data_files import learnable_images, listing, write_csv, write_image_fo
 from mpstudio.engine.datasets.errors import DataError
 from mpstudio.engine.datasets.registry import read_source
 from mpstudio.engine.spec import RunSpec
+from mpstudio.engine.spec_checks import spec_problems
 
 
 def refused(path: Path, *fragments: str, options: dict | None = None, names: str | None = None):
@@ -156,7 +157,7 @@ def test_csv_with_a_missing_value_and_a_ragged_row(tmp_path):
 # ------------------------------------------------------------ any source
 def test_a_path_that_does_not_exist(tmp_path):
     missing = tmp_path / "nowhere" / "d.npz"
-    assert RunSpec(dataset=str(missing)).problems() == [
+    assert spec_problems(RunSpec(dataset=str(missing))) == [
         f"dataset path {str(missing)!r} does not exist"
     ]
     assert not missing.parent.exists()
@@ -165,7 +166,7 @@ def test_a_path_that_does_not_exist(tmp_path):
 def test_an_unsupported_file_type(tmp_path):
     path = tmp_path / "d.parquet"
     path.write_bytes(b"PAR1")
-    (problem,) = RunSpec(dataset=str(path)).problems()
+    (problem,) = spec_problems(RunSpec(dataset=str(path)))
     assert "reads .npz files, .csv files and folders of images" in problem and ".parquet" in problem
 
 

@@ -13,6 +13,7 @@ import pytest
 from mpstudio.cli import main
 from mpstudio.engine.hardware.detect_cpu import onednn_enabled
 from mpstudio.engine.spec import RunSpec
+from mpstudio.engine.spec_checks import load_spec
 
 # What TensorFlow prints at import, straight to fd 2 and whatever TF_CPP_MIN_LOG_LEVEL says:
 # absl's pre-init warning, then port.cc (oneDNN) and cudart_stub.cc (no GPU) notes, twice.
@@ -76,7 +77,7 @@ def test_train_json_in_a_real_process(tmp_path):
     assert summary["status"] == "finished" and summary["epochs_done"] == 2
     assert summary["steady_examples_per_sec"] > 0 and 0 < summary["final_val_accuracy"] <= 1
     assert len(payload["epochs"]) == 2 and payload["failure"] is None
-    assert RunSpec.load(config) == RunSpec.from_dict(payload["spec"])
+    assert load_spec(config) == RunSpec.from_dict(payload["spec"])
 
 
 @pytest.mark.parametrize("log_level", ["3", "2", "0"])

@@ -17,7 +17,7 @@ from user_data_files import (
 )
 
 from mpstudio.cli import main
-from mpstudio.console import ConsoleReporter
+from mpstudio.cli.console import ConsoleReporter
 from mpstudio.engine.datasets import public
 from mpstudio.engine.datasets.report import DataProgress
 

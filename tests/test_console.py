@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from mpstudio.console import ConsoleReporter
+from mpstudio.cli.console import ConsoleReporter
 from mpstudio.engine.trainer.runner import run
 
 

@@ -23,6 +23,7 @@ from mpstudio.engine.distribute.options import strategy_options
 from mpstudio.engine.events import CollectingReporter, EpochMetrics, RunStarted
 from mpstudio.engine.hardware.report import TpuInfo
 from mpstudio.engine.spec import Distribution, RunSpec, SpecError
+from mpstudio.engine.spec_checks import spec_problems
 
 NOISE = ("WARNING", "W0000", "I0000", "E0000", "Additional GRPC", ":UNKNOWN:")
 
@@ -101,11 +102,11 @@ def test_the_distribution_spec_round_trips_and_refuses_what_cannot_run():
     assert RunSpec.from_toml(spec.to_toml()) == spec
     bad = RunSpec(xla="on", warmup_steps=-1, distribute=Distribution(
         strategy="ring", devices=["GPU0"], lr_scaling="sqrt"))
-    problems = " | ".join(bad.problems())
+    problems = " | ".join(spec_problems(bad))
     for part in ("unknown strategy 'ring'", "learning-rate scaling 'sqrt'", "GPU0",
                  "warmup steps"):
         assert part in problems
-    xla = RunSpec(xla="on", distribute=Distribution(strategy="mirrored")).problems()
+    xla = spec_problems(RunSpec(xla="on", distribute=Distribution(strategy="mirrored")))
     assert any("xla 'on' does not work under the mirrored" in p for p in xla)
     warnings = RunSpec(precision="mixed_float16", distribute=Distribution(strategy="tpu"))
     assert any("mixed_bfloat16 is the natural policy" in w for w in warnings.warnings())

@@ -8,7 +8,7 @@ import io
 import pytest
 from rich.console import Console
 
-from mpstudio.console import ConsoleReporter, summary_table
+from mpstudio.cli.console import ConsoleReporter, summary_table
 from mpstudio.engine.datasets.report import DataProgress
 from mpstudio.engine.event_text import (
     aid_line,
@@ -45,7 +45,7 @@ from mpstudio.engine.events import (
     RunSummary,
 )
 from mpstudio.engine.model_summary import ModelSummary
-from mpstudio.ui.run_progress import RunProgress
+from mpstudio.ui.models.run_progress import RunProgress
 
 LABEL = "mixed_float16"
 

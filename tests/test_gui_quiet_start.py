@@ -21,7 +21,7 @@ from mpstudio.ui import app
 assert app.launch([]) == 0
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
-from mpstudio.ui.main_window import MainWindow
+from mpstudio.ui.window.main_window import MainWindow
 window = MainWindow()
 window.show()
 loop = QEventLoop()

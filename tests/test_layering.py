@@ -35,11 +35,11 @@ def test_engine_loads_no_qt():
 def test_spec_registries_and_hardware_advice_load_without_tensorflow():
     result = _run(
         "import json, sys\n"
-        "import mpstudio.cli, mpstudio.engine.spec\n"
+        "import mpstudio.cli, mpstudio.engine.spec, mpstudio.engine.spec_checks\n"
         "from mpstudio.engine.datasets import dataset_names\n"
         "from mpstudio.engine.templates import template_names\n"
-        "mpstudio.engine.spec.RunSpec().validate()\n"
-        "import mpstudio.hardware_tables, mpstudio.engine.hardware.gpu_memory\n"
+        "mpstudio.engine.spec_checks.validate_spec(mpstudio.engine.spec.RunSpec())\n"
+        "import mpstudio.cli.hardware_tables, mpstudio.engine.hardware.gpu_memory\n"
         "from mpstudio.engine.hardware import advisor, detect, detect_tpu\n"
         "detect.detect_cpu(); detect_tpu.detect_tpu(environ={})\n"
         "print(json.dumps({'modules': [], 'loaded': sorted(sys.modules)}))"

@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 
 from mpstudio.engine.spec import DataOptions, LossScaling, RunSpec, SpecError
+from mpstudio.engine.spec_checks import load_spec, spec_problems, validate_spec
 
 
 def problems(**changes) -> list[str]:
-    return RunSpec().replace(**changes).problems()
+    return spec_problems(RunSpec().replace(**changes))
 
 
 def test_default_spec_is_valid():
-    assert RunSpec().validate() == []
+    assert validate_spec(RunSpec()) == []
 
 
 def test_messages_name_the_field_and_the_value():
@@ -38,7 +39,7 @@ def test_unknown_choices_list_the_valid_ones():
 
 def test_every_problem_is_reported_at_once():
     with pytest.raises(SpecError) as err:
-        RunSpec(batch_size=0, epochs=0, optimizer="rmsprop").validate()
+        validate_spec(RunSpec(batch_size=0, epochs=0, optimizer="rmsprop"))
     assert len(err.value.problems) == 3
 
 
@@ -74,9 +75,9 @@ def test_seed_and_switches_are_checked():
 
 def test_scaling_under_bfloat16_is_allowed_with_a_warning():
     spec = RunSpec(precision="mixed_bfloat16", loss_scaling=LossScaling(mode="dynamic"))
-    warnings = spec.validate()
+    warnings = validate_spec(spec)
     assert len(warnings) == 1 and "bfloat16" in warnings[0] and "'off'" in warnings[0]
-    assert RunSpec(precision="mixed_bfloat16").validate() == []  # auto: no scaling, no warning
+    assert validate_spec(RunSpec(precision="mixed_bfloat16")) == []  # auto: no scaling, no warning
 
 
 def test_auto_scaling_resolves_like_keras():
@@ -112,7 +113,7 @@ def test_toml_round_trip(tmp_path):
     spec.save(path)
     text = path.read_text()
     assert 'precision = "mixed_bfloat16"' in text and "[loss_scaling]" in text
-    assert RunSpec.load(path) == spec
+    assert load_spec(path) == spec
     assert not list(tmp_path.glob("*.tmp"))  # atomic write leaves no temp file
 
 
@@ -124,14 +125,27 @@ def test_round_trip_without_step_budget():
 
 def test_bad_config_files_name_the_problem(tmp_path):
     with pytest.raises(SpecError, match="does not exist"):
-        RunSpec.load(tmp_path / "missing.toml")
+        load_spec(tmp_path / "missing.toml")
     bad = tmp_path / "bad.toml"
     bad.write_text("precision = \n")
     with pytest.raises(SpecError, match="not a valid TOML"):
-        RunSpec.load(bad)
+        load_spec(bad)
     typo = tmp_path / "typo.toml"
     typo.write_text('precison = "float32"\n[loss_scaling]\nmod = "off"\n')
     with pytest.raises(SpecError) as err:
-        RunSpec.load(typo)
+        load_spec(typo)
     assert any("'precison'" in p for p in err.value.problems)
     assert any("'mod'" in p and "[loss_scaling]" in p for p in err.value.problems)
+
+
+def test_the_spec_alone_leaves_dataset_and_template_to_the_registries(tmp_path):
+    spec = RunSpec(dataset="nowhere", template="nothing")
+    assert spec.setting_problems() == []  # spec.py imports no registry
+    assert [p.split(" ")[1] for p in spec_problems(spec)] == ["dataset", "template"]
+    config = tmp_path / "run.toml"
+    RunSpec(dataset="d.npz").save(config)
+    assert RunSpec.read(config).dataset == "d.npz"  # as written
+    assert load_spec(config).dataset == str(tmp_path / "d.npz")  # beside the config
+    RunSpec(dataset="digits").save(config)
+    (tmp_path / "digits").mkdir()
+    assert load_spec(config).dataset == "digits"  # a registered name stays a name

@@ -151,7 +151,7 @@ def test_open_in_tensorboard_messages_and_server(window, qtbot, monkeypatch, log
 
     from mpstudio.engine.history.run_models import run_folder
     from mpstudio.engine.run_session import TrainingOutcome
-    from mpstudio.ui import tensorboard_actions
+    from mpstudio.ui.window import tensorboard_actions
 
     shown: list[str] = []
     monkeypatch.setattr(QMessageBox, "information",
@@ -199,7 +199,7 @@ def test_open_in_tensorboard_messages_and_server(window, qtbot, monkeypatch, log
 
 # ---------------------------------------------------------------------- CLI
 def test_cli_prints_the_last_scalars_of_a_recorded_run(capsys):
-    from mpstudio import cli_tensorboard
+    from mpstudio.cli import tensorboard_command
     from mpstudio.engine.history.recorder import RecordingReporter
     from mpstudio.engine.history.run_models import run_folder
     from mpstudio.engine.trainer.runner import run
@@ -212,25 +212,26 @@ def test_cli_prints_the_last_scalars_of_a_recorded_run(capsys):
     assert result.summary.tensorboard_dir == str(run_folder(run_id) / "tensorboard")
 
     parser = argparse.ArgumentParser(prog="mpstudio")
-    cli_tensorboard.add_parser(parser.add_subparsers(dest="command"))
+    tensorboard_command.add_tensorboard_command(parser.add_subparsers(dest="command"))
     last_scale = inner.of_type(StepMetrics)[-1].loss_scale
-    assert cli_tensorboard.run(parser.parse_args(
+    assert tensorboard_command.run_tensorboard_command(parser.parse_args(
         ["tensorboard", str(run_id), "--print-scalars"])) == 0
     out = capsys.readouterr().out
     assert "loss_scale" in out and "train/loss" in out and "epoch/val_accuracy" in out
-    assert cli_tensorboard.run(parser.parse_args(
+    assert tensorboard_command.run_tensorboard_command(parser.parse_args(
         ["tensorboard", str(run_id), "--print-scalars", "--json"])) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["scalars"]["loss_scale"]["value"] == last_scale
 
-    assert cli_tensorboard.run(parser.parse_args(["tensorboard", "999"])) == 2
+    assert tensorboard_command.run_tensorboard_command(
+        parser.parse_args(["tensorboard", "999"])) == 2
     assert "no run #999" in capsys.readouterr().err
 
 
 def test_cli_run_without_logs_says_how_to_get_them(capsys):
     from history_fakes import started, step, summary
 
-    from mpstudio import cli_tensorboard
+    from mpstudio.cli import tensorboard_command
     from mpstudio.engine.history.recorder import RecordingReporter
 
     recorder = RecordingReporter(CollectingReporter())
@@ -238,9 +239,9 @@ def test_cli_run_without_logs_says_how_to_get_them(capsys):
         recorder.emit(event)
     recorder.close()
     parser = argparse.ArgumentParser(prog="mpstudio")
-    cli_tensorboard.add_parser(parser.add_subparsers(dest="command"))
+    tensorboard_command.add_tensorboard_command(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["tensorboard", str(recorder.run_ids[-1])])
-    assert cli_tensorboard.run(args) == 2
+    assert tensorboard_command.run_tensorboard_command(args) == 2
     err = capsys.readouterr().err
     assert f"run #{recorder.run_ids[-1]} has no TensorBoard logs" in err
     assert "--tensorboard" in err

@@ -29,6 +29,7 @@ from mpstudio.engine.history.run_models import model_file
 from mpstudio.engine.history.store import RunStore
 from mpstudio.engine.precision import policy_scope
 from mpstudio.engine.spec import LossScaling, RunSpec, TrainingAids
+from mpstudio.engine.spec_checks import spec_problems
 from mpstudio.engine.trainer.fragile_layers import fragile_patterns
 from mpstudio.engine.trainer.numerics import diagnose
 from mpstudio.engine.trainer.oom_retry import failed_allocation
@@ -56,14 +57,14 @@ def test_aids_round_trip_and_impossible_settings_are_named():
     assert RunSpec.from_toml(spec.to_toml()) == spec
     bad = RunSpec(validation_split=0, aids=TrainingAids(
         early_stopping=True, patience=0, lr_factor=1.5, monitor="f1", underflow_every=-1))
-    problems = " | ".join(bad.problems())
+    problems = " | ".join(spec_problems(bad))
     for part in ("unknown monitor 'f1'", "patience must be a positive integer",
                  "learning-rate factor must be between 0 and 1", "underflow every"):
         assert part in problems, problems
-    no_val = RunSpec(validation_split=0, aids=TrainingAids(best_checkpoint=True)).problems()
+    no_val = spec_problems(RunSpec(validation_split=0, aids=TrainingAids(best_checkpoint=True)))
     assert any("needs validation data" in p for p in no_val)
-    assert RunSpec(validation_split=0, aids=TrainingAids(best_checkpoint=True,
-                                                         monitor="loss")).problems() == []
+    assert spec_problems(RunSpec(validation_split=0, aids=TrainingAids(
+        best_checkpoint=True, monitor="loss"))) == []
     warned = RunSpec(precision="float32", aids=TrainingAids(underflow_every=10)).warnings()
     assert any("gradient-underflow view is for mixed_float16" in w for w in warned)
 

@@ -27,11 +27,11 @@ from mpstudio.engine.events import (
 from mpstudio.engine.model_summary import ModelSummary
 from mpstudio.engine.run_session import TrainingOutcome
 from mpstudio.engine.spec import TrainingAids
-from mpstudio.ui.live_charts import LiveCharts
-from mpstudio.ui.run_curves import ChartData
-from mpstudio.ui.run_outcome import describe_outcome
-from mpstudio.ui.run_progress import RunProgress
-from mpstudio.ui.underflow_chart import breakdown_html, worst_layers
+from mpstudio.ui.charts.live_charts import LiveCharts
+from mpstudio.ui.charts.run_curves import ChartData
+from mpstudio.ui.charts.underflow_chart import breakdown_html, worst_layers
+from mpstudio.ui.models.run_progress import RunProgress
+from mpstudio.ui.window.run_outcome import describe_outcome
 
 LABEL = "mixed_float16"
 

@@ -13,10 +13,11 @@ from PySide6.QtCore import QObject, Qt, Signal
 
 from mpstudio.engine.distribute.lr_plan import scaled_learning_rate
 from mpstudio.engine.spec import MONITORS, RunSpec, TrainingAids
-from mpstudio.ui.aids_form import DEFAULT_UNDERFLOW_EVERY, UNDERFLOW_TIP, AidsForm
+from mpstudio.engine.spec_checks import spec_problems
+from mpstudio.ui.engine_client.run_controller import RunController
 from mpstudio.ui.models.workbench_state import WorkbenchState
-from mpstudio.ui.run_controller import RunController
-from mpstudio.ui.setup_panel import LR_HELPER_TIP, SetupPanel
+from mpstudio.ui.setup.aids_form import DEFAULT_UNDERFLOW_EVERY, UNDERFLOW_TIP, AidsForm
+from mpstudio.ui.setup.setup_panel import LR_HELPER_TIP, SetupPanel
 
 EVERYTHING_CHANGED = TrainingAids(
     monitor="val_accuracy",
@@ -255,4 +256,4 @@ def test_a_validation_monitor_without_a_split_is_said_and_refused(panel, qtbot):
 
     select(panel.aids.monitor, "loss")
     assert panel.aids.monitor_note.isHidden()
-    assert not [p for p in panel.spec().problems() if "monitor" in p]
+    assert not [p for p in spec_problems(panel.spec()) if "monitor" in p]

@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, QTimer
 
+from devtools.chart_demo import comparison_events, run_started, synthetic_run
 from mpstudio.engine.datasets.report import DataProgress
 from mpstudio.engine.events import EpochMetrics, LossScaleChanged, RunWarning, StepMetrics
-from mpstudio.ui.chart_axes import Log2Axis, nice_ceil, scale_text, step_label
-from mpstudio.ui.chart_buffer import ChartBuffer, MarkerList
-from mpstudio.ui.chart_demo import comparison_events, run_started, synthetic_run
-from mpstudio.ui.chart_panel import follow_span
-from mpstudio.ui.hover_readout import HINT, nearest_index
-from mpstudio.ui.live_charts import NO_SCALING_ONE, LiveCharts
-from mpstudio.ui.run_curves import ChartData, RunCurves, is_baseline
+from mpstudio.ui.charts.chart_axes import Log2Axis, nice_ceil, scale_text, step_label
+from mpstudio.ui.charts.chart_buffer import ChartBuffer, MarkerList
+from mpstudio.ui.charts.chart_panel import follow_span
+from mpstudio.ui.charts.hover_readout import HINT, nearest_index
+from mpstudio.ui.charts.live_charts import NO_SCALING_ONE, LiveCharts
+from mpstudio.ui.charts.run_curves import ChartData, RunCurves, is_baseline
 
 
 def step(n: int, *, loss: float = 0.5, scale: float | None = 1024.0, overflows: int = 0,

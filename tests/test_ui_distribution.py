@@ -15,13 +15,13 @@ from machines import CUDA_BUILD, EPYC_ZEN2, cpu_from
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
+from devtools.chart_demo import run_started
 from mpstudio.engine.distribute.options import strategy_options
 from mpstudio.engine.event_text import summary_line
 from mpstudio.engine.hardware.report import GpuInfo, HardwareReport, TpuInfo
 from mpstudio.engine.spec import Distribution, RunSpec
-from mpstudio.ui.chart_demo import run_started
-from mpstudio.ui.run_progress import RunProgress
-from mpstudio.ui.setup_panel import MULTIWORKER_COMPARE_TIP, SetupPanel
+from mpstudio.ui.models.run_progress import RunProgress
+from mpstudio.ui.setup.setup_panel import MULTIWORKER_COMPARE_TIP, SetupPanel
 
 TF_CONFIG = json.dumps({
     "cluster": {"worker": ["10.0.0.1:12345", "10.0.0.2:12345"]},

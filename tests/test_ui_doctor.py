@@ -7,8 +7,8 @@ import time
 
 from gui_helpers import RUN_TIMEOUT_MS, close_window
 
+from devtools.latency_probe import LatencyProbe
 from mpstudio.engine.doctor.checks import NOT_RUN
-from mpstudio.ui.latency_probe import LatencyProbe
 
 
 def test_the_dialog_runs_the_quick_check_stops_and_saves(qtbot, window, tmp_path):

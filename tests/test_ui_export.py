@@ -14,8 +14,8 @@ from mpstudio.engine.export.formats import FORMATS, unavailable_reason
 from mpstudio.engine.export.results import ExportRequest
 from mpstudio.engine.history.run_models import model_file
 from mpstudio.engine.history.store import RunStore
-from mpstudio.ui import export_dialog
-from mpstudio.ui.export_dialog import ExportDialog
+from mpstudio.ui.export import export_dialog
+from mpstudio.ui.export.export_dialog import ExportDialog
 
 pytestmark = pytest.mark.slow
 EXPORT_TIMEOUT_MS = 120_000

@@ -24,8 +24,8 @@ from mpstudio.engine.hardware.detect import detect_hardware
 from mpstudio.engine.hardware.gpu_memory import RESTART, MemoryApplyResult
 from mpstudio.engine.hardware.measurement import DeviceMeasurement, KernelResult
 from mpstudio.engine.hardware.verdict_rules import Verdict
-from mpstudio.ui.hardware_panel import RUN_ACTIVE_TIP, HardwarePanel
-from mpstudio.ui.verdict_marks import (
+from mpstudio.ui.hardware.hardware_panel import RUN_ACTIVE_TIP, HardwarePanel
+from mpstudio.ui.setup.verdict_marks import (
     VERDICT_COLOR,
     mark_color,
     precision_choice_text,
@@ -281,7 +281,7 @@ def test_long_reasons_wrap_at_dock_width(panel, qtbot):
 
 
 def test_the_panel_does_not_import_tensorflow():
-    code = ("import sys, mpstudio.ui.hardware_panel\n"
+    code = ("import sys, mpstudio.ui.hardware.hardware_panel\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('tensorflow', 'keras')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120)

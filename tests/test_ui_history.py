@@ -13,8 +13,8 @@ from mpstudio.engine.comparison.verdict import RULE
 from mpstudio.engine.events import EpochMetrics, RunStarted, RunSummary, StepMetrics
 from mpstudio.engine.history.store import RunStore
 from mpstudio.engine.model_summary import ModelSummary
-from mpstudio.ui.comparison_card_view import PLACEHOLDER, TONE_COLORS, ComparisonCardView
-from mpstudio.ui.history_model import (
+from mpstudio.ui.history.comparison_card_view import PLACEHOLDER, TONE_COLORS, ComparisonCardView
+from mpstudio.ui.history.history_model import (
     ACCURACY,
     COLUMNS,
     SORT_ROLE,
@@ -23,7 +23,7 @@ from mpstudio.ui.history_model import (
     STATUS_COLOR,
     HistoryTableModel,
 )
-from mpstudio.ui.history_panel import FILTER_PLACEHOLDER, RUNNING_TIP, HistoryPanel
+from mpstudio.ui.history.history_panel import FILTER_PLACEHOLDER, RUNNING_TIP, HistoryPanel
 
 CPU = "CPU (x86_64, 2 cores)"
 GPU = "GPU:0 NVIDIA H100 80GB HBM3 (compute capability 9.0)"

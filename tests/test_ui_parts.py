@@ -14,8 +14,8 @@ from PySide6.QtCore import QSettings
 from mpstudio.engine.event_text import fmt_duration
 from mpstudio.engine.events import EpochMetrics, RunWarning, StepMetrics
 from mpstudio.engine.spec import RunSpec
-from mpstudio.ui.gui_settings import GuiSettings
-from mpstudio.ui.run_progress import RunProgress
+from mpstudio.ui.models.run_progress import RunProgress
+from mpstudio.ui.window.gui_settings import GuiSettings
 
 
 def _step(step: int, warmup: bool = False) -> StepMetrics:

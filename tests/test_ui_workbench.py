@@ -7,7 +7,7 @@ import pytest
 from gui_helpers import RUN_TIMEOUT_MS, close_window, open_window, select
 from PySide6.QtCore import Qt
 
-from mpstudio.ui.latency_probe import LatencyProbe
+from devtools.latency_probe import LatencyProbe
 
 pytestmark = pytest.mark.slow
 

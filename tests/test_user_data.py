@@ -17,6 +17,7 @@ from mpstudio.engine.datasets.errors import DataLoadStopped
 from mpstudio.engine.datasets.registry import load_dataset, read_source
 from mpstudio.engine.events import CollectingReporter, RunStarted
 from mpstudio.engine.spec import RunSpec, SpecError
+from mpstudio.engine.spec_checks import load_spec, spec_problems
 from mpstudio.engine.trainer.runner import run
 
 
@@ -126,7 +127,7 @@ def test_semicolon_csv_with_integer_labels(tmp_path):
 
 def test_csv_into_a_conv_template_is_refused_before_reading(tmp_path):
     path = write_csv(tmp_path / "t.csv", ["a", "label"], [[1, 0], [2, 1]])
-    problems = small(str(path), "cnn").problems()
+    problems = spec_problems(small(str(path), "cnn"))
     assert problems == [
         "template 'cnn' takes image or sequence inputs, but the data is flat; "
         "templates that fit: mlp, mlp_bn"
@@ -176,8 +177,8 @@ def test_relative_dataset_path_in_a_config_is_relative_to_the_config(tmp_path, m
     config = tmp_path / "run.toml"
     config.write_text('dataset = "d.npz"\ntemplate = "cnn"\n')
     monkeypatch.chdir("/")
-    spec = RunSpec.load(config)
-    assert spec.dataset == str(tmp_path / "d.npz") and spec.problems() == []
+    spec = load_spec(config)
+    assert spec.dataset == str(tmp_path / "d.npz") and spec_problems(spec) == []
 
 
 def test_stop_while_reading_images_keeps_nothing(tmp_path):

@@ -1,6 +1,6 @@
 """One wording for the terminal and the window: the engine's run events as plain text.
 
-The CLI (mpstudio/console.py, rich) and the workbench's log (mpstudio/ui/run_progress.py)
+The CLI (mpstudio/cli/console.py, rich) and the workbench's log (mpstudio/ui/models/run_progress.py)
 both tell the user what a run is doing. Each used to word the events on its own and
 they drifted apart (1 or 2 decimals, "val_acc" here and "val accuracy" there, lines only
 one of them had). Every event is put into words once, here; a front end adds only what

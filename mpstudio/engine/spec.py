@@ -1,7 +1,9 @@
-"""RunSpec: everything one training run needs, validated, with a TOML round trip.
+"""RunSpec: everything one training run needs, with a TOML round trip.
 
 Kept free of TensorFlow imports so the CLI can reject bad arguments instantly and
-the GUI can fill its forms before TensorFlow has loaded.
+the GUI can fill its forms before TensorFlow has loaded. It imports no registry
+either: the dataset and template registries take a spec, and the checks that ask
+them (spec_checks.spec_problems, validate_spec, load_spec) stand above both.
 """
 
 from __future__ import annotations
@@ -134,28 +136,16 @@ class RunSpec:
     dataset_options: dict[str, Any] = field(default_factory=dict)
 
     # ----------------------------------------------------------------- checks
-    def problems(self) -> list[str]:
-        """Every reason this spec cannot run, each a sentence naming the field."""
-        from mpstudio.engine.datasets.registry import dataset_problems, known_kind
-        from mpstudio.engine.templates.registry import kind_problem, template_names
+    def setting_problems(self) -> list[str]:
+        """Every reason the run's settings cannot run, each a sentence naming the field.
 
-        out: list[str] = []
-        if not isinstance(self.dataset, str) or not self.dataset:
-            out.append(f"dataset must be a name or a path, got {self.dataset!r}")
-        elif not isinstance(self.dataset_options, dict):
-            out.append("dataset options must be a table of option names and values")
-        else:
-            out += dataset_problems(self.dataset, self.dataset_options)
-        out += _choice("template", self.template, template_names())
-        if not out and self.template in template_names():
-            kind = known_kind(self.dataset)  # e.g. a CSV is flat: refuse cnn before reading it
-            problem = kind_problem(self.template, kind) if kind else None
-            out += [problem] if problem else []
-        out += _choice("precision", self.precision, PRECISIONS)
-        out += _choice("loss scaling", self.loss_scaling.mode, LOSS_SCALING_MODES)
-        out += _choice("optimizer", self.optimizer, OPTIMIZERS)
-        out += _choice("xla", self.xla, XLA_MODES)
-        out += _choice("loop", self.loop, LOOPS)
+        Not the dataset and the template: only the registries know those, so
+        spec_checks.spec_problems checks them and then these (use that one)."""
+        out = choice_problems("precision", self.precision, PRECISIONS)
+        out += choice_problems("loss scaling", self.loss_scaling.mode, LOSS_SCALING_MODES)
+        out += choice_problems("optimizer", self.optimizer, OPTIMIZERS)
+        out += choice_problems("xla", self.xla, XLA_MODES)
+        out += choice_problems("loop", self.loop, LOOPS)
         out += _positive_int("batch size", self.batch_size)
         out += _positive_int("epochs", self.epochs)
         if self.steps is not None:
@@ -235,13 +225,6 @@ class RunSpec:
             )
         return out
 
-    def validate(self) -> list[str]:
-        """Raise SpecError listing every problem; return the warnings otherwise."""
-        problems = self.problems()
-        if problems:
-            raise SpecError(problems)
-        return self.warnings()
-
     # ----------------------------------------------------------- conversions
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -299,7 +282,9 @@ class RunSpec:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: str | Path) -> RunSpec:
+    def read(cls, path: str | Path) -> RunSpec:
+        """The spec in a TOML file as written: a relative dataset path stays relative
+        (spec_checks.load_spec resolves it beside the file, as a config means it)."""
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")
@@ -308,10 +293,9 @@ class RunSpec:
         except (OSError, UnicodeDecodeError) as exc:
             raise SpecError([f"cannot read run config {path}: {exc}"]) from None
         try:
-            spec = cls.from_toml(text)
+            return cls.from_toml(text)
         except SpecError as exc:
             raise SpecError([f"{path}: {p}" for p in exc.problems]) from None
-        return spec.replace(dataset=_beside(spec.dataset, path.parent))
 
     def replace(self, **changes: Any) -> RunSpec:
         return dataclasses.replace(self, **changes)
@@ -323,8 +307,8 @@ class RunSpec:
 
 
 def distribution_problems(dist: Distribution, xla: str) -> list[str]:
-    out = _choice("strategy", dist.strategy, STRATEGIES)
-    out += _choice("learning-rate scaling", dist.lr_scaling, LR_SCALING_RULES)
+    out = choice_problems("strategy", dist.strategy, STRATEGIES)
+    out += choice_problems("learning-rate scaling", dist.lr_scaling, LR_SCALING_RULES)
     if not isinstance(dist.devices, list) or not all(
         isinstance(d, str) and DEVICE_NAME.match(d) for d in dist.devices
     ):
@@ -342,7 +326,7 @@ def distribution_problems(dist: Distribution, xla: str) -> list[str]:
 
 
 def aids_problems(aids: TrainingAids, validation_split: Any) -> list[str]:
-    out = _choice("monitor", aids.monitor, MONITORS)
+    out = choice_problems("monitor", aids.monitor, MONITORS)
     for name in ("early_stopping", "restore_best_weights", "reduce_lr_on_plateau",
                  "best_checkpoint", "tensorboard", "oom_retry", "diagnose_numerics"):
         value = getattr(aids, name)
@@ -381,20 +365,8 @@ def distribution_warnings(dist: Distribution, precision: str, loop: str) -> list
     return out
 
 
-def _beside(dataset: Any, folder: Path) -> Any:
-    """A relative dataset path in a config file means relative to that file."""
-    from mpstudio.engine.datasets.registry import is_registered
-    from mpstudio.engine.datasets.user_sources import looks_like_path
-
-    if not isinstance(dataset, str) or is_registered(dataset) or Path(dataset).is_absolute():
-        return dataset
-    candidate = folder / Path(dataset).expanduser()
-    if looks_like_path(dataset) or candidate.exists():
-        return str(candidate.resolve())
-    return dataset
-
-
-def _choice(what: str, value: Any, choices: tuple[str, ...] | list[str]) -> list[str]:
+def choice_problems(what: str, value: Any, choices: tuple[str, ...] | list[str]) -> list[str]:
+    """One wording for a value outside its choices (spec_checks uses it for templates)."""
     if value in choices:
         return []
     return [f"unknown {what} {value!r}; choose from: {', '.join(choices)}"]

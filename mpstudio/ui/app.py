@@ -51,7 +51,7 @@ def launch(argv: list[str] | None = None) -> int:
     app.setStyleSheet(STYLE)
     app.setQuitOnLastWindowClosed(False)  # quit once the run has stopped, not on hide
 
-    from mpstudio.ui.main_window import MainWindow
+    from mpstudio.ui.window.main_window import MainWindow
 
     window = MainWindow()
     window.closed.connect(app.quit)

@@ -18,6 +18,7 @@ import tensorflow as tf
 
 from mpstudio.engine.events import Reporter
 from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
+from mpstudio.engine.spec_checks import validate_spec
 from mpstudio.engine.trainer.compare_options import comparison_problems
 from mpstudio.engine.trainer.memory_release import release_device_memory
 from mpstudio.engine.trainer.runner import RunPlace, RunResult, run
@@ -107,7 +108,7 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
     problems = comparison_problems(spec, repeats, baseline)
     if problems:
         raise SpecError(problems)
-    spec.validate()
+    validate_spec(spec)
     comparison = uuid.uuid4().hex
     result = ComparisonResult([], [], comparison)
     base_spec = baseline_spec(spec)

@@ -43,6 +43,7 @@ from mpstudio.engine.events import (
 from mpstudio.engine.model_summary import describe_model
 from mpstudio.engine.precision import loss_scaling_note, make_optimizer
 from mpstudio.engine.spec import RunSpec, SpecError
+from mpstudio.engine.spec_checks import validate_spec
 from mpstudio.engine.templates.registry import build_model, input_problem
 from mpstudio.engine.trainer.custom_loop import CustomLoop
 from mpstudio.engine.trainer.fit_loop import run_fit
@@ -284,7 +285,7 @@ def _attempt(
     callbacks: Sequence[keras.callbacks.Callback],
     oom_retries: int,
 ) -> RunResult:
-    warnings = spec.validate()
+    warnings = validate_spec(spec)
     placement = place_run(spec)  # first: a multi-worker strategy must precede any op
     devices = device_info.run_devices(placement)
     warnings += device_warnings(spec, devices)

@@ -1,0 +1,70 @@
+"""The ``mpstudio`` command: the parser and the dispatch to each subcommand's module.
+No subcommand opens the desktop app; ``train`` and ``compare`` run the engine headless
+and record every run in the history, which ``runs`` lists, shows, compares and reports.
+
+Arguments are checked before TensorFlow is imported, so a typo costs no wait.
+Exit codes: 0 done (or stopped), 1 a run failed or diverged, 2 bad arguments.
+Only this module knows every subcommand; none of them imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import NoReturn
+
+from mpstudio import __version__
+from mpstudio.cli.data_command import add_data_commands, run_data_command
+from mpstudio.cli.doctor_command import add_doctor_command, run_doctor_command
+from mpstudio.cli.export_command import add_export_command, run_export_command
+from mpstudio.cli.hw_command import add_hw_command, run_hw_command
+from mpstudio.cli.runs_command import add_runs_command, run_runs_command
+from mpstudio.cli.support import EXIT_USAGE
+from mpstudio.cli.tensorboard_command import add_tensorboard_command, run_tensorboard_command
+from mpstudio.cli.train_command import COMMANDS as TRAIN_COMMANDS
+from mpstudio.cli.train_command import add_train_commands, run_train_command
+
+Runner = Callable[[argparse.Namespace], int]
+_RUNNERS: dict[str, Runner] = {
+    **{command: run_train_command for command in TRAIN_COMMANDS},
+    "data": run_data_command,
+    "hw": run_hw_command,
+    "doctor": run_doctor_command,
+    "runs": run_runs_command,
+    "tensorboard": run_tensorboard_command,
+    "export": run_export_command,
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="mpstudio",
+        description="Mixed-precision training workbench for TensorFlow/Keras. "
+        "With no command, opens the desktop app.",
+        epilog="TensorFlow's own logs are hidden; set TF_CPP_MIN_LOG_LEVEL=0 to see them.",
+    )
+    parser.add_argument("--version", action="version", version=f"mpstudio {__version__}")
+    commands = parser.add_subparsers(dest="command", parser_class=_Parser)
+    add_train_commands(commands)
+    add_data_commands(commands)
+    add_hw_command(commands)
+    add_doctor_command(commands)
+    add_runs_command(commands)
+    add_export_command(commands)
+    add_tensorboard_command(commands)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse ``argv`` (default: the command line) and run the command; the exit code."""
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        from mpstudio.ui.app import launch
+
+        return launch()
+    return _RUNNERS[args.command](args)

@@ -1,0 +1,293 @@
+"""``mpstudio train`` and ``mpstudio compare``: one run, or a float32 baseline beside
+the mixed run, trained headless and recorded in the run history.
+
+The spec is checked before TensorFlow is imported, so a typo costs no wait.
+Exit codes: 0 done (or stopped), 1 a run failed or diverged, 2 bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from mpstudio.cli.aid_options import add_aid_options, apply_aid_options
+from mpstudio.cli.spec_arguments import add_source_options, dataset_argument, source_options
+from mpstudio.cli.support import (
+    EXIT_FAILED,
+    EXIT_OK,
+    ctrl_c_stops,
+    ended_early,
+    make_console,
+    usage_error,
+)
+from mpstudio.engine.datasets.registry import dataset_names
+from mpstudio.engine.json_values import json_ready
+from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
+from mpstudio.engine.spec import (
+    LOOPS,
+    LOSS_SCALING_MODES,
+    OPTIMIZERS,
+    PRECISIONS,
+    STRATEGIES,
+    XLA_MODES,
+    RunSpec,
+    SpecError,
+)
+from mpstudio.engine.spec_checks import load_spec, validate_spec
+from mpstudio.engine.templates.registry import template_names
+
+if TYPE_CHECKING:
+    from mpstudio.engine.distribute.cluster import Cluster
+
+COMMANDS = ("train", "compare")
+
+
+def add_train_commands(commands: Any) -> None:
+    """``train`` and ``compare``: the same run options, compare adds its trials."""
+    train = commands.add_parser("train", help="train one run and print its summary")
+    _run_options(train)
+    compare = commands.add_parser(
+        "compare", help="train a float32 baseline and the mixed run, print them side by side"
+    )
+    _run_options(compare)
+    compare.add_argument("--repeats", type=int, default=1, metavar="N",
+                         help="trials of each side, alternating; the card shows medians (1)")
+    compare.add_argument("--baseline", default="auto", metavar="MATH",
+                         help="what the float32 side computes in: auto (TensorFlow's default:"
+                         " TF32 on Ampere and newer GPUs), float32 (TF32 off) or tf32")
+
+
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    """Options shared by train and compare. Defaults are None: unset options keep
+    the value from --config (or the RunSpec default)."""
+    add = parser.add_argument
+    add("--config", metavar="RUN.toml",
+        help="read a saved run spec; options given here override it")
+    add("--save-config", metavar="RUN.toml", help="write the effective run spec to a TOML file")
+    add("--json", action="store_true", help="print machine-readable results to stdout")
+    add("--dataset", help=f"one of: {', '.join(dataset_names())} (default digits), or the "
+        "path of an .npz file, a .csv file or a folder of images (one sub-folder per class)")
+    add("--template", help=f"one of: {', '.join(template_names())} (default mlp)")
+    add("--precision", help=f"one of: {', '.join(PRECISIONS)} (default mixed_float16)")
+    add("--loss-scaling", metavar="MODE",
+        help=f"one of: {', '.join(LOSS_SCALING_MODES)} (default auto: dynamic under float16)")
+    add("--initial-scale", type=float, help="dynamic loss scaling: initial scale (2**15)")
+    add("--growth-steps", type=int,
+        help="dynamic loss scaling: finite steps before doubling (2000)")
+    add("--scale-factor", type=float, help="fixed loss scaling: the scale (1024)")
+    add("--optimizer", help=f"one of: {', '.join(OPTIMIZERS)} (default adam)")
+    add("--learning-rate", "--lr", type=float, help="default 0.001")
+    add("--batch-size", type=int, help="per replica, default 128")
+    add("--epochs", type=int, help="default 5")
+    add("--steps", type=int, help="a step budget: train this many steps instead of --epochs")
+    add("--validation-split", type=float, help="fraction held out for validation (0.2)")
+    add("--seed", type=int, help="fixes the split, initial weights and data order (0)")
+    add("--xla", help=f"one of: {', '.join(XLA_MODES)} (default auto: on for GPUs)")
+    add("--loop", help=f"one of: {', '.join(LOOPS)} (default fit)")
+    add("--log-every", type=int, help="report step metrics every N steps (0: auto)")
+    add("--strategy", help=f"one of: {', '.join(STRATEGIES)} (default: one device); "
+        "multiworker reads the cluster from TF_CONFIG: run it on every host")
+    add("--devices", metavar="GPU:0,GPU:1",
+        help="mirrored: the devices to use (default: every local GPU)")
+    add("--lr-scaling", metavar="RULE", help="learning rate for the global batch: linear "
+        "(x replicas, the default) or none")
+    add("--warmup-steps", type=int, help="linear learning-rate warmup from 0 (0: none)")
+    add("--join-timeout", type=float, metavar="SECONDS",
+        help="multiworker: how long to wait for every worker to start (300)")
+    add("--cpu-devices", type=int, metavar="N",
+        help="split the CPU into N logical devices (try mirrored or multiworker without GPUs)")
+    add("--events", action="store_true",
+        help="print every run event as a JSON line on stdout (for front ends)")
+    add("--shuffle-buffer", type=int, help="0 turns shuffling off (10000)")
+    add("--no-cache", action="store_true", help="do not cache the dataset in memory")
+    add("--no-prefetch", action="store_true", help="do not prefetch batches")
+    add_source_options(parser)
+    add_aid_options(parser)
+
+
+def spec_from_args(args: argparse.Namespace) -> RunSpec:
+    """The run spec: --config (or the defaults) with the options given applied."""
+    spec = load_spec(args.config) if args.config else RunSpec()
+    plain = {
+        "dataset": args.dataset, "template": args.template, "precision": args.precision,
+        "optimizer": args.optimizer, "learning_rate": args.learning_rate,
+        "batch_size": args.batch_size, "epochs": args.epochs, "steps": args.steps,
+        "validation_split": args.validation_split, "seed": args.seed, "xla": args.xla,
+        "loop": args.loop, "log_every_steps": args.log_every,
+    }
+    changes: dict[str, Any] = {k: v for k, v in plain.items() if v is not None}
+    scaling = {
+        "mode": args.loss_scaling, "initial_scale": args.initial_scale,
+        "growth_steps": args.growth_steps, "factor": args.scale_factor,
+    }
+    changes["loss_scaling"] = dataclasses.replace(
+        spec.loss_scaling, **{k: v for k, v in scaling.items() if v is not None}
+    )
+    data = {"cache": False if args.no_cache else None,
+            "prefetch": False if args.no_prefetch else None,
+            "shuffle_buffer": args.shuffle_buffer}
+    changes["data"] = dataclasses.replace(
+        spec.data, **{k: v for k, v in data.items() if v is not None}
+    )
+    if args.dataset is not None:
+        changes["dataset"] = dataset_argument(args.dataset)
+    changes["dataset_options"] = source_options(args, spec.dataset_options)
+    changes["warmup_steps"] = (spec.warmup_steps if args.warmup_steps is None
+                               else args.warmup_steps)
+    distribute = {"strategy": args.strategy, "lr_scaling": args.lr_scaling,
+                  "join_timeout": args.join_timeout,
+                  "devices": None if args.devices is None
+                  else [d.strip() for d in args.devices.split(",") if d.strip()]}
+    changes["distribute"] = dataclasses.replace(
+        spec.distribute, **{k: v for k, v in distribute.items() if v is not None})
+    return apply_aid_options(args, spec.replace(**changes))
+
+
+def run_train_command(args: argparse.Namespace) -> int:
+    """Train (or compare) as the arguments say; the exit code."""
+    try:
+        spec = spec_from_args(args)
+        validate_spec(spec)
+        cluster = worker_cluster(spec, args)
+        if args.command == "compare":
+            from mpstudio.engine.trainer.compare_options import comparison_problems
+
+            problems = comparison_problems(spec, args.repeats, args.baseline)
+            if problems:
+                raise SpecError(problems)
+    except SpecError as exc:
+        return usage_error(args.command, exc.problems)
+    if args.save_config:
+        try:
+            spec.save(args.save_config)
+        except OSError as exc:
+            return usage_error(args.command, [f"cannot write {args.save_config}: {exc.strerror}"])
+
+    from mpstudio.cli.console import ConsoleReporter
+    from mpstudio.engine.datasets.errors import DataLoadStopped
+    from mpstudio.engine.trainer.compare_options import CompareOptions
+
+    with tensorflow_logs_hidden():
+        from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
+        from mpstudio.engine.run_session import train_session
+        from mpstudio.engine.trainer import runner
+
+        memory = apply_saved_gpu_memory()  # before the first op initializes the GPUs
+        if args.cpu_devices:
+            from mpstudio.engine.distribute.placement import StrategyError, split_cpu
+
+            try:
+                split_cpu(args.cpu_devices)
+            except StrategyError as exc:
+                return usage_error(args.command, [str(exc)])
+    if memory.status in ("applied", "failed", "needs_restart"):
+        print(f"mpstudio {args.command}: GPU memory: {memory.message}", file=sys.stderr)
+
+    console = ConsoleReporter(
+        make_console(stderr=True), quiet=args.json or args.events,
+        summaries=args.command == "train"
+    )
+    front: Any = EventPrinter(console) if args.events else console
+    comparison = CompareOptions(args.repeats, args.baseline) \
+        if args.command == "compare" else None
+    try:
+        with ctrl_c_stops(front):
+            # the window's engine process takes the same path (run_session)
+            session = train_session(spec, front, comparison,
+                                    # in a multi-worker cluster only the chief records
+                                    record=cluster is None or cluster.is_chief)
+    except SpecError as exc:
+        return usage_error(args.command, exc.problems)
+    except (runner.RunSetupError, DataLoadStopped) as exc:
+        return ended_early(args.command, exc)
+    finally:
+        console.close()
+    results, stored = session.results, session.stored
+    payload = _payload(args.command, results, stored, session.card)
+    if args.events:
+        print(json.dumps({"event": "Done", **payload}, allow_nan=False), flush=True)
+    elif args.json:
+        print(json.dumps(payload, indent=2, allow_nan=False))
+    else:
+        _print_outcome(session.card, stored, session.history_kept)
+    return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
+
+
+def worker_cluster(spec: RunSpec, args: argparse.Namespace) -> Cluster | None:
+    """This process's cluster for a multi-worker run (None otherwise); SpecError for a
+    TF_CONFIG that names no cluster this process belongs to."""
+    if args.cpu_devices is not None and args.cpu_devices < 1:
+        raise SpecError([f"--cpu-devices must be a positive integer, got {args.cpu_devices}"])
+    if spec.distribute.strategy != "multiworker":
+        return None
+    import os
+
+    from mpstudio.engine.distribute.cluster import ClusterError, read_cluster
+
+    try:
+        return read_cluster(os.environ)
+    except ClusterError as exc:
+        raise SpecError([str(exc)]) from None
+
+
+class EventPrinter:
+    """``--events``: every event as one JSON line on stdout, for a front end that runs
+    this command as a worker process (the GUI's multi-worker runs)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def emit(self, event: Any) -> None:
+        from mpstudio.engine.event_codec import event_to_json
+
+        print(json.dumps(json_ready(event_to_json(event)), allow_nan=False), flush=True)
+        self.inner.emit(event)
+
+    def should_stop(self) -> bool:
+        return self.inner.should_stop()
+
+    def stop(self) -> None:
+        self.inner.stop()
+
+
+def _payload(command: str, results: list, stored: list, card: Any) -> dict[str, Any]:
+    ids = [run.id for run in stored] if len(stored) == len(results) else [None] * len(results)
+    runs = [{"id": run_id, **_result_json(result)} for run_id, result in
+            zip(ids, results, strict=True)]
+    if command == "train":
+        return runs[0]
+    return json_ready({
+        "runs": runs,
+        "card": card.to_dict() if card else None,
+        "verdict": card.verdict.sentence if card else None,
+        "speedup": card.speedup.median if card else None,
+        "accuracy_delta_pp": card.accuracy_delta_pp if card else None,
+        "memory_saving": card.memory_saving if card else None,
+    })
+
+
+def _print_outcome(card: Any, stored: list, persistent: bool) -> None:
+    from mpstudio.cli.history_tables import card_table
+
+    if card is not None:
+        make_console(stderr=False).print(card_table(card))
+    if stored and persistent:
+        ids = ", ".join(f"#{run.id}" for run in stored)
+        hint = (f"mpstudio runs compare {stored[0].id} {stored[1].id}" if len(stored) > 1
+                else f"mpstudio runs show {stored[0].id}")
+        print(f"saved in the run history as {ids} (see: {hint})", file=sys.stderr)
+
+
+def _result_json(result) -> dict[str, Any]:
+    return json_ready(
+        {
+            "spec": result.spec.to_dict(),
+            "summary": result.summary.to_dict(),
+            "epochs": [dataclasses.asdict(e) for e in result.epochs],
+            "warnings": result.warnings,
+            "failure": result.failure.reason if result.failure else None,
+        }
+    )

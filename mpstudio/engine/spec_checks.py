@@ -1,0 +1,63 @@
+"""A run spec held against the dataset and template registries.
+
+RunSpec (spec.py) checks only its own settings, so the registries can take a spec
+without importing it back; whether the dataset exists and takes its options, and
+whether the template takes that kind of data, is asked here, above both. Check
+(``spec_problems``, ``validate_spec``) and load (``load_spec``) specs through here.
+Like both registries, this never imports TensorFlow.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mpstudio.engine.datasets.registry import dataset_problems, is_registered, known_kind
+from mpstudio.engine.datasets.user_sources import looks_like_path
+from mpstudio.engine.spec import RunSpec, SpecError, choice_problems
+from mpstudio.engine.templates.registry import kind_problem, template_names
+
+
+def spec_problems(spec: RunSpec) -> list[str]:
+    """Every reason ``spec`` cannot run, each a sentence naming the field: the dataset,
+    the template, then the settings (RunSpec.setting_problems)."""
+    out = list(_dataset_problems(spec))
+    out += choice_problems("template", spec.template, template_names())
+    if not out and spec.template in template_names():
+        kind = known_kind(spec.dataset)  # e.g. a CSV is flat: refuse cnn before reading it
+        problem = kind_problem(spec.template, kind) if kind else None
+        out += [problem] if problem else []
+    return out + spec.setting_problems()
+
+
+def validate_spec(spec: RunSpec) -> list[str]:
+    """Raise SpecError listing every problem; return the spec's warnings otherwise."""
+    problems = spec_problems(spec)
+    if problems:
+        raise SpecError(problems)
+    return spec.warnings()
+
+
+def load_spec(path: str | Path) -> RunSpec:
+    """A saved run spec (SpecError if unreadable), its dataset path made absolute: a
+    relative path in a config file means relative to that file."""
+    spec = RunSpec.read(path)
+    return spec.replace(dataset=_beside(spec.dataset, Path(path).parent))
+
+
+def _dataset_problems(spec: RunSpec) -> list[str]:
+    if not isinstance(spec.dataset, str) or not spec.dataset:
+        return [f"dataset must be a name or a path, got {spec.dataset!r}"]
+    if not isinstance(spec.dataset_options, dict):
+        return ["dataset options must be a table of option names and values"]
+    return dataset_problems(spec.dataset, spec.dataset_options)
+
+
+def _beside(dataset: Any, folder: Path) -> Any:
+    """A registered name stays a name, even with a file of that name beside the config."""
+    if not isinstance(dataset, str) or is_registered(dataset) or Path(dataset).is_absolute():
+        return dataset
+    candidate = folder / Path(dataset).expanduser()
+    if looks_like_path(dataset) or candidate.exists():
+        return str(candidate.resolve())
+    return dataset

@@ -1,0 +1,211 @@
+"""The 2x2 grid of plots behind ``LiveCharts``: their look, and ranges that follow the data.
+
+Costs matter here: the panel repaints up to 25 times a second while a run streams.
+Two choices below come from measuring that repaint (offscreen raster, 2 cores):
+- the grid is drawn with an opaque light pen: a semi-transparent pen made Qt blend
+  every pixel of every grid line, which cost more than all the curves together;
+- the ranges are not auto-ranged on every frame. Growing, noisy data moved them on
+  most frames, and a moved range re-lays out the axes and re-clips every curve.
+  ``RangeFollower`` moves them in jumps instead (and stops where the user zooms).
+  It also reads calmer: the axes do not twitch while a run streams in.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pyqtgraph as pg
+from PySide6.QtGui import QFont
+
+from mpstudio.ui.charts.chart_axes import Log2Axis, StepAxis, nice_ceil
+from mpstudio.ui.charts.chart_items import AXIS_COLOR, TEXT_COLOR, WARMUP_COLOR
+
+CHARTS = {  # chart name -> title, in grid order
+    "loss": "Loss",
+    "loss_scale": "Loss scale",
+    "throughput": "Throughput (examples/s)",
+    "accuracy": "Accuracy",
+}
+GRID_COLOR = "#ececec"  # opaque: see the module docstring
+WARMUP_FILL = "#eeeeee"
+HEADROOM = 1.15  # when the step axis widens, it reaches at least this far past the data
+LOOKAHEAD_S = 1.0  # ... and at least as far as the run gets in this long at its pace
+MARGIN = 0.06  # a y range reaches this far (of the data's height) past the data
+SLACK = 2.0  # a y range more than this many times the data's height shrinks to it
+
+
+def build_panel() -> tuple[pg.GraphicsLayoutWidget, dict[str, pg.PlotItem]]:
+    panel = pg.GraphicsLayoutWidget()
+    panel.setBackground("w")
+    panel.ci.setContentsMargins(4, 4, 8, 4)
+    plots: dict[str, pg.PlotItem] = {}
+    for i, (name, title) in enumerate(CHARTS.items()):
+        axes = {"bottom": StepAxis()}
+        if name == "loss_scale":
+            axes["left"] = Log2Axis()
+        plot = panel.addPlot(row=i // 2, col=i % 2, axisItems=axes)
+        style_plot(plot, title)
+        plots[name] = plot
+    for name in ("loss_scale", "throughput", "accuracy"):
+        plots[name].setXLink(plots["loss"])  # one step axis: zooming one zooms all
+    return panel, plots
+
+
+def style_plot(plot: pg.PlotItem, title: str) -> None:
+    plot.setTitle(title, color=TEXT_COLOR, size="10pt", bold=True, justify="left")
+    plot.setLabel("bottom", "step", color=AXIS_COLOR)
+    font = QFont()
+    font.setPointSizeF(8.5)
+    for side in ("left", "bottom"):
+        axis = plot.getAxis(side)
+        axis.enableAutoSIPrefix(False)  # it rewrites the label's HTML on every range change
+        axis.setPen(pg.mkPen(AXIS_COLOR))
+        axis.setTextPen(pg.mkPen(TEXT_COLOR))
+        axis.setTickPen(pg.mkPen(GRID_COLOR))  # with the grid on, ticks are the grid lines
+        axis.setTickFont(font)
+        axis.setGrid(255)
+        axis.setStyle(tickAlpha=255, maxTickLevel=1)
+        axis.setZValue(-1)  # the grid under the curves (pyqtgraph puts axes above the view)
+    plot.getAxis("left").setWidth(52)  # the same width on every chart: the grids line up
+    # The plot hands these to every curve it adds (its context menu offers them too).
+    plot.setDownsampling(auto=True, mode="peak")
+    plot.setClipToView(True)
+    # The legend sits in the title row, right of the title: it never hides a curve.
+    legend = pg.LegendItem(
+        offset=(-4, 1), colCount=4, labelTextSize="8pt", labelTextColor=TEXT_COLOR,
+        frame=False, horSpacing=2,
+    )
+    legend.setParentItem(plot)
+    plot.legend = legend
+
+
+def warmup_region(plot: pg.PlotItem) -> pg.LinearRegionItem:
+    """A shaded strip over the warm-up steps, labelled along its edge."""
+    region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(WARMUP_FILL), pen=pg.mkPen(None))
+    region.setZValue(-10)
+    pg.InfLineLabel(  # along the strip's right edge, inside it: clear of the curves
+        region.lines[1], text="warm-up", position=0.8, rotateAxis=(1, 0),
+        anchors=[(0.5, 1), (0.5, 1)], color=WARMUP_COLOR,
+    )
+    plot.addItem(region, ignoreBounds=True)
+    region.hide()
+    return region
+
+
+def centered_note(plot: pg.PlotItem) -> pg.TextItem:
+    """A grey note in the middle of the plot's view, kept there when it resizes."""
+    view = plot.getViewBox()
+    note = pg.TextItem(color=WARMUP_COLOR, anchor=(0.5, 0.5))
+    note.setParentItem(view)  # view pixels, not data: it stays centred however it zooms
+    view.sigResized.connect(lambda v: note.setPos(v.rect().center()))
+    note.hide()
+    return note
+
+
+def follow_span(
+    current: tuple[float, float] | None, low: float, high: float
+) -> tuple[float, float] | None:
+    """A y range for data from ``low`` to ``high``: None keeps ``current``, which still
+    holds the data and is not more than twice its height; else the data with a margin
+    (so the next small excursion does not move the range again)."""
+    if high - low <= 1e-12 * max(1.0, abs(high)):
+        pad = 0.5 if abs(high) < 10 else 0.05 * abs(high)  # a constant: centre it
+        low, high = low - pad, high + pad
+    if current is not None:
+        bottom, top = current
+        if bottom <= low and high <= top and (high - low) * SLACK >= top - bottom:
+            return None
+    margin = MARGIN * (high - low)
+    return low - margin, high + margin
+
+
+class RangeFollower:
+    """Keeps every chart showing all its data, moved in jumps rather than every frame.
+
+    The step axis (shared) widens in nice steps when the data reaches its end, with
+    room for about a second more of the run; each y range changes only when its
+    data leaves it or fills less than half of it. Following stops on an axis the user
+    pans or zooms, and starts again when they press the plot's auto-range button ("A")."""
+
+    def __init__(
+        self, plots: dict[str, pg.PlotItem], clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._clock = clock
+        self._widened: tuple[float, float] | None = None  # (when, at which step) it last grew
+        self._views = {name: plot.getViewBox() for name, plot in plots.items()}
+        self._master = next(iter(self._views.values()))  # the others are x-linked to it
+        self.following_x = True
+        self.following_y = dict.fromkeys(self._views, True)
+        self._upper: float | None = None
+        self._y: dict[str, tuple[float, float]] = {}
+        for name, view in self._views.items():
+            view.sigRangeChangedManually.connect(
+                lambda mask, name=name: self._on_manual(name, mask)
+            )
+        self.reset()
+
+    def reset(self) -> None:
+        self.following_x = True
+        self._upper = None
+        self._widened = None
+        self._y.clear()
+        for name, view in self._views.items():
+            self.following_y[name] = True
+            view.enableAutoRange(x=False, y=False)
+
+    def update(
+        self,
+        last_step: float | None,
+        total_steps: int | None,
+        y_bounds: dict[str, tuple[float, float] | None],
+        exact: bool = False,
+    ) -> bool:
+        """Follow the data; ``exact``: fit the step axis to it (the run is over).
+        True when a range moved."""
+        moved = False
+        for name, view in self._views.items():
+            if any(view.autoRangeEnabled()):  # the "A" button: follow again
+                view.enableAutoRange(x=False, y=False)
+                self.following_x = self.following_y[name] = True
+                self._upper = self._widened = None
+                self._y.pop(name, None)
+        if self.following_x and last_step:
+            moved = self._follow_steps(last_step, total_steps, exact)
+        for name, bounds in y_bounds.items():
+            if bounds is None or not self.following_y[name]:
+                continue
+            span = follow_span(self._y.get(name), *bounds)
+            if span is not None:
+                self._y[name] = span
+                self._views[name].setYRange(*span, padding=0)
+                moved = True
+        return moved
+
+    def _follow_steps(self, last_step: float, total_steps: int | None, exact: bool) -> bool:
+        if exact:
+            upper = last_step
+        elif self._upper is not None and last_step <= self._upper:
+            return False  # it still fits: never narrower while following
+        else:
+            # Room for some 15% more steps, or for a second of training at the pace
+            # since the last widening: a fast run does not move the axis every frame.
+            now = self._clock()
+            pace = 0.0
+            if self._widened is not None and now > self._widened[0]:
+                pace = (last_step - self._widened[1]) / (now - self._widened[0])
+            self._widened = (now, last_step)
+            upper = nice_ceil(max(last_step * HEADROOM, last_step + pace * LOOKAHEAD_S))
+            if total_steps:
+                upper = max(last_step, min(upper, total_steps))  # no emptiness past the plan
+        if upper == self._upper:
+            return False
+        self._upper = upper
+        self._master.setXRange(0, upper, padding=0.02)
+        return True
+
+    def _on_manual(self, name: str, mask) -> None:
+        if mask is None or mask[0]:
+            self.following_x = False
+        if mask is None or mask[1]:
+            self.following_y[name] = False

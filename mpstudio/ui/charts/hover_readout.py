@@ -1,0 +1,179 @@
+"""Values under the mouse: a crosshair on every chart and a one-line text readout.
+
+Mouse moves arrive far faster than anyone reads; they are throttled to about 30
+updates a second by a single-shot timer (the first move is shown at once, the
+latest one when the timer runs out). Finding the nearest point is a binary
+search on a buffer's x, so hovering costs the same at a hundred points or a
+hundred thousand.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QObject, QPointF, Qt, QTimer
+from PySide6.QtWidgets import QLabel
+
+from mpstudio.ui.charts.chart_axes import scale_text
+from mpstudio.ui.charts.run_curves import RunCurves
+
+HINT = "Hover a chart to read its values."
+THROTTLE_MS = 33  # about 30 readouts a second
+SNAP_PX = 12  # a secondary point (validation, warm-up, overflow) this close is shown too
+
+# Per chart: (series, how the readout names it), the main series first.
+CHART_SERIES: dict[str, tuple[tuple[str, str], ...]] = {
+    "loss": (("loss", "loss"), ("val_loss", "val loss")),
+    "loss_scale": (("loss_scale", "loss scale"), ("overflow", "overflow, scale now")),
+    "throughput": (("throughput", "examples/s"), ("warmup", "warm-up examples/s")),
+    "accuracy": (("accuracy", "accuracy"), ("val_accuracy", "val accuracy")),
+    "underflow": (("underflow_unscaled", "underflow without scaling"),
+                  ("underflow_scaled", "at the scale")),
+}
+
+
+def nearest_index(x: np.ndarray, at: float) -> int | None:
+    """Index of the point of sorted ``x`` nearest to ``at`` (O(log n))."""
+    if not len(x):
+        return None
+    i = int(np.searchsorted(x, at))
+    if i == len(x) or (i > 0 and at - x[i - 1] <= x[i] - at):
+        i -= 1
+    return i
+
+
+def format_value(series: str, value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if series in ("loss_scale", "overflow"):
+        return scale_text(value)
+    if series in ("throughput", "warmup"):
+        return f"{value:,.0f}"
+    if series in ("accuracy", "val_accuracy"):
+        return f"{value:.4f}"
+    if series in ("underflow_unscaled", "underflow_scaled"):
+        return f"{value:.1f}%"
+    return f"{value:.4g}"
+
+
+def readout(
+    chart: str,
+    runs: Sequence[RunCurves],
+    at: float,
+    tolerance: float,
+    visible: Callable[[str, str], bool] = lambda label, series: True,
+) -> tuple[float | None, str]:
+    """(the step the readout snapped to, its text) for the mouse at step ``at``.
+
+    Each run shows its visible series with a point within ``tolerance`` of ``at``, or
+    else its one nearest point; a point at another step than the first one says which."""
+    snapped: float | None = None
+    parts: list[str] = []
+    for run in runs:
+        found = []  # (distance, series, name, x, y)
+        for series, name in CHART_SERIES[chart]:
+            if not visible(run.label, series):
+                continue  # hidden from its legend
+            x, y = getattr(run, series).view()
+            i = nearest_index(x, at)
+            if i is not None:
+                found.append((abs(float(x[i]) - at), series, name, float(x[i]), float(y[i])))
+        if not found:
+            continue
+        close = [f for f in found if f[0] <= tolerance] or [min(found, key=lambda f: f[0])]
+        if snapped is None:
+            snapped = close[0][3]
+        values = []
+        for _, series, name, x_value, y_value in close:
+            where = "" if x_value == snapped else f" @ step {x_value:.0f}"
+            values.append(f"{name} {format_value(series, y_value)}{where}")
+        parts.append(f"{run.label} " + ", ".join(values))
+    if snapped is None:
+        return None, ""
+    return snapped, " · ".join([f"step {snapped:.0f}", *parts])
+
+
+class HoverReadout(QObject):
+    """Crosshairs on ``plots`` and the readout in ``label``, following the mouse."""
+
+    def __init__(
+        self,
+        panel: pg.GraphicsLayoutWidget,
+        plots: dict[str, pg.PlotItem],
+        runs: Callable[[], Sequence[RunCurves]],
+        label: QLabel,
+        visible: Callable[[str, str], bool] = lambda label, series: True,
+    ) -> None:
+        super().__init__(panel)
+        self._plots = plots
+        self._runs = runs
+        self._visible = visible  # (run label, series) -> drawn
+        self._label = label
+        self._pending: QPointF | None = None
+        self._crosshairs: dict[str, pg.InfiniteLine] = {}
+        for name, plot in plots.items():
+            line = pg.InfiniteLine(
+                angle=90, movable=False,
+                pen=pg.mkPen("#9a9a9a", width=1, style=Qt.PenStyle.DotLine),
+            )
+            line.setZValue(5)
+            line.hide()
+            plot.addItem(line, ignoreBounds=True)
+            self._crosshairs[name] = line
+        self._timer = QTimer(self)
+        self._timer.setObjectName("LiveCharts.hoverThrottle")
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(THROTTLE_MS)
+        self._timer.timeout.connect(self._on_timeout)
+        panel.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        label.setText(HINT)
+
+    def show_at(self, scene_pos: QPointF) -> str:
+        """Show the readout for the mouse at ``scene_pos``; returns the text shown."""
+        chart = next(
+            (name for name, plot in self._plots.items()
+             if plot.isVisible() and plot.getViewBox().sceneBoundingRect().contains(scene_pos)),
+            None,
+        )
+        if chart is None:
+            self.hide()
+            return ""
+        view = self._plots[chart].getViewBox()
+        at = view.mapSceneToView(scene_pos).x()
+        tolerance = SNAP_PX * abs(view.viewPixelSize()[0])
+        snapped, text = readout(chart, self._runs(), at, tolerance, self._visible)
+        if snapped is None:
+            self.hide()
+            return ""
+        for line in self._crosshairs.values():  # the step axis is shared: mark it everywhere
+            line.setPos(snapped)
+            line.show()
+        self._label.setText(text)
+        return text
+
+    def hide(self) -> None:
+        for line in self._crosshairs.values():
+            line.hide()
+        self._label.setText(HINT)
+
+    def stop(self) -> None:
+        """No pending readout, no running timer (the widget is hidden or cleared)."""
+        self._timer.stop()
+        self._pending = None
+
+    # ------------------------------------------------------------ throttle
+    def _on_mouse_moved(self, scene_pos: QPointF) -> None:
+        if self._timer.isActive():
+            self._pending = QPointF(scene_pos)  # shown when the timer runs out
+            return
+        self.show_at(scene_pos)
+        self._timer.start()
+
+    def _on_timeout(self) -> None:
+        if self._pending is not None:
+            pos, self._pending = self._pending, None
+            self.show_at(pos)
+            self._timer.start()  # keep throttling while the mouse keeps moving

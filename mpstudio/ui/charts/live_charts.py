@@ -1,0 +1,273 @@
+"""Live training charts: loss, loss scale, throughput and accuracy over steps, and the
+gradient underflow of float16 runs that sample it (hidden until one does).
+
+Events only fill buffers (``add_events`` is cheap); a QTimer redraws at most
+``redraw_hz`` times a second and only when something changed, with one
+``setData`` per curve. The timer runs only while there is something to draw and
+the widget is visible, so an idle or hidden chart costs nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from mpstudio.ui.charts import chart_export
+from mpstudio.ui.charts.chart_items import AXIS_COLOR, CHART_OF, RunItems, legend_key, run_color
+from mpstudio.ui.charts.chart_panel import RangeFollower, build_panel, centered_note, warmup_region
+from mpstudio.ui.charts.hover_readout import HoverReadout
+from mpstudio.ui.charts.run_curves import SERIES, ChartData, RunCurves, is_baseline
+from mpstudio.ui.charts.underflow_chart import UnderflowChart
+
+NO_SCALING_ONE = "no loss scaling in this run"
+NO_SCALING_ALL = "no loss scaling in these runs"
+
+
+class LiveCharts(QWidget):
+    """Four charts of the runs in progress; a comparison draws both runs on each."""
+
+    redrawn = Signal()  # after each redraw
+
+    def __init__(self, parent: QWidget | None = None, redraw_hz: float = 25.0) -> None:
+        super().__init__(parent)
+        self.redraws = 0
+        self._data = ChartData()
+        self._items: dict[str, RunItems] = {}
+        self.panel, self.plots = build_panel()
+        self.underflow = UnderflowChart(self.panel, self.plots)
+        self.plots["underflow"] = self.underflow.plot  # its y range is its own (percent)
+        self._ranges = RangeFollower(self.plots)
+        self._keys = {  # legend entries that explain a style, added once it appears
+            "val_loss": legend_key("val_loss"), "val_accuracy": legend_key("val_accuracy"),
+            "overflow": legend_key("overflow"),
+        }
+        self._keys_shown: set[str] = set()
+        self._settling = False  # a new run's curves exist; its ranges come on the next tick
+        self._warmup_region = warmup_region(self.plots["throughput"])
+        self._no_scaling = centered_note(self.plots["loss_scale"])
+
+        self.readout = QLabel()
+        self.readout.setStyleSheet(
+            f"color: {AXIS_COLOR}; background: white; border-top: 1px solid #e4e4e4;"
+            " padding: 3px 8px;"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.panel, 1)
+        layout.addWidget(self.readout)
+        self.hover = HoverReadout(
+            self.panel, self.plots, self._runs, self.readout, self._series_visible
+        )
+        for name, plot in self.plots.items():
+            plot.legend.sigSampleClicked.connect(
+                lambda curve, chart=name: self._on_legend_clicked(chart, curve)
+            )
+
+        self._timer = QTimer(self)
+        self._timer.setObjectName("LiveCharts.redrawTimer")
+        self._timer.setInterval(max(1, round(1000 / redraw_hz)))
+        self._timer.timeout.connect(self._on_tick)
+
+    # ------------------------------------------------------------------ API
+    def add_events(self, events: Sequence[object]) -> None:
+        """Buffer engine events; the next timer tick draws them."""
+        self._data.add_events(events)
+        if self._data.dirty:
+            self._start_timer()
+
+    def clear(self) -> None:
+        """Forget every run (a new run starts from empty charts)."""
+        self._timer.stop()
+        self.hover.stop()
+        self.hover.hide()
+        for items in self._items.values():
+            items.remove()
+        self._items.clear()
+        for series in list(self._keys_shown):
+            legend = self.plots[CHART_OF[series]].legend
+            legend.removeItem(self._keys[series])
+        self._keys_shown.clear()
+        self._data.clear()
+        self._data.dirty = False
+        self._warmup_region.hide()
+        self._no_scaling.hide()
+        self.underflow.hide()
+        self._ranges.reset()
+
+    def finish(self) -> None:
+        """The run ended: draw what is left, fit the step axis to it, stop the timer."""
+        self._timer.stop()
+        self._redraw(fit=True)
+
+    def point_counts(self) -> dict[str, dict[str, int]]:
+        """Series name -> run label -> points handed to the chart at the last redraw."""
+        return {s: {label: it.counts[s] for label, it in self._items.items()} for s in SERIES}
+
+    def points_held(self) -> int:
+        """Points in every buffer (bounded however long the run)."""
+        return self._data.points_held()
+
+    @property
+    def underflow_shown(self) -> bool:
+        """Whether the gradient-underflow chart is on screen (a run sampled it)."""
+        return self.underflow.shown
+
+    def save(self, path: str | Path) -> None:
+        """The charts as .png (as on screen) or .svg (vectors); ValueError otherwise."""
+        chart_export.check_suffix(path)
+        self._redraw()  # what was buffered is in the picture
+        self.hover.hide()  # the crosshair is for the screen, not for a report
+        chart_export.save_widget(self.panel, path)
+
+    # -------------------------------------------------------------- drawing
+    def _runs(self) -> list[RunCurves]:
+        return list(self._data.runs.values())
+
+    def _series_visible(self, label: str, series: str) -> bool:
+        items = self._items.get(label)
+        return items is not None and items.visible(series)
+
+    def _on_legend_clicked(self, chart: str, curve: object) -> None:
+        """A run's legend entry hides its main curve; its other series on the chart follow.
+        The underflow chart's entries name one line each: each hides only its own."""
+        if chart == "underflow":
+            return
+        for items in self._items.values():
+            if items.owns(curve):
+                items.show_chart(chart, curve.isVisible())  # type: ignore[attr-defined]
+
+    def _start_timer(self) -> None:
+        if self.isVisible() and not self._timer.isActive():
+            self._timer.start()
+
+    def _on_tick(self) -> None:
+        if not self._data.dirty:
+            self._timer.stop()  # idle until the next events
+            return
+        # A new run costs three frames' worth of work: its curves and legend entries,
+        # then the axes laid out for its ranges, then its points. One per tick, so no
+        # tick is a long stall; the points come two ticks (80 ms) later.
+        if self._add_new_runs():
+            self._settling = True
+            return
+        if self._settling:
+            self._settling = False
+            self._update_annotations()
+            self._update_ranges()
+            return
+        self._redraw()
+
+    def _add_new_runs(self) -> bool:
+        """Curves for the runs that have none yet; True when it made some."""
+        runs = self._data.runs
+        for label in [label for label in self._items if label not in runs]:
+            self._items.pop(label).remove()
+        # A label whose run was replaced (the next trial of a comparison) keeps its curves
+        # and legend entries; they redraw from the new run (legends do not re-flow well).
+        for label, items in self._items.items():
+            if runs[label] is not items.run:
+                items.rebind(runs[label])
+        new = [(label, run) for label, run in runs.items() if label not in self._items]
+        for label, run in new:
+            others = sum(1 for other in self._items if not is_baseline(other))
+            self._items[label] = RunItems(run, self.plots, run_color(label, run.baseline, others))
+        return bool(new)
+
+    def _redraw(self, fit: bool = False) -> None:
+        """Every changed buffer to its curve; ``fit``: the step axis to the data."""
+        self._add_new_runs()
+        self._settling = False
+        self._data.dirty = False
+        for label, run in self._data.runs.items():
+            self._items[label].update(run)
+        self._update_annotations()
+        self._update_ranges(fit)
+        self.redraws += 1
+        self.redrawn.emit()
+
+    def _update_ranges(self, fit: bool = False) -> bool:
+        """Ranges follow the buffered data (drawn or not yet); True when one moved."""
+        last, total = self._data.last_step(), self._data.total_steps()
+        return self._ranges.update(last, total, self._y_bounds(), exact=fit)
+
+    def _y_bounds(self) -> dict[str, tuple[float, float] | None]:
+        """Chart name -> (low, high) of what it shows of the runs not hidden."""
+        spans: dict[str, list[tuple[float, float]]] = {chart: [] for chart in self.plots}
+        for label, run in self._data.runs.items():
+            for series, buffer in run.series().items():
+                bounds = buffer.bounds() if self._series_visible(label, series) else None
+                if bounds is not None:
+                    spans[CHART_OF[series]].append(bounds)
+        out: dict[str, tuple[float, float] | None] = {}
+        spans.pop("underflow")  # percent from 0: UnderflowChart places its own range
+        for chart, found in spans.items():
+            low = min((b[0] for b in found), default=None)
+            high = max((b[1] for b in found), default=None)
+            if low is None or high is None or (chart == "loss_scale" and low <= 0):
+                out[chart] = None
+            elif chart == "loss_scale":
+                out[chart] = (math.log2(low), math.log2(high))  # drawn as log2(scale)
+            else:
+                out[chart] = (low, high)
+        return out
+
+    def _update_annotations(self) -> None:
+        runs = self._runs()
+        for series in self._keys:
+            if series not in self._keys_shown and any(len(getattr(r, series)) for r in runs):
+                name = "skipped steps" if series == "overflow" else "validation (epoch end)"
+                self.plots[CHART_OF[series]].legend.addItem(self._keys[series], name)
+                self._keys_shown.add(series)
+        self.underflow.update(self._data, self._ranges.following_y["underflow"])
+        span = self._data.warmup_span()
+        if span is not None:
+            self._warmup_region.setRegion(span)
+            self._warmup_region.show()
+        scaling = {run.label: run.loss_scaling for run in runs}
+        unscaled = [label for label, s in scaling.items() if s is False]
+        for label in scaling:
+            note = " (no loss scaling)" if label in unscaled and len(unscaled) < len(runs) else ""
+            self._items[label].set_legend_text("loss_scale", label + note)
+        if unscaled and len(unscaled) == len(runs):
+            text = NO_SCALING_ONE if len(runs) == 1 else NO_SCALING_ALL
+            if self._no_scaling.textItem.toPlainText() != text:
+                self._no_scaling.setText(text)
+            self._no_scaling.show()
+        else:
+            self._no_scaling.hide()
+
+    # ---------------------------------------------------------------- Qt
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._data.dirty:
+            self._start_timer()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        self._timer.stop()  # nothing to see: buffers keep filling, a show redraws
+        self.hover.stop()
+        super().hideEvent(event)
+
+    def leaveEvent(self, event) -> None:
+        self.hover.hide()
+        super().leaveEvent(event)
+
+
+if __name__ == "__main__":  # made-up data, to look at: python -m mpstudio.ui.charts.live_charts
+    from PySide6.QtWidgets import QApplication
+
+    from devtools.chart_demo import comparison_events
+
+    app = QApplication(sys.argv)
+    charts = LiveCharts()
+    charts.resize(1100, 650)
+    charts.show()
+    charts.add_events(comparison_events())
+    charts.finish()
+    sys.exit(app.exec())

@@ -1,0 +1,139 @@
+"""The gradient-underflow chart: how much of a float16 run's gradient float16 rounds to 0.
+
+Only mixed_float16 runs with ``aids.underflow_every`` set send GradientUnderflow
+samples, so the chart is built with the others but stays hidden (taking no room in
+the panel) until a run on the charts has sent one. It sits in its own row under the
+2x2 grid, its step axis linked to theirs: the plot with two lines per run (without
+loss scaling: solid with dots; at the scale in force: dashed), and beside it the
+legend and the latest sample's worst layers. Its y range (percent) starts just below
+0 and only grows.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+
+import pyqtgraph as pg
+
+from mpstudio.engine.events import GradientUnderflow
+from mpstudio.ui.charts.chart_axes import StepAxis, nice_ceil
+from mpstudio.ui.charts.chart_items import AXIS_COLOR, TEXT_COLOR
+from mpstudio.ui.charts.chart_panel import style_plot
+from mpstudio.ui.charts.run_curves import ChartData
+
+TITLE = "Gradient underflow in float16"
+MEANING = "% of the nonzero gradient values float16 rounds to 0"
+WORST_LAYERS = 3
+NAME_CHARS = 22  # a longer layer name is cut (with an ellipsis) so the column stays narrow
+MIN_TOP = 1.0  # percent: the y axis never reads finer than 0..1%
+FLOOR = 0.04  # the y range starts this far (of its top) below 0
+
+
+def pct(fraction: float) -> str:
+    return f"{100 * fraction:.1f}%"
+
+
+def worst_layers(sample: GradientUnderflow, n: int = WORST_LAYERS) -> list[str]:
+    """"logits (float16): 12.7% / 0.0%" for the ``n`` layers that lose the most without
+    loss scaling (then at the scale), worst first."""
+    ranked = sorted(sample.layers, key=lambda layer: (layer.unscaled, layer.scaled), reverse=True)
+    lines = []
+    for layer in ranked[:n]:
+        name = layer.layer if len(layer.layer) <= NAME_CHARS else layer.layer[:NAME_CHARS - 1] + "…"
+        lines.append(f"{name} ({layer.dtype}): {pct(layer.unscaled)} / {pct(layer.scaled)}")
+    return lines
+
+
+def breakdown_html(label: str, sample: GradientUnderflow) -> str:
+    """The text beside the plot: the latest sample, overall and its worst layers."""
+    grey = f'<span style="color:{AXIS_COLOR}">'
+    rows = [
+        f"{grey}{MEANING}</span>",
+        "",
+        f"<b>Latest sample</b> {grey}· {html.escape(label)}, step {sample.step:,}</span>",
+        f"{grey}without loss scaling / at scale {sample.scale:g}</span>",
+        f"all layers: {pct(sample.unscaled)} / {pct(sample.scaled)}",
+    ]
+    worst = worst_layers(sample)
+    if worst:
+        rows.append(f"{grey}worst layers:</span>")
+        rows += [html.escape(line) for line in worst]
+    return "<br>".join(rows)
+
+
+class UnderflowChart:
+    """The plot and its side column; ``update`` shows them once there is data."""
+
+    def __init__(self, panel: pg.GraphicsLayoutWidget, plots: dict[str, pg.PlotItem]) -> None:
+        self._grid = panel.ci.layout
+        # A row of its own under the grid, the plot under the loss chart (the same width
+        # and place: pyqtgraph aligns linked step axes by screen position), the legend and
+        # the latest sample's worst layers beside it. Hidden, they take no room (Qt lays
+        # out visible items only; stretch factors would keep an empty row's room).
+        self.plot = panel.addPlot(row=2, col=0, axisItems={"bottom": StepAxis()})
+        style_plot(self.plot, TITLE)
+        self.plot.setXLink(plots["loss"])  # one step axis with the other charts
+        self.side = panel.ci.addLayout(row=2, col=1)
+        self.side.setContentsMargins(12, 6, 4, 4)
+        old = self.plot.legend  # the legend goes in the side column: the title row is short
+        old.scene().removeItem(old)
+        self.plot.legend = pg.LegendItem(
+            colCount=1, labelTextSize="8pt", labelTextColor=TEXT_COLOR, frame=False,
+            horSpacing=2, verSpacing=-4,
+        )
+        self.side.addItem(self.plot.legend, row=0, col=0)
+        self.layers = pg.LabelItem(justify="left", color=TEXT_COLOR, size="8pt")
+        self.side.addItem(self.layers, row=1, col=0)
+        self.side.layout.setRowStretchFactor(1, 1)
+        self._text = ""
+        self._top = 0.0
+        self.plot.hide()
+        self.side.hide()
+
+    @property
+    def shown(self) -> bool:
+        return self.plot.isVisible()
+
+    def update(self, data: ChartData, following_y: bool = True) -> None:
+        """Show (or hide) the row, follow the y range, refresh the layer column."""
+        latest = data.latest_underflow()
+        if latest is None:
+            self.hide()
+            return
+        if not self.shown:
+            self.plot.show()
+            self.side.show()
+            self._grid.invalidate()  # Qt does not notice a shown or hidden item by itself
+        text = breakdown_html(*latest)
+        if text != self._text:  # setText lays the label out again: only when it changed
+            self._text = text
+            self.layers.setText(text)
+        if following_y:
+            self._follow(data.runs.values())
+        else:
+            self._top = 0.0  # the user zoomed: when they press "A" it starts over
+
+    def hide(self) -> None:
+        if self.shown:
+            self.plot.hide()
+            self.side.hide()
+            self._grid.invalidate()
+        self._text = ""
+        self._top = 0.0
+
+    def _follow(self, runs: Sequence) -> None:
+        high = 0.0
+        for run in runs:
+            for buffer in (run.underflow_unscaled, run.underflow_scaled):
+                bounds = buffer.bounds()
+                if bounds is not None:
+                    high = max(high, bounds[1])
+        top = max(self._top, min(100.0, nice_ceil(max(MIN_TOP, high * 1.1))))
+        low, high_shown = self.plot.getViewBox().viewRange()[1]
+        if top != self._top or not (math.isclose(low, -FLOOR * top, abs_tol=1e-9)
+                                    and math.isclose(high_shown, top)):
+            self._top = top  # never lower while following: the axis does not twitch
+            # A little below 0: a line at 0% stays clear of the axis.
+            self.plot.setYRange(-FLOOR * top, top, padding=0)

@@ -1,0 +1,289 @@
+"""The window's work besides training, all in the engine process: the hardware check
+and measurement, GPU memory settings, the dataset summary and the model preview.
+Results land in the panels; failures become readable lines. Each job is made here,
+with its own callbacks connected here."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from mpstudio.engine.datasets.registry import availability, dataset_entry, is_registered
+from mpstudio.engine.distribute.options import strategy_options
+from mpstudio.ui.engine_client.engine_job import EngineJob
+from mpstudio.ui.setup.dataset_picker import describe_report
+from mpstudio.ui.setup.verdict_marks import verdict_marks
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QLabel
+
+    from mpstudio.engine.datasets.report import DataReport
+    from mpstudio.engine.hardware.check import HardwareCheck
+    from mpstudio.engine.service.protocol import EngineReady
+    from mpstudio.ui.engine_client.engine_client import EngineClient
+    from mpstudio.ui.engine_client.engine_end import EngineEnd
+    from mpstudio.ui.hardware.hardware_panel import HardwarePanel
+    from mpstudio.ui.models.workbench_state import WorkbenchState
+    from mpstudio.ui.setup.setup_panel import SetupPanel
+    from mpstudio.ui.window.notices import Notices
+    from mpstudio.ui.window.window_actions import WindowActions
+
+
+class BackgroundWork(QObject):
+    tensorflow_ready = Signal()
+    hardware_checked = Signal(object)  # HardwareCheck
+
+    def __init__(self, engine: EngineClient, state: WorkbenchState, notices: Notices,
+                 setup: SetupPanel, hardware: HardwarePanel, device_label: QLabel,
+                 actions: WindowActions, versions: dict[str, str],
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.engine, self.state, self.notices = engine, state, notices
+        self.setup, self.hardware, self.device_label = setup, hardware, device_label
+        self.versions = versions  # the window's About shows them; TensorFlow's added here
+        self.check: HardwareCheck | None = None
+        self._reports: dict[str, DataReport] = {}
+        self._hardware_job: EngineJob | None = None
+        self._preview_job: EngineJob | None = None
+        self._preview_timer = QTimer(self)  # coalesces quick changes into one preview
+        self._preview_timer.setObjectName("previewDebounce")
+        self._preview_timer.setSingleShot(True)
+        self._preview_timer.setInterval(150)
+        self._preview_timer.timeout.connect(self._submit_preview)
+        self.engine.ready.connect(self._engine_ready)
+        self.engine.load_failed.connect(self._load_failed)
+        self.engine.ended.connect(self._engine_ended)
+        hw = hardware
+        hw.check_requested.connect(lambda: self.run_check(measure=False))
+        hw.measure_requested.connect(lambda seconds: self.run_check(True, seconds))
+        hw.stop_requested.connect(self.stop_measuring)
+        hw.memory_settings_changed.connect(self.apply_memory)
+        actions.hardware_check.triggered.connect(lambda: self.run_check(measure=False))
+        actions.measure.triggered.connect(lambda: self.run_check(True, 0.5))
+        setup.dataset.changed.connect(self.inspect_dataset)
+        setup.model_inputs_changed.connect(self.request_preview)
+        # only the default strategy until the hardware check says what else there is
+        setup.set_strategy_options(strategy_options(None, os.environ), os.environ)
+        hw.show_waiting("Loading TensorFlow…")
+
+    @property
+    def tf_ready(self) -> bool:
+        return self.state.ready
+
+    @property
+    def measuring(self) -> bool:
+        return self.state.measuring
+
+    def start(self) -> None:
+        """Start the engine process (it loads TensorFlow first) and read the dataset."""
+        self.engine.start()
+        self.inspect_dataset()
+
+    def stop_timers(self) -> None:
+        self._preview_timer.stop()
+
+    def after_run(self) -> None:
+        self.request_preview()  # the table showed the run's model; back to the form's
+
+    # --------------------------------------------------------------- engine
+    def _engine_ready(self, ready: EngineReady) -> None:
+        first = not self.versions.get("TensorFlow")
+        self.versions.update(ready.versions)
+        if first:
+            self.notices.log(f"TensorFlow {ready.versions['TensorFlow']}, Keras "
+                      f"{ready.versions['Keras']} loaded in the engine process "
+                      f"(pid {ready.pid})")
+        else:
+            self.notices.log(f"a fresh engine process is ready (pid {ready.pid})")
+        memory = ready.memory
+        if memory.status in ("applied", "failed", "needs_restart"):
+            self.notices.log(f"GPU memory: {memory.message}", "info" if memory.ok else "warning")
+        self.notices.status("Ready")
+        self.state.update(engine="ready")
+        self.tensorflow_ready.emit()
+        if first or self.check is None:
+            self.run_check(measure=False)
+        self.request_preview()
+
+    def _load_failed(self, message: str) -> None:
+        self.state.update(engine="failed")
+        self.notices.status("TensorFlow could not load")
+        self.hardware.show_error(f"TensorFlow could not load: {message}")
+        self.notices.banner(f"TensorFlow could not load, so nothing can train: {message}. "
+                      "Reinstall it (pip install -e .) and restart mpstudio.", "error")
+        self.notices.log(message, "error")
+
+    def _engine_ended(self, end: EngineEnd) -> None:
+        """The engine process ended under work or while idle: a new one is starting."""
+        self.state.update(engine="starting")
+        self.notices.status("starting a fresh engine process…")
+        if not end.requested:
+            self.notices.log(f"{end.message}; starting a fresh engine process", "error")
+            if not end.doing:  # a job's own failure (a run's banner) says more
+                self.notices.banner(f"The engine process {end.how} while idle. A fresh one "
+                                   "is starting; your setup is unchanged.", "error")
+
+    # ------------------------------------------------------------- hardware
+    def run_check(self, measure: bool, seconds: float = 0.5) -> None:
+        if not self.state.idle:
+            if not self.measuring:  # the panel went busy on the click: give it back
+                self.hardware.set_busy(False)
+            return
+        job = EngineJob("hardware_check", {"measure": measure, "seconds_per_case": seconds},
+                        describe="the measurement" if measure else "the hardware check",
+                        parent=self)
+        if measure:
+            job.progress.connect(self.hardware.set_progress)
+        job.result.connect(self._checked)
+        job.errored.connect(self._check_failed)
+        job.finished.connect(self._check_ended)
+        job.finished.connect(job.deleteLater)
+        self._hardware_job = self.engine.submit(job)
+        self.hardware.set_busy(True, "Measuring…" if measure else "Checking the hardware…")
+        if measure:
+            self.notices.log("measuring float32, float16 and bfloat16 kernels "
+                           f"({seconds:g} s a case)")
+        self.state.update(measuring=True)
+
+    def stop_measuring(self) -> None:
+        if self._hardware_job is not None:
+            self._hardware_job.cancel()
+
+    def _check_failed(self, message: str) -> None:
+        if message != "cancelled":
+            self.hardware.show_error(message)
+            self.notices.log(message, "error")
+
+    def _check_ended(self) -> None:
+        self._hardware_job = None
+        self.hardware.set_busy(False)
+        self.state.update(measuring=False)
+
+    def apply_memory(self, settings: Any) -> None:
+        job = EngineJob("apply_memory", {"settings": settings},
+                        describe="applying the GPU memory settings", parent=self)
+        job.result.connect(self._memory_applied)
+        job.errored.connect(self._memory_failed)
+        job.finished.connect(job.deleteLater)
+        self.engine.submit(job)
+
+    def _memory_applied(self, result: Any) -> None:
+        self.hardware.show_memory_result(result.status, result.message)
+        self.notices.log(f"GPU memory: {result.message}", "info" if result.ok else "warning")
+
+    def _memory_failed(self, message: str) -> None:
+        self.hardware.show_memory_result("failed", message)
+        self.notices.log(f"GPU memory: {message}", "warning")
+
+    # ------------------------------------------------------ data and model
+    def inspect_dataset(self) -> None:
+        dataset = self.setup.dataset.dataset()
+        picker = self.setup.dataset
+        if is_registered(dataset) and not availability(dataset).offline:
+            entry = dataset_entry(dataset)
+            picker.set_summary(f"{entry.description}\n{availability(dataset).detail} "
+                               "(with progress, when you click Run)")
+            self.request_preview()
+            return
+        if dataset in self._reports:
+            self._show_report(dataset, self._reports[dataset])
+            return
+        picker.set_summary("reading…")
+        job = EngineJob("inspect_dataset", {"dataset": dataset, "options": picker.options()},
+                        describe=f"reading {dataset}", data_lane=True, parent=self)
+        job.result.connect(lambda report: self._inspected(dataset, report))
+        job.errored.connect(lambda message: self._inspect_failed(dataset, message))
+        job.finished.connect(job.deleteLater)
+        self.engine.submit(job)
+
+    def _inspected(self, dataset: str, report: DataReport) -> None:
+        self._reports[dataset] = report
+        if self.setup.dataset.dataset() == dataset:
+            self._show_report(dataset, report)
+
+    def _inspect_failed(self, dataset: str, message: str) -> None:
+        if message == "cancelled":
+            return
+        if self.setup.dataset.dataset() == dataset:
+            self.setup.dataset.set_summary(message, problem=True)
+            self.setup.layers.show_note("No preview: the data could not be read.")
+        self.notices.log(message, "error")
+
+    def _show_report(self, dataset: str, report: DataReport) -> None:
+        split = self.setup.spec().validation_split
+        self.setup.dataset.set_summary(describe_report(report, split))
+        self.request_preview()
+
+    def model_inputs(self) -> tuple[tuple[int, ...], int, float | None] | None:
+        """The selected dataset's input shape, class count and the scale the model applies
+        to its uint8 images (None: float inputs), when known."""
+        dataset = self.setup.dataset.dataset()
+        if dataset in self._reports:
+            report = self._reports[dataset]
+            return tuple(report.input_shape), report.num_classes, report.input_scale
+        if is_registered(dataset):
+            entry = dataset_entry(dataset)
+            if entry.input_shape and entry.num_classes:
+                return tuple(entry.input_shape), entry.num_classes, entry.input_scale
+        return None
+
+    def request_preview(self) -> None:
+        if self.state.training:
+            return  # the table shows the running model
+        self._preview_timer.start()
+
+    def _submit_preview(self) -> None:
+        layers = self.setup.layers
+        if not self.state.ready:
+            layers.show_note("The layer table appears when TensorFlow has loaded.")
+            return
+        if self.state.training:
+            return
+        inputs = self.model_inputs()
+        if inputs is None:
+            layers.show_note("The layer table appears once the data has been read.")
+            return
+        spec = self.setup.spec()
+        if self._preview_job is not None:
+            self._preview_job.cancel()  # superseded
+        shape, classes, scale = inputs
+        job = EngineJob("model_preview", {
+            "template": spec.template, "input_shape": shape, "num_classes": classes,
+            "policy": spec.precision, "input_scale": scale},
+            describe=f"building {spec.template}", parent=self)
+        template = spec.template
+        job.result.connect(lambda summary: self._previewed(job, summary, template))
+        job.errored.connect(lambda message: self._preview_failed(job, message))
+        job.finished.connect(job.deleteLater)
+        self._preview_job = self.engine.submit(job)
+
+    def _previewed(self, job: EngineJob, summary: Any, template: str) -> None:
+        if job is self._preview_job:
+            self._preview_job = None
+        if not job.cancelled and not self.state.training:
+            self.setup.layers.show_summary(summary, template)
+
+    def _preview_failed(self, job: EngineJob, message: str) -> None:
+        if job is self._preview_job:
+            self._preview_job = None
+        if message != "cancelled" and not job.cancelled:
+            self.setup.layers.show_note(f"No preview: {message}")
+
+    # --------------------------------------------------------- hardware result
+    def _checked(self, check: HardwareCheck) -> None:
+        self.check = check
+        self.hardware.show_check(check)
+        advice = check.advice
+        self.setup.set_verdicts(verdict_marks(advice, advice.run_device), advice.run_device)
+        self.setup.set_strategy_options(strategy_options(check.report, os.environ), os.environ)
+        self.device_label.setText(f"device: {advice.run_description or advice.run_device}")
+        self.notices.log(f"recommended here: {advice.run_policy} on {advice.run_device}: "
+                  f"{advice.run_reason}", "note")
+        for device in advice.devices:
+            for note in device.notes:
+                self.notices.log(f"{device.device}: {note}", "note")
+        if check.stopped:
+            self.notices.log("measurement stopped: verdicts use the cases that finished", "warning")
+        self.hardware_checked.emit(check)

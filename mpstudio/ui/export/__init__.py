@@ -1,0 +1,1 @@
+"""File > Export model: the dialog, its job in the engine process, the verified results."""

@@ -1,0 +1,105 @@
+"""Everything one hardware check found, top to bottom: the recommendation, a card
+per device with its verdicts, the advice, and TensorFlow's build.
+
+Built once per check and replaced whole by the next one, so nothing of an older
+check can linger in a corner of the panel.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
+
+from mpstudio.engine.hardware.advisor import Advice
+from mpstudio.engine.hardware.check import HardwareCheck
+from mpstudio.engine.hardware.verdict_rules import Verdict
+from mpstudio.ui.hardware.device_card import DeviceCard, facts_grid
+from mpstudio.ui.hardware.hardware_facts import build_facts, cpu_facts, gpu_facts, tpu_facts
+from mpstudio.ui.setup.verdict_marks import VERDICT_COLOR
+from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
+
+GREEN = VERDICT_COLOR[Verdict.RECOMMENDED]
+AMBER = VERDICT_COLOR[Verdict.SLOWER]
+
+
+def recommendation_html(advice: Advice) -> str:
+    if not advice.run_policy:
+        return "<b>No precision policy runs on this machine.</b>"
+    return (f"<span style='font-size:large'>Recommended here: <b style='color:{GREEN}'>"
+            f"{html.escape(advice.run_policy)}</b> on <b>{html.escape(advice.run_device)}"
+            "</b></span>")
+
+
+def measurement_summary(check: HardwareCheck) -> str:
+    if check.stopped:
+        return ("The measurement was stopped early: the verdicts use what was measured "
+                "and the hardware rules for the rest.")
+    if check.measurements:
+        return "Verdicts use the measurement: ratios are the speed against float32 here."
+    return ("Verdicts come from what the hardware is. Measure times matmul and conv in "
+            "each precision on every device (about 10-20 s).")
+
+
+class CheckView(QWidget):
+    """The result of one check; ``cards`` in the order the panel shows them."""
+
+    def __init__(self, check: HardwareCheck, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        report, advice = check.report, check.advice
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+
+        banner = QFrame()
+        banner.setObjectName("recommendation")
+        banner.setStyleSheet(f"QFrame#recommendation {{ border-left: 4px solid {GREEN}; }}")
+        banner_layout = QVBoxLayout(banner)
+        banner_layout.setContentsMargins(10, 2, 0, 2)
+        self.recommendation_label = wrapped_label(recommendation_html(advice), rich=True)
+        self.reason_label = wrapped_label(f"{advice.run_description} — {advice.run_reason}")
+        banner_layout.addWidget(self.recommendation_label)
+        banner_layout.addWidget(self.reason_label)
+        layout.addWidget(banner)
+
+        self.measurement_label = secondary(wrapped_label(measurement_summary(check)))
+        if check.stopped:
+            self.measurement_label.setStyleSheet(f"color: {AMBER};")
+        layout.addWidget(self.measurement_label)
+
+        layout.addWidget(heading("Devices"))
+        self.cards = self._cards(check)
+        for card in self.cards:
+            layout.addWidget(card)
+
+        layout.addWidget(heading("Advice"))
+        self.tip_labels = []
+        for title, text in advice.tips:
+            tip = wrapped_label(f"<b>{html.escape(title)}.</b> {html.escape(text)}", rich=True)
+            self.tip_labels.append(tip)
+            layout.addWidget(tip)
+
+        layout.addWidget(heading("TensorFlow"))
+        self.build_rows = build_facts(report)
+        layout.addLayout(facts_grid(self.build_rows))
+
+    @staticmethod
+    def _cards(check: HardwareCheck) -> list[DeviceCard]:
+        report, advice = check.report, check.advice
+        measured = {m.device: m for m in check.measurements}
+        cards = []
+        # The advice lists the GPUs first, in the report's order (two unused GPUs
+        # share one label, so pair them by position, not by name).
+        for gpu, device in zip(report.gpus, advice.devices, strict=False):
+            cards.append(DeviceCard(
+                gpu.label, gpu.name, gpu_facts(gpu), device, measured.get(device.device),
+                run_device=device.device == advice.run_device,
+                unusable_reason="" if gpu.visible_to_tensorflow else gpu.not_visible_reason))
+        if report.tpu.found:
+            device = advice.device("TPU")
+            cards.append(DeviceCard("TPU", report.tpu.accelerator_type or "", tpu_facts(
+                report.tpu), device, measured.get("TPU"), run_device=advice.run_device == "TPU"))
+        device = advice.device("CPU")
+        cards.append(DeviceCard("CPU", report.cpu.model, cpu_facts(report.cpu), device,
+                                measured.get("CPU"), run_device=advice.run_device == "CPU"))
+        return cards

@@ -1,0 +1,156 @@
+"""One device of the hardware check as a card: what it is, then each precision
+policy's verdict with its reason (and the measured speed once measured).
+
+Labels, not a table: a reason is a sentence or two and must wrap at any panel
+width, which QLabel does and table cells do poorly.
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from mpstudio.engine.hardware.advisor import DeviceAdvice
+from mpstudio.engine.hardware.measurement import DeviceMeasurement
+from mpstudio.engine.hardware.verdict_rules import Verdict
+from mpstudio.ui.hardware.hardware_facts import (
+    Rows,
+    measurement_caption,
+    measurement_rows,
+    ratio_text,
+)
+from mpstudio.ui.setup.verdict_marks import VERDICT_COLOR
+from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
+
+RUN_DEVICE_COLOR = VERDICT_COLOR[Verdict.RECOMMENDED]
+UNUSABLE_COLOR = "#c8322f"
+
+
+def facts_grid(facts: Rows) -> QGridLayout:
+    """Name on the left (small, grey), value on the right (wraps)."""
+    grid = QGridLayout()
+    grid.setHorizontalSpacing(12)
+    grid.setVerticalSpacing(2)
+    grid.setColumnStretch(1, 1)
+    for row, (name, value) in enumerate(facts):
+        grid.addWidget(secondary(QLabel(name)), row, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(wrapped_label(value), row, 1)
+    return grid
+
+
+class DeviceCard(QFrame):
+    """A GPU, the TPU or the CPU, with the advisor's verdicts for it.
+
+    ``unusable_reason`` (a GPU TensorFlow cannot use) replaces the three identical
+    "not supported" rows with one line that says why.
+    """
+
+    def __init__(self, title: str, name: str, facts: Rows, advice: DeviceAdvice,
+                 measurement: DeviceMeasurement | None = None, *, run_device: bool = False,
+                 unusable_reason: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.device = advice.device
+        self.facts = dict(facts)
+        self.verdict_labels: dict[str, QLabel] = {}
+        self.reason_labels: dict[str, QLabel] = {}
+        self.ratio_labels: dict[str, QLabel] = {}
+        self.unusable_label: QLabel | None = None
+        self.measurement_label: QLabel | None = None
+        self.timing_labels: list[list[QLabel]] = []  # header row, then one per kernel
+        self.setObjectName("deviceCard")
+        border = f"2px solid {RUN_DEVICE_COLOR}" if run_device else "1px solid palette(mid)"
+        self.setStyleSheet(f"QFrame#deviceCard {{ border: {border}; border-radius: 6px; }}")
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 10)
+        layout.setSpacing(6)
+        layout.addLayout(self._header(title, name, run_device))
+        layout.addLayout(facts_grid(facts))
+        if unusable_reason:
+            self.unusable_label = wrapped_label(f"TensorFlow cannot use this GPU: "
+                                                f"{unusable_reason}")
+            self.unusable_label.setStyleSheet(f"color: {UNUSABLE_COLOR};")
+            layout.addWidget(self.unusable_label)
+        else:
+            layout.addWidget(_rule())
+            layout.addLayout(self._verdicts(advice, measurement))
+        for note in advice.notes:
+            layout.addWidget(secondary(wrapped_label(f"Note: {note}")))
+        if measurement is not None and measurement.results:
+            self.measurement_label = secondary(wrapped_label(measurement_caption(measurement)))
+            layout.addWidget(self.measurement_label)
+            layout.addLayout(self._timings(measurement_rows(measurement)))
+
+    def _header(self, title: str, name: str, run_device: bool) -> QHBoxLayout:
+        row = QHBoxLayout()
+        heading = wrapped_label(f"<b>{html.escape(title)}</b>&nbsp;&nbsp;{html.escape(name)}",
+                                rich=True)
+        font = heading.font()
+        font.setPointSizeF(font.pointSizeF() * 1.08)
+        heading.setFont(font)
+        row.addWidget(heading, 1)
+        if run_device:
+            tag = QLabel("runs here")
+            tag.setToolTip("The device a run on this machine uses")
+            tag.setStyleSheet(f"color: white; background: {RUN_DEVICE_COLOR}; "
+                              "border-radius: 4px; padding: 1px 6px;")
+            row.addWidget(tag, 0, Qt.AlignmentFlag.AlignTop)
+        return row
+
+    def _verdicts(self, advice: DeviceAdvice,
+                  measurement: DeviceMeasurement | None) -> QGridLayout:
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(12)
+        grid.setVerticalSpacing(2)
+        grid.setColumnStretch(1, 1)
+        measured = measurement is not None and bool(measurement.results)
+        row = 0
+        for verdict in advice.verdicts:
+            default = verdict.policy == advice.default
+            policy = QLabel(f"<b>{verdict.policy}</b>" + ("&nbsp;(default)" if default else ""))
+            policy.setTextFormat(Qt.TextFormat.RichText)
+            if default:
+                policy.setToolTip("The policy a run on this device starts with")
+            mark = QLabel(verdict.verdict.value)
+            mark.setStyleSheet(f"color: {VERDICT_COLOR[verdict.verdict]}; font-weight: 600;")
+            grid.addWidget(policy, row, 0)
+            grid.addWidget(mark, row, 1)
+            if measured:
+                ratio = QLabel(ratio_text(verdict.policy, verdict.measured))
+                ratio.setToolTip(f"{verdict.policy}'s speed against float32, measured here")
+                grid.addWidget(ratio, row, 2, Qt.AlignmentFlag.AlignRight)
+                self.ratio_labels[verdict.policy] = ratio
+            reason = wrapped_label(verdict.reason)
+            reason.setContentsMargins(14, 0, 0, 6)
+            grid.addWidget(reason, row + 1, 0, 1, 3)
+            self.verdict_labels[verdict.policy] = mark
+            self.reason_labels[verdict.policy] = reason
+            row += 2
+        return grid
+
+    def _timings(self, rows: list[list[str]]) -> QGridLayout:
+        """The raw TFLOP/s, small: the evidence behind the ratios above."""
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(1)
+        grid.setColumnStretch(0, 1)
+        for r, cells in enumerate(rows):
+            labels = []
+            for c, text in enumerate(cells):
+                label = secondary(QLabel(text))
+                if r == 0:
+                    label.setStyleSheet("font-weight: 600;")
+                align = Qt.AlignmentFlag.AlignLeft if c == 0 else Qt.AlignmentFlag.AlignRight
+                grid.addWidget(label, r, c, align | Qt.AlignmentFlag.AlignTop)
+                labels.append(label)
+            self.timing_labels.append(labels)
+        return grid
+
+
+def _rule() -> QFrame:
+    line = QFrame()
+    line.setFrameShape(QFrame.Shape.HLine)
+    line.setFrameShadow(QFrame.Shadow.Sunken)
+    return line

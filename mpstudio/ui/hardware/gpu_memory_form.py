@@ -1,0 +1,167 @@
+"""The GPU memory settings (growth, or a per-GPU limit) as a small form that saves
+to the settings file, like ``mpstudio hw --memory-growth/--memory-limit``.
+
+Saving is a small TOML write, so it happens on the GUI thread; applying the
+settings needs TensorFlow, so the form only emits ``saved`` and the main window
+applies them in its worker, then reports back through ``show_apply_result``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mpstudio.engine.app_settings import (
+    AppSettings,
+    GpuMemorySettings,
+    InvalidSettings,
+    SettingsError,
+    load_settings,
+    save_settings,
+    settings_path,
+)
+from mpstudio.engine.hardware.verdict_rules import Verdict
+from mpstudio.ui.setup.verdict_marks import VERDICT_COLOR
+from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
+
+MAX_LIMIT_MB = 1 << 20  # 1 TiB: above any GPU sold
+_APPLY_LOOK = {  # status -> (prefix, colour)
+    "applied": ("In effect: ", VERDICT_COLOR[Verdict.RECOMMENDED]),
+    "unchanged": ("In effect: ", ""),
+    "no_gpu": ("", VERDICT_COLOR[Verdict.NO_GAIN]),
+    "needs_restart": ("Takes effect at next launch: ", VERDICT_COLOR[Verdict.SLOWER]),
+    "failed": ("Not applied: ", VERDICT_COLOR[Verdict.UNSUPPORTED]),
+}
+ERROR_COLOR = VERDICT_COLOR[Verdict.UNSUPPORTED]
+
+
+class GpuMemoryForm(QWidget):
+    saved = Signal(object)  # the GpuMemorySettings just written to the file
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._saved: GpuMemorySettings | None = None  # None: the file could not be read
+        self.growth_box = QCheckBox("Grow GPU memory as needed")
+        self.growth_box.setToolTip(
+            "Allocate GPU memory as the run needs it instead of reserving most of it at "
+            "start. Exclusive with a limit: TensorFlow refuses both on one GPU.")
+        self.limit_spin = QSpinBox()
+        self.limit_spin.setRange(0, MAX_LIMIT_MB)
+        self.limit_spin.setSingleStep(512)
+        self.limit_spin.setSuffix(" MiB")
+        self.limit_spin.setSpecialValueText("no limit")
+        self.limit_spin.setToolTip("Cap each GPU at this much memory (64 MiB or more); "
+                                   "exclusive with growth")
+        self.save_button = QPushButton("Save")
+        self.file_label = wrapped_label()  # what is saved, or why the file is unusable
+        self.apply_label = wrapped_label()  # what the main window's apply said
+        self.path_label = secondary(wrapped_label())
+
+        limit_row = QHBoxLayout()
+        limit_row.addWidget(QLabel("Limit per GPU"))
+        limit_row.addWidget(self.limit_spin, 1)
+        limit_row.addWidget(self.save_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(heading("GPU memory"))
+        layout.addWidget(secondary(wrapped_label(
+            "TensorFlow reserves most of each GPU's memory when it starts. Growth or a "
+            "limit leaves room for other programs; TensorFlow cannot do both on one GPU.",
+            selectable=False)))
+        layout.addWidget(self.growth_box)
+        layout.addLayout(limit_row)
+        layout.addWidget(self.file_label)
+        layout.addWidget(self.apply_label)
+        layout.addWidget(self.path_label)
+        self.apply_label.hide()
+
+        self.growth_box.toggled.connect(self._growth_toggled)
+        self.limit_spin.valueChanged.connect(self._limit_changed)
+        self.save_button.clicked.connect(self.save)
+        self.reload()
+
+    # ------------------------------------------------------------------ state
+    def settings(self) -> GpuMemorySettings:
+        """What the form says now (not necessarily saved)."""
+        limit = self.limit_spin.value()
+        return GpuMemorySettings(growth=self.growth_box.isChecked(), limit_mb=limit or None)
+
+    def reload(self) -> None:
+        """Show what the settings file holds; a broken file is named, not fatal."""
+        self.path_label.setText(f"Saved in {settings_path()}")
+        try:
+            memory: GpuMemorySettings | None = load_settings().gpu_memory
+        except InvalidSettings as exc:  # parses, wrong values: saving replaces them
+            memory = None
+            self._show_file(f"{exc}. Saving replaces these values.", error=True)
+        except SettingsError as exc:  # does not parse: the engine will not overwrite it
+            memory = None
+            self._show_file(str(exc), error=True)
+        self._saved = memory
+        self._set_form(memory or GpuMemorySettings())
+        if memory is not None:
+            self._show_file(f"Saved setting: {memory.describe()}.")
+        self._update_save_button()
+
+    def save(self) -> bool:
+        """Write the form's values (keeping the file's other tables); emits ``saved``."""
+        memory = self.settings()
+        problems = memory.problems()
+        if problems:
+            self._show_file("; ".join(problems), error=True)
+            return False
+        try:
+            try:
+                current = load_settings()
+            except InvalidSettings:  # the new values replace the wrong ones
+                current = AppSettings()
+            path = save_settings(dataclasses.replace(current, gpu_memory=memory))
+        except SettingsError as exc:
+            self._show_file(str(exc), error=True)
+            return False
+        self._saved = memory
+        self.path_label.setText(f"Saved in {path}")
+        self._show_file(f"Saved setting: {memory.describe()}. New runs use it.")
+        self.apply_label.hide()  # the main window reports the new apply result
+        self._update_save_button()
+        self.saved.emit(memory)
+        return True
+
+    def show_apply_result(self, status: str, message: str) -> None:
+        prefix, color = _APPLY_LOOK.get(status, ("", ""))
+        self.apply_label.setText(prefix + message)
+        self.apply_label.setStyleSheet(f"color: {color};" if color else "")
+        self.apply_label.setToolTip(f"status: {status}")
+        self.apply_label.show()
+
+    # -------------------------------------------------------------- internals
+    def _set_form(self, memory: GpuMemorySettings) -> None:
+        self.growth_box.setChecked(memory.growth)
+        self.limit_spin.setValue(memory.limit_mb or 0)
+
+    def _growth_toggled(self, on: bool) -> None:
+        if on:  # growth replaces a limit, as `mpstudio hw --memory-growth on` does
+            self.limit_spin.setValue(0)
+        self._update_save_button()
+
+    def _limit_changed(self, value: int) -> None:
+        if value:
+            self.growth_box.setChecked(False)
+        self._update_save_button()
+
+    def _update_save_button(self) -> None:
+        self.save_button.setEnabled(self._saved is None or self.settings() != self._saved)
+
+    def _show_file(self, text: str, error: bool = False) -> None:
+        self.file_label.setText(text)
+        self.file_label.setStyleSheet(f"color: {ERROR_COLOR};" if error else "")

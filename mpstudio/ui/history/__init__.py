@@ -1,0 +1,1 @@
+"""The run history panel, its table model, plotting and comparing past runs, the comparison card."""

@@ -1,0 +1,219 @@
+"""The comparison card in the window: float32 against mixed precision, the verdict
+first (the answer users came for), the rule behind it one click away, then the
+figures. The rows are card_text's, so the window, the terminal and the HTML report
+say the same thing.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mpstudio.engine.comparison.card import ComparisonCard, Side
+from mpstudio.engine.comparison.card_text import card_rows, side_heading
+from mpstudio.engine.comparison.verdict import RULE
+from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
+
+PLACEHOLDER = ('Tick "Compare with float32" and run, or select two runs in History and '
+               "click Compare.")
+RULE_LINK = "How is this decided?"
+# verdict kind -> tone; tone -> (text, background, border), the banner's palette
+VERDICT_TONE = {
+    "worth_it": "good",
+    "accuracy_loss": "bad",
+    "incomplete": "bad",
+    "slower": "warn",
+    "no_gain": "warn",
+    "too_short": "warn",
+}
+TONE_COLORS = {
+    "good": ("#14532d", "#ecfdf5", "#86efac"),
+    "bad": ("#7f1d1d", "#fef2f2", "#fca5a5"),
+    "warn": ("#78350f", "#fffbeb", "#fcd34d"),
+}
+COLUMNS = 4  # figure, float32 side, mixed side, change
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
+
+def _side_header(side: Side) -> str:
+    """"float32 baseline (#1, #3)" as two lines."""
+    label, ids = side_heading(side).rsplit(" (", 1)
+    return f"{label}\n({ids}"
+
+
+class ComparisonCardView(QWidget):
+    export_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("comparisonCard")
+        self._card: ComparisonCard | None = None
+
+        self.placeholder = wrapped_label(PLACEHOLDER, selectable=False)
+        self.placeholder.setObjectName("cardPlaceholder")
+        self.placeholder.setProperty("role", "hint")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setContentsMargins(0, 24, 0, 24)
+        self.heading = heading("")
+        self.heading.setObjectName("cardHeading")
+        self.heading.setContentsMargins(0, 0, 0, 0)
+        self.verdict = wrapped_label()
+        self.verdict.setObjectName("verdict")
+        self.rule_link = secondary(QLabel(f'<a href="rule">{RULE_LINK}</a>'))
+        self.rule_link.setObjectName("ruleLink")
+        self.rule_link.setToolTip(RULE)
+        self.rule_link.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.rule_label = secondary(wrapped_label(RULE))
+        self.rule_label.setObjectName("rule")
+        self.rule_label.hide()
+
+        self.table = QTableWidget(0, COLUMNS)
+        self.table.setObjectName("cardTable")
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(True)  # the loss-gap sentence wraps in a narrow window
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # As tall as its rows, never stretched: the card reads as one page, not a box
+        # with its own scrollbar.
+        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        header.setHighlightSections(False)
+        # A new column width re-wraps the rows; refit once the header has settled all
+        # its sections (during sectionResized the other stretched ones are still old).
+        header.sectionResized.connect(self._fit_later)
+        self._fit_pending = False
+
+        self.export_button = QPushButton("Export report…")
+        self.export_button.setObjectName("exportReport")
+        self.export_button.setToolTip("Save the card, the curves and the runs' settings as "
+                                      "an HTML report")
+
+        link_row = QHBoxLayout()
+        link_row.addWidget(self.rule_link)
+        link_row.addStretch(1)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.export_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 10, 10, 10)
+        layout.setSpacing(8)
+        layout.addWidget(self.placeholder)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.verdict)
+        layout.addLayout(link_row)
+        layout.addWidget(self.rule_label)
+        layout.addWidget(self.table)
+        layout.addLayout(buttons)
+        layout.addStretch(1)
+
+        self.rule_link.linkActivated.connect(self.toggle_rule)
+        self.export_button.clicked.connect(self.export_requested)
+        self.clear()
+
+    # ------------------------------------------------------------ public API
+    @property
+    def card(self) -> ComparisonCard | None:
+        return self._card
+
+    def show_card(self, card: ComparisonCard) -> None:
+        self._card = card
+        base, mixed = card.baseline, card.mixed
+        title = f"{base.label} vs {mixed.label}"
+        if card.trials > 1:
+            title += f" · median of {card.trials} trials"
+        self.heading.setText(title)
+        self._show_verdict(card.verdict.kind, card.verdict.sentence)
+        # Two-line headers: the side, then its runs' ids (narrow columns stay readable).
+        self.table.setHorizontalHeaderLabels(
+            ["Figure", _side_header(base), _side_header(mixed), "Change"])
+        rows = card_rows(card)
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, text in enumerate((row.name, row.baseline, row.mixed, row.change)):
+                item = QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(_RIGHT)
+                if row.tip:
+                    item.setToolTip(row.tip)
+                self.table.setItem(r, c, item)
+        self._set_filled(True)
+        self._fit_table()
+
+    def clear(self) -> None:
+        """No card: say how to get one."""
+        self._card = None
+        self.table.setRowCount(0)
+        self.verdict.setText("")
+        self.verdict.setProperty("kind", "")
+        self.verdict.setProperty("tone", "")
+        self._set_filled(False)
+
+    def rows_text(self) -> list[tuple[str, str, str, str]]:
+        """What the table shows, row by row (for tests and copying)."""
+        def text(r: int, c: int) -> str:
+            item = self.table.item(r, c)
+            return item.text() if item is not None else ""
+
+        return [(text(r, 0), text(r, 1), text(r, 2), text(r, 3))
+                for r in range(self.table.rowCount())]
+
+    def header_labels(self) -> list[str]:
+        return [self.table.horizontalHeaderItem(c).text() for c in range(COLUMNS)]
+
+    def toggle_rule(self, *_: object) -> None:
+        self.rule_label.setVisible(not self.rule_label.isVisibleTo(self))
+
+    # ------------------------------------------------------------- internals
+    def _show_verdict(self, kind: str, sentence: str) -> None:
+        tone = VERDICT_TONE.get(kind, "warn")
+        text, background, border = TONE_COLORS[tone]
+        self.verdict.setText(sentence)
+        self.verdict.setProperty("kind", kind)
+        self.verdict.setProperty("tone", tone)
+        self.verdict.setStyleSheet(
+            f"QLabel#verdict {{ color: {text}; background: {background}; border: 1px solid "
+            f"{border}; border-radius: 4px; padding: 8px 10px; font-weight: bold; }}")
+
+    def _set_filled(self, filled: bool) -> None:
+        self.placeholder.setVisible(not filled)
+        for widget in (self.heading, self.verdict, self.rule_link, self.table):
+            widget.setVisible(filled)
+        if not filled:
+            self.rule_label.hide()
+        self.export_button.setEnabled(filled)
+        self.export_button.setVisible(filled)
+
+    def _fit_later(self, *_: object) -> None:
+        if not self._fit_pending:
+            self._fit_pending = True
+            QTimer.singleShot(0, self, self._fit_table)
+
+    def _fit_table(self) -> None:
+        """Rows as tall as their (wrapped) text, the table as tall as its rows."""
+        self._fit_pending = False
+        self.table.resizeRowsToContents()
+        header = self.table.horizontalHeader()
+        # Before the first show the header has no height yet: its size hint does.
+        height = max(header.height(), header.sizeHint().height()) + 2 * self.table.frameWidth()
+        height += sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        if self.table.height() != height or self.table.minimumHeight() != height:
+            self.table.setFixedHeight(height)

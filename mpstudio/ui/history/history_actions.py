@@ -1,0 +1,220 @@
+"""The window's side of the run history: the GUI thread's own connection to it,
+runs interrupted by a crash, the card after a comparison, plotting and comparing
+runs picked in History, re-running one, and File > Export report.
+
+Reading the history is SQLite on a local file (milliseconds), so it happens on the
+GUI thread; TensorFlow never does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from PySide6.QtCore import QObject
+
+from mpstudio.engine.comparison.card import ComparisonCard, build_card, sides_from_history
+from mpstudio.engine.history.records import StoredRun
+from mpstudio.engine.history.replay import replay_events
+from mpstudio.engine.history.store import HistoryError, RunStore
+from mpstudio.engine.spec import RunSpec, SpecError
+from mpstudio.engine.spec_checks import spec_problems
+from mpstudio.engine.trainer.compare_options import CompareOptions
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QDockWidget
+
+    from mpstudio.engine.run_session import TrainingOutcome
+    from mpstudio.ui.charts.live_charts import LiveCharts
+    from mpstudio.ui.history.comparison_card_view import ComparisonCardView
+    from mpstudio.ui.history.history_panel import HistoryPanel
+    from mpstudio.ui.models.workbench_state import WorkbenchState
+    from mpstudio.ui.setup.setup_panel import SetupPanel
+    from mpstudio.ui.window.file_actions import FileActions
+    from mpstudio.ui.window.notices import Notices
+    from mpstudio.ui.window.window_actions import WindowActions
+
+REPORT_FILTER = "HTML report (*.html)"
+T = TypeVar("T")
+
+
+class HistoryActions(QObject):
+    def __init__(self, state: WorkbenchState, notices: Notices, history: HistoryPanel,
+                 card_view: ComparisonCardView, card_dock: QDockWidget, charts: LiveCharts,
+                 setup: SetupPanel, files: FileActions, actions: WindowActions,
+                 start_run: Callable[[], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state, self.notices, self.history = state, notices, history
+        self.card_view, self.card_dock, self.charts = card_view, card_dock, charts
+        self.setup, self.files, self.start_run = setup, files, start_run
+        self.store: RunStore | None = None
+        self.sides: tuple[list[StoredRun], list[StoredRun]] | None = None  # on the card
+        panel = history
+        panel.plot_requested.connect(self.plot_run)
+        panel.compare_requested.connect(self.compare_runs)
+        panel.rerun_requested.connect(self.rerun)
+        panel.deleted.connect(self._deleted)
+        card_view.export_requested.connect(self._report_dialog)
+        actions.export_report.triggered.connect(self._report_dialog)
+
+    def open(self) -> None:
+        """Open the history and mark runs a crash left "running" as interrupted."""
+        try:
+            self.store = RunStore()
+            interrupted = self.store.recover_interrupted()
+        except HistoryError as exc:
+            self.store = None
+            self.history.set_store(None, str(exc))
+            self.notices.log(f"run history unavailable: {exc}", "warning")
+            return
+        self.history.set_store(self.store)
+        if interrupted:
+            ids = ", ".join(f"#{i}" for i in interrupted)
+            self.notices.log(f"{len(interrupted)} run(s) from an earlier session ended with the "
+                           f"app ({ids}): marked interrupted, their metrics kept in History",
+                           "warning")
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    # ------------------------------------------------------------ after a run
+    def after_run(self, outcome: TrainingOutcome) -> None:
+        """Refresh the list, select the new runs and show a comparison's card."""
+        self.history.refresh()
+        if outcome.stored and outcome.history_kept:
+            self.history.select_ids([run.id for run in outcome.stored])
+        if outcome.card is not None:
+            base = [r for r in outcome.stored if r.row.role == "baseline"]
+            mixed = [r for r in outcome.stored if r.row.role == "mixed"]
+            self.show_card(outcome.card, (base[: outcome.card.trials],
+                                          mixed[: outcome.card.trials]))
+
+    def show_card(self, card: ComparisonCard,
+                  sides: tuple[list[StoredRun], list[StoredRun]]) -> None:
+        self.sides = sides
+        self.card_view.show_card(card)
+        self.card_dock.show()
+        self.card_dock.raise_()
+        self.state.update(comparison_shown=True)
+
+    # ------------------------------------------------------------ from History
+    def _busy(self) -> bool:
+        if self.state.training:
+            self.notices.banner("A run is in progress: its charts are live. Plot or compare "
+                               "runs from History when it has ended.", "info")
+            return True
+        return self.store is None
+
+    def _load(self, action: str, load: Callable[[], T]) -> T | None:
+        try:
+            return load()
+        except HistoryError as exc:
+            self.notices.banner(f"Cannot {action}: {exc}", "error")
+            self.notices.log(f"cannot {action}: {exc}", "error")
+            return None
+
+    def plot_run(self, run_id: int) -> None:
+        if self._busy():
+            return
+        assert self.store is not None
+        store = self.store
+        run = self._load(f"plot run #{run_id}", lambda: store.run(run_id))
+        if run is None:
+            return
+        self.charts.clear()
+        self.charts.add_events(replay_events(run))
+        self.charts.finish()
+        self.notices.banner(f"Showing {run.title()} from History: {run.status}", "info")
+
+    def compare_runs(self, a: int, b: int) -> None:
+        if self._busy():
+            return
+        assert self.store is not None
+        store = self.store
+        sides = self._load(f"compare #{a} and #{b}", lambda: sides_from_history(store, a, b))
+        if sides is None:
+            return
+        base, mixed = sides
+        card = build_card(base, mixed)
+        # The first trial of each side on the charts (the card has the medians of all).
+        self.charts.clear()
+        self.charts.add_events(replay_events(base[0], baseline=True))
+        self.charts.add_events(replay_events(mixed[0]))
+        self.charts.finish()
+        self.show_card(card, (list(base), list(mixed)))
+        self.notices.banner(f"Comparing {base[0].title()} with {mixed[0].title()}: "
+                           f"{card.verdict.sentence}", "info")
+
+    def rerun(self, run_id: int) -> None:
+        """Fill the form with the run's spec (a comparison's: the mixed spec with the
+        comparison ticked) and start it."""
+        if self._busy():
+            return
+        assert self.store is not None
+        store = self.store
+        run = self._load(f"re-run #{run_id}", lambda: store.run(run_id, metrics=False))
+        if run is None:
+            return
+        spec_dict, compare = run.spec, None
+        if run.row.comparison is not None:
+            mixed = [r for r in store.comparison_runs(run.row.comparison) if r.role == "mixed"]
+            if mixed:
+                spec_dict = store.run(mixed[0].id, metrics=False).spec
+            math_mode = "float32" if run.hardware.get("float32_math") == "float32" else "auto"
+            compare = CompareOptions(run.row.trials, math_mode)
+        try:
+            spec = RunSpec.from_dict(spec_dict)
+            problems = spec_problems(spec)
+        except SpecError as exc:
+            problems = exc.problems
+        if problems:
+            text = f"Cannot re-run #{run_id}: " + "; ".join(problems)
+            self.notices.banner(text, "error")
+            self.notices.log(text, "error")
+            return
+        self.setup.set_spec(spec)
+        self.setup.set_comparison(compare is not None, compare or CompareOptions())
+        self.notices.log(f"re-running the spec of #{run_id}")
+        self.start_run()
+
+    def _deleted(self, ids: list) -> None:
+        self.notices.log(f"deleted {len(ids)} run(s) from History: "
+                       + ", ".join(f"#{i}" for i in ids))
+        if self.sides and {r.id for side in self.sides for r in side} & set(ids):
+            self.sides = None
+            self.card_view.clear()
+            self.state.update(comparison_shown=False)
+
+    # ----------------------------------------------------------------- report
+    def _report_dialog(self) -> None:
+        if self.sides is None:
+            return
+        base, mixed = self.sides
+        name = f"compare-{base[0].id}-{mixed[0].id}.html"
+        path = self.files.ask_save_path("Export the comparison report", REPORT_FILTER, name)
+        if path:
+            self.files.remember(path)
+            self.export_report(path)
+
+    def export_report(self, path: str) -> bool:
+        """The card's runs as an HTML page and a CSV of their metrics beside it."""
+        from mpstudio.engine.report.html_report import ReportError, write_report
+
+        if self.sides is None:
+            self.notices.banner("There is no comparison to report: compare two runs first",
+                               "error")
+            return False
+        target = Path(path if path.lower().endswith((".html", ".htm")) else path + ".html")
+        try:
+            files = write_report(*self.sides, target)
+        except ReportError as exc:
+            self.notices.banner(f"Export report failed, nothing was written: {exc}", "error")
+            self.notices.log(f"export report failed: {exc}", "error")
+            return False
+        self.notices.log(f"exported the comparison report {files.html} and its metrics "
+                       f"{files.csv}", "success")
+        self.notices.status(f"exported {files.html}")
+        return True

@@ -1,0 +1,1 @@
+"""Small widgets and label helpers every panel uses."""

@@ -1,0 +1,139 @@
+"""The File menu: import a dataset, open and save run configs, save the charts
+(Export model… is export_actions.py's). Each action is a dialog (``ask_*``, replaced
+in tests) and a method that does the work with a path, reporting problems in the window."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QFileDialog
+
+from mpstudio.engine.datasets.registry import dataset_problems
+from mpstudio.engine.spec import SpecError
+from mpstudio.engine.spec_checks import load_spec, spec_problems
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from mpstudio.ui.charts.live_charts import LiveCharts
+    from mpstudio.ui.setup.setup_panel import SetupPanel
+    from mpstudio.ui.window.notices import Notices
+    from mpstudio.ui.window.window_actions import WindowActions
+
+DATA_FILTER = "Datasets (*.npz *.csv);;NumPy archives (*.npz);;CSV tables (*.csv)"
+CONFIG_FILTER = "Run configs (*.toml)"
+CHART_FILTER = "PNG image (*.png);;SVG image (*.svg)"
+
+
+class FileActions(QObject):
+    def __init__(self, notices: Notices, setup: SetupPanel, charts: LiveCharts,
+                 actions: WindowActions, window: QWidget) -> None:
+        super().__init__(window)
+        self.notices, self.setup, self.charts = notices, setup, charts
+        self.window = window  # the file dialogs' parent
+        a = actions
+        a.import_dataset.triggered.connect(self._import_file_dialog)
+        a.open_config.triggered.connect(self._open_dialog)
+        a.save_config.triggered.connect(self._save_dialog)
+        a.save_charts.triggered.connect(self._charts_dialog)
+        setup.dataset.import_file_requested.connect(self._import_file_dialog)
+        setup.dataset.import_folder_requested.connect(self._import_folder_dialog)
+        self.folder = str(Path.home())
+
+    # ------------------------------------------------------------- dialogs
+    def ask_open_path(self, title: str, file_filter: str) -> str:
+        path, _ = QFileDialog.getOpenFileName(self.window, title, self.folder, file_filter)
+        return path
+
+    def ask_folder(self, title: str) -> str:
+        return QFileDialog.getExistingDirectory(self.window, title, self.folder)
+
+    def ask_save_path(self, title: str, file_filter: str, name: str) -> str:
+        path, _ = QFileDialog.getSaveFileName(self.window, title, str(Path(self.folder) / name),
+                                              file_filter)
+        return path
+
+    def remember(self, path: str) -> str:
+        if path:
+            self.folder = str(Path(path).parent)
+        return path
+
+    def _import_file_dialog(self) -> None:
+        path = self.remember(self.ask_open_path("Import a dataset file", DATA_FILTER))
+        if path:
+            self.import_dataset(path)
+
+    def _import_folder_dialog(self) -> None:
+        path = self.remember(self.ask_folder("Import an image folder (one sub-folder a class)"))
+        if path:
+            self.import_dataset(path)
+
+    def _open_dialog(self) -> None:
+        path = self.remember(self.ask_open_path("Open a run config", CONFIG_FILTER))
+        if path:
+            self.open_config(path)
+
+    def _save_dialog(self) -> None:
+        path = self.remember(self.ask_save_path("Save the run config", CONFIG_FILTER, "run.toml"))
+        if path:
+            self.save_config(path)
+
+    def _charts_dialog(self) -> None:
+        path = self.remember(self.ask_save_path("Save the charts", CHART_FILTER, "charts.png"))
+        if path:
+            self.save_charts(path)
+
+    # ---------------------------------------------------------------- work
+    def import_dataset(self, path: str) -> bool:
+        path = str(Path(path).expanduser().resolve())
+        problems = dataset_problems(path, {})
+        if problems:
+            self._problem(f"Cannot import {path}: " + "; ".join(problems))
+            return False
+        self.setup.dataset.add_path(path, {})
+        self.notices.log(f"imported {path}")
+        return True
+
+    def open_config(self, path: str) -> bool:
+        try:
+            spec = load_spec(path)
+            problems = spec_problems(spec)
+        except SpecError as exc:
+            problems = exc.problems
+        if problems:
+            self._problem(f"Cannot open {path}: " + "; ".join(problems))
+            return False
+        self.setup.set_spec(spec)
+        self.notices.log(f"opened run config {path}")
+        return True
+
+    def save_config(self, path: str) -> bool:
+        path = _with_suffix(path, ".toml")
+        try:
+            self.setup.spec().save(path)
+        except OSError as exc:
+            self._problem(f"Cannot save {path}: {exc.strerror or exc}")
+            return False
+        self.notices.log(f"saved run config {path} (mpstudio train --config {path} runs it)")
+        return True
+
+    def save_charts(self, path: str) -> bool:
+        if Path(path).suffix.lower() not in (".png", ".svg"):
+            path = _with_suffix(path, ".png")
+        try:
+            self.charts.save(path)
+        except (OSError, ValueError) as exc:
+            self._problem(f"Cannot save the charts to {path}: {exc}")
+            return False
+        self.notices.log(f"saved the charts to {path}")
+        return True
+
+    def _problem(self, text: str) -> None:
+        self.notices.banner(text, "error")
+        self.notices.log(text, "error")
+
+
+def _with_suffix(path: str, suffix: str) -> str:
+    return path if Path(path).suffix.lower() == suffix else path + suffix

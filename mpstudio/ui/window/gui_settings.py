@@ -1,0 +1,111 @@
+"""What the window remembers between launches (QSettings, an INI file beside the
+engine's settings.toml): the last run's setup, imported datasets, window geometry.
+
+A saved value that no longer makes sense (a dataset file since deleted, a value
+from an older release) is dropped with a note, never an error at start-up.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings
+
+from mpstudio.engine.app_settings import settings_path
+from mpstudio.engine.spec import RunSpec, SpecError
+from mpstudio.engine.spec_checks import spec_problems
+from mpstudio.engine.trainer.compare_options import CompareOptions, comparison_problems
+
+
+def open_settings() -> QSettings:
+    path = settings_path().with_name("window.ini")
+    return QSettings(str(path), QSettings.Format.IniFormat)
+
+
+class GuiSettings:
+    def __init__(self, store: QSettings) -> None:
+        self.store = store
+
+    # ------------------------------------------------------------- the run
+    def save_run(self, spec: RunSpec, with_baseline: bool,
+                 paths: dict[str, dict[str, Any]]) -> None:
+        self.store.setValue("run/spec", spec.to_toml())
+        self.store.setValue("run/baseline", with_baseline)
+        self.store.setValue("data/imported", json.dumps(paths))
+
+    def load_run(self) -> tuple[RunSpec, bool, dict[str, dict[str, Any]], list[str]]:
+        """(spec, baseline box, imported paths, notes on what was dropped)."""
+        notes: list[str] = []
+        paths = self._imported(notes)
+        spec = RunSpec()
+        text = self.store.value("run/spec", "")
+        if text:
+            try:
+                spec = RunSpec.from_toml(str(text))
+            except SpecError as exc:
+                notes.append(f"the last session's setup could not be read ({exc}); "
+                             "starting from the defaults")
+        from mpstudio.engine.datasets.registry import is_registered
+
+        problems = spec_problems(spec)
+        if problems and isinstance(spec.dataset, str) and not is_registered(spec.dataset):
+            notes.append(f"the last dataset is gone ({problems[0]}); using digits")
+            paths.pop(spec.dataset, None)
+            spec = spec.replace(dataset="digits", dataset_options={})
+            problems = spec_problems(spec)
+        if problems:
+            notes.append("the last session's setup no longer works (" + "; ".join(problems)
+                         + "); starting from the defaults")
+            spec = RunSpec()
+        baseline = str(self.store.value("run/baseline", "false")).lower() == "true"
+        return spec, baseline, paths, notes
+
+    def save_compare(self, options: CompareOptions) -> None:
+        self.store.setValue("run/trials", options.repeats)
+        self.store.setValue("run/baseline_math", options.baseline)
+
+    def load_compare(self) -> CompareOptions:
+        """The comparison fields; anything unreadable falls back to the default."""
+        try:
+            repeats = int(str(self.store.value("run/trials", 1)))
+        except ValueError:
+            repeats = 1
+        math_mode = str(self.store.value("run/baseline_math", "auto"))
+        spec = RunSpec(precision="mixed_float16")
+        if comparison_problems(spec, repeats, "auto"):
+            repeats = 1
+        if comparison_problems(spec, 1, math_mode):
+            math_mode = "auto"
+        return CompareOptions(repeats, math_mode)
+
+    def _imported(self, notes: list[str]) -> dict[str, dict[str, Any]]:
+        from mpstudio.engine.datasets.registry import dataset_problems
+
+        try:
+            raw = json.loads(str(self.store.value("data/imported", "{}")))
+        except ValueError:
+            return {}
+        if not isinstance(raw, dict):
+            return {}
+        kept = {}
+        for path, options in raw.items():
+            if isinstance(options, dict) and not dataset_problems(path, options):
+                kept[path] = options
+            else:
+                notes.append(f"forgot the imported dataset {path}: it is no longer readable")
+        return kept
+
+    # ----------------------------------------------------------- the window
+    def save_window(self, geometry: QByteArray, state: QByteArray) -> None:
+        self.store.setValue("window/geometry", geometry)
+        self.store.setValue("window/state", state)
+
+    def window(self) -> tuple[QByteArray | None, QByteArray | None]:
+        geometry = self.store.value("window/geometry")
+        state = self.store.value("window/state")
+        return (geometry if isinstance(geometry, QByteArray) else None,
+                state if isinstance(state, QByteArray) else None)
+
+    def sync(self) -> None:
+        self.store.sync()

@@ -1,0 +1,398 @@
+"""The workbench window: setup on the left, live charts in the middle, the hardware
+check on the right, the log below. Everything TensorFlow does happens in the engine
+process (EngineClient); this class only wires panels, jobs, events and the one
+WorkbenchState together. Which controls are enabled follows ``controls(state)``."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mpstudio.engine.run_session import TrainingOutcome
+from mpstudio.ui.charts.live_charts import LiveCharts
+from mpstudio.ui.engine_client.background_work import BackgroundWork
+from mpstudio.ui.engine_client.engine_client import EngineClient
+from mpstudio.ui.engine_client.run_controller import RunController
+from mpstudio.ui.export.export_actions import ExportActions
+from mpstudio.ui.hardware.doctor_dialog import DoctorActions
+from mpstudio.ui.hardware.hardware_panel import HardwarePanel
+from mpstudio.ui.history.comparison_card_view import ComparisonCardView
+from mpstudio.ui.history.history_actions import HistoryActions
+from mpstudio.ui.history.history_panel import HistoryPanel
+from mpstudio.ui.models.run_progress import RunProgress
+from mpstudio.ui.models.workbench_state import WorkbenchState, controls
+from mpstudio.ui.setup.setup_panel import SetupPanel
+from mpstudio.ui.window.file_actions import FileActions
+from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
+from mpstudio.ui.window.help_dialogs import AboutDialog, MixedPrecisionHelp
+from mpstudio.ui.window.log_panel import LogPanel
+from mpstudio.ui.window.notices import Notices
+from mpstudio.ui.window.run_outcome import describe_outcome
+from mpstudio.ui.window.tensorboard_actions import TensorBoardActions
+from mpstudio.ui.window.versions import ui_versions
+from mpstudio.ui.window.window_actions import build_actions
+
+CLOSE_WAIT_SECONDS = 5.0  # closing during a run: how long it may take to stop
+
+
+class MainWindow(QMainWindow):
+    run_ended = Signal(str)  # finished | stopped | failed | diverged
+    closed = Signal()  # really closed (after a run in progress has stopped)
+
+    def __init__(self, settings: QSettings | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle("mpstudio — mixed-precision workbench")
+        self.state = WorkbenchState()
+        self.engine = EngineClient(self)
+        self.runs = RunController(self.engine, self.state, parent=self)
+        self.settings = GuiSettings(settings if settings is not None else open_settings())
+        self.versions = ui_versions()
+        self._closing = False
+        self._closed = False
+        self._close_deadline = QTimer(self)  # closing during a run: then end the engine
+        self._close_deadline.setObjectName("closeDeadline")
+        self._close_deadline.setSingleShot(True)
+        self._close_deadline.setInterval(int(CLOSE_WAIT_SECONDS * 1000))
+        self._close_deadline.timeout.connect(self._end_engine_now)
+        self._build()
+        self.actions = build_actions(self)
+        self.notices = Notices(self.log, self.status_text, self.banner)
+        # Each collaborator gets the pieces it works with, never the window.
+        state, engine, notices, a = self.state, self.engine, self.notices, self.actions
+        self.background = BackgroundWork(engine, state, notices, self.setup, self.hardware,
+                                         self.device_label, a, self.versions, self)
+        self.files = FileActions(notices, self.setup, self.charts, a, self)
+        self.history_actions = HistoryActions(
+            state, notices, self.history, self.card_view, self.card_dock, self.charts,
+            self.setup, self.files, a, self.start_run, self)
+        self.exports = ExportActions(engine, state, notices, self.files, self.history,
+                                     lambda: self.history_actions.store, a.export_model, self)
+        self.tensorboard = TensorBoardActions(state, notices, self.history,
+                                              a.open_tensorboard, self)
+        self.doctor = DoctorActions(engine, state, notices, a.check_training, self)
+        self._connect()
+        self._restore()
+        self.history_actions.open()
+        self.state.observe(self._show_state)
+        self._show_state(self.state)
+
+    @property
+    def last_outcome(self) -> TrainingOutcome | None:
+        return self.state.last_outcome
+
+    # ------------------------------------------------------------- layout
+    def _build(self) -> None:
+        self.setup = SetupPanel()
+        scroll = QScrollArea()
+        scroll.setWidget(self.setup)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(self.setup.sizeHint().width() + 24)
+        setup_dock = self._dock("Setup", "setupDock", scroll, Qt.DockWidgetArea.LeftDockWidgetArea)
+        setup_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
+
+        self.banner = QLabel()
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.banner.hide()
+        self.charts = LiveCharts()
+        center = QWidget()
+        layout = QVBoxLayout(center)
+        layout.setContentsMargins(6, 6, 6, 0)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.charts, 1)
+        self.setCentralWidget(center)
+
+        self.hardware = HardwarePanel()
+        hardware_dock = self._dock("Hardware", "hardwareDock", self.hardware,
+                                   Qt.DockWidgetArea.LeftDockWidgetArea)
+        hardware_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                                  | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.log = LogPanel()
+        log_dock = self._dock("Log", "logDock", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.history = HistoryPanel()
+        history_dock = self._dock("History", "historyDock", self.history,
+                                  Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.history_dock = history_dock
+        self.card_view = ComparisonCardView()
+        card_scroll = QScrollArea()
+        card_scroll.setWidget(self.card_view)
+        card_scroll.setWidgetResizable(True)
+        card_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.card_dock = self._dock("Comparison", "comparisonDock", card_scroll,
+                                    Qt.DockWidgetArea.RightDockWidgetArea)
+        self._tab_groups = ((setup_dock, hardware_dock), (log_dock, history_dock))
+        self._saved_state: QByteArray | None = None
+        self._arranged = False
+
+        self.status_text = QLabel("Loading TensorFlow…")
+        self.status_text.setObjectName("statusText")
+        self.progress = QProgressBar()
+        self.progress.setObjectName("runProgress")
+        self.progress.setRange(0, 1000)
+        self.progress.setMaximumWidth(260)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.device_label = QLabel("device: detecting…")
+        self.device_label.setObjectName("deviceLabel")
+        bar = self.statusBar()
+        bar.addWidget(self.status_text, 1)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.device_label)
+        self.resize(1480, 940)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._arranged:
+            self._arrange_docks()
+
+    def _arrange_docks(self) -> None:
+        """Tab the docks together, then restore the saved layout. Done at the first show:
+        Qt 6.11 tabifying two groups before the window is laid out leaves a stale second
+        tab bar painted over the left docks."""
+        self._arranged = True
+        for first, second in self._tab_groups:
+            self.tabifyDockWidget(first, second)  # side by side they would squeeze the charts
+            first.raise_()
+        self.resizeDocks([self._tab_groups[1][0]], [230], Qt.Orientation.Vertical)
+        self.resizeDocks([self.card_dock], [440], Qt.Orientation.Horizontal)
+        if self._saved_state is not None:
+            self.restoreState(self._saved_state)
+        else:  # a first launch: the charts get the width until there is a card to show
+            self.card_dock.hide()
+
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _connect(self) -> None:
+        a = self.actions
+        a.start.triggered.connect(self.start_run)
+        a.stop.triggered.connect(self.stop_run)
+        a.quit.triggered.connect(self.close)
+        a.help_page.triggered.connect(lambda: self._show_dialog(MixedPrecisionHelp(self)))
+        a.about.triggered.connect(lambda: self._show_dialog(
+            AboutDialog(self.versions, self.state.ready, self)))
+        self.setup.run_clicked.connect(self.start_run)
+        self.setup.stop_clicked.connect(self.stop_run)
+        self.runs.events.connect(self._on_events)
+        self.runs.finished.connect(self._on_run_finished)
+        self.runs.failed.connect(self._on_run_failed)
+        self.engine.jobs_changed.connect(self.maybe_finish_close)
+
+    def start_background(self) -> None:
+        """Start the engine process, which loads TensorFlow; then check the hardware
+        (call after the window is shown)."""
+        self.background.start()
+
+    # ----------------------------------------------------------------- runs
+    def start_run(self) -> None:
+        if not self.state.idle:
+            return
+        spec = self.setup.spec()
+        comparison = self.setup.comparison()
+        problems = self.runs.start(spec, comparison)
+        if problems:
+            self.notices.banner("Cannot start: " + "; ".join(problems), "error")
+            self.notices.log("cannot start: " + "; ".join(problems), "error")
+            return
+        self.save_settings()
+        self.charts.clear()
+        self.state.update(last_outcome=None)
+        self.notices.hide_banner()
+        baseline = ""
+        if comparison is not None:
+            trials = f", {comparison.repeats} trials each" if comparison.repeats > 1 else ""
+            baseline = f" compared with float32{trials}"
+        strategy = spec.distribute.strategy
+        where = f" with the {strategy} strategy" if strategy != "default" else ""
+        self.notices.log(f"starting {spec.precision} on {spec.dataset} / {spec.template}"
+                     f"{where}{baseline}")
+        self.notices.status("loading the data…")
+        self.progress.setValue(0)
+        self.progress.show()
+
+    def stop_run(self) -> None:
+        """Stop before the next batch; once Stop now is offered, end the engine process."""
+        if self.state.run == "stuck":
+            self.notices.log("stop now: ending the engine process; what the run measured is kept")
+            self.notices.status("ending the engine process…")
+            self.runs.stop_now()
+        elif self.state.run == "running":
+            self.runs.stop()
+            self.notices.status("stopping before the next batch…")
+            self.notices.log("stop requested: the run ends before its next batch")
+
+    def _on_events(self, batch: list) -> None:
+        progress: RunProgress = self.runs.progress
+        for event in batch:
+            for level, text in progress.update(event):
+                self.notices.log(text, level)
+            model = getattr(event, "model", None)
+            if model is not None:  # RunStarted: the real model, as built for this run
+                self.setup.layers.show_summary(model, event.spec.get("template", model.name))
+                self.device_label.setText(f"device: {progress.device}")
+        self.charts.add_events(batch)
+        if not self.runs.stopping:
+            self.notices.status(progress.status_text())
+        fraction = progress.fraction if progress.runs_started else progress.loading_fraction
+        self.progress.setValue(int(1000 * (fraction or 0.0)))
+
+    def _flush_progress(self) -> None:
+        """What the progress held back (an out-of-memory failure no retry followed)."""
+        for level, text in self.runs.progress.finish():
+            self.notices.log(text, level)
+
+    def _on_run_finished(self, outcome: TrainingOutcome) -> None:
+        self._flush_progress()
+        self.charts.finish()
+        self.state.update(last_outcome=outcome if outcome.results else None)
+        status, text, level = describe_outcome(outcome)
+        self.notices.banner(text, level)
+        self.notices.status(f"{status}: {text.splitlines()[-1]}")
+        self.history_actions.after_run(outcome)
+        self._run_done(status)
+
+    def _on_run_failed(self, message: str) -> None:
+        self._flush_progress()
+        self.charts.finish()
+        stopped = message.startswith("stopped")
+        crashed = message.startswith("the engine process")
+        text = message[:1].upper() + message[1:] if stopped or crashed \
+            else f"The run could not start: {message}"
+        self.notices.banner(text, "info" if stopped else "error")
+        self.notices.log(message, "info" if stopped else "error")
+        self.notices.status("stopped" if stopped else "the engine process ended"
+                                 if crashed else "the run could not start")
+        self._run_done("stopped" if stopped else "failed")
+
+    def _run_done(self, status: str) -> None:
+        self.progress.hide()
+        self.setup.dataset.refresh_labels()  # a download makes a dataset offline
+        self.background.after_run()
+        self.run_ended.emit(status)
+        self.maybe_finish_close()
+
+    # ----------------------------------------------------------- the state
+    def _show_state(self, state: WorkbenchState) -> None:
+        """Every control follows the one state (see ``controls``)."""
+        c = controls(state)
+        self.setup.set_state(tf_ready=c.start or state.training, running=state.training,
+                             stop_now=c.stop_now)
+        busy = state.busy_reason()
+        self.setup.run_button.setToolTip(
+            "" if c.start or state.training else
+            f"{busy}: wait for it to end (or stop it)" if busy else "")
+        a = self.actions
+        a.start.setEnabled(c.start)
+        a.stop.setEnabled(c.stop)
+        a.stop.setText("Stop &now" if c.stop_now else "S&top")
+        a.measure.setEnabled(c.measure)
+        a.hardware_check.setEnabled(c.hardware_check)
+        a.open_config.setEnabled(c.open_config)
+        a.import_dataset.setEnabled(c.import_dataset)
+        a.export_model.setEnabled(c.export_model)
+        a.export_report.setEnabled(c.export_report)
+        self.hardware.set_run_active(state.training)
+        if state.run == "stuck":
+            self.notices.status("the run has not stopped yet (tracing or a long "
+                                     "step): Stop now ends the engine process")
+        self.exports.follow_state()
+
+    def _show_dialog(self, dialog: QWidget) -> None:
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+
+    # ------------------------------------------------------------ settings
+    def _restore(self) -> None:
+        spec, baseline, paths, notes = self.settings.load_run()
+        for path, options in paths.items():
+            self.setup.dataset.add_path(path, options, select=False)
+        self.setup.set_spec(spec)
+        self.setup.set_comparison(baseline, self.settings.load_compare())
+        for note in notes:
+            self.notices.log(note, "warning")
+        geometry, state = self.settings.window()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        self._saved_state = state  # applied at the first show, after the docks are tabbed
+
+    def save_settings(self) -> None:
+        self.settings.save_run(self.setup.spec(), self.setup.baseline.isChecked(),
+                               self.setup.dataset.path_options())
+        self.settings.save_compare(self.setup.compare_options())
+        self.settings.save_window(self.saveGeometry(), self.saveState())
+        self.settings.sync()
+
+    # -------------------------------------------------------------- closing
+    def confirm_close(self) -> bool:
+        """Ask before ending a run in progress (tests replace this)."""
+        answer = QMessageBox.question(
+            self, "Stop the run and quit?",
+            "A run is in progress. Stop it and quit mpstudio?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self._closed:
+            event.accept()
+            return
+        if self.runs.active and not self._closing and not self.confirm_close():
+            event.ignore()
+            return
+        if not self._closing:
+            self.save_settings()
+        if self.engine.busy:
+            # Stop what runs (a run records itself as stopped), then close for real once
+            # the engine is idle; a job that does not stop in time ends with the process.
+            if not self._closing:
+                self._closing = True
+                self.engine.restart_on_end = False
+                self.runs.stop()
+                self.engine.cancel_all()
+                self._close_deadline.start()
+            self.notices.status("stopping before closing…")
+            self.hide()
+            event.ignore()
+            return
+        self._close_deadline.stop()
+        self.shutdown()
+        self._closed = True
+        self.charts.finish()
+        self.background.stop_timers()
+        event.accept()
+        self.exports.close_dialog()  # a dialog left open would keep the app running
+        self.doctor.close_dialog()
+        self.closed.emit()
+
+    def _end_engine_now(self) -> None:
+        if self._closing and not self._closed and self.engine.busy:
+            self.runs.stop_now()
+            self.engine.stop_now()
+
+    def maybe_finish_close(self) -> None:
+        if self._closing and not self._closed and not self.engine.busy:
+            self.close()
+
+    def shutdown(self) -> None:
+        """End the engine process (idle or cancelled by now) and TensorBoard."""
+        self.runs.stop()
+        self.tensorboard.shutdown()
+        self.engine.shutdown()
+        self.history_actions.close()

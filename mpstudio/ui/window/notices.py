@@ -1,0 +1,40 @@
+"""What the window tells its user, in three places: the log (everything, kept), the
+status line (what is happening now) and the banner (what the user must read). The
+action modules get this, not the window."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel
+
+from mpstudio.ui.window.log_panel import LogPanel
+
+
+class Notices:
+    def __init__(self, log: LogPanel, status: QLabel, banner: QLabel) -> None:
+        self._log = log
+        self._status = status
+        self._banner = banner
+
+    def log(self, text: str, level: str = "info") -> None:
+        """level: info | note | success | warning | error."""
+        self._log.add(text, level)
+
+    def status(self, text: str) -> None:
+        self._status.setText(text)
+
+    def banner(self, text: str, level: str = "info") -> None:
+        """level: info | success | error (the banner's colour)."""
+        banner = self._banner
+        banner.setText(text)
+        banner.setProperty("level", level)
+        banner.style().unpolish(banner)
+        banner.style().polish(banner)
+        banner.show()
+
+    def hide_banner(self) -> None:
+        self._banner.hide()
+
+    def problem(self, text: str) -> None:
+        """Something the user asked for could not be done: the banner and the log."""
+        self.banner(text, "error")
+        self.log(text, "error")

@@ -1,0 +1,181 @@
+"""Run > Open in TensorBoard: the TensorBoard logs of the runs selected in History
+(several side by side), or else of the last run trained in this window, in the
+browser.
+
+Starting TensorBoard takes seconds, so it starts on a plain Python thread (it runs
+no TensorFlow here: a child process and HTTP polling); the result comes back to
+the GUI thread through a queued signal. One server per window: opening the same
+logs again reuses it, other logs replace it, and the window's shutdown stops it.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QMessageBox
+
+from mpstudio.engine.history.run_models import run_folder
+from mpstudio.engine.tensorboard_launch import (
+    INSTALL_HINT,
+    NO_LOGS_HINT,
+    TensorBoardServer,
+    has_logs,
+    start_tensorboard,
+    tensorboard_available,
+)
+from mpstudio.engine.tensorboard_log import LOGS_FOLDER
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QWidget
+
+    from mpstudio.ui.history.history_panel import HistoryPanel
+    from mpstudio.ui.models.workbench_state import WorkbenchState
+    from mpstudio.ui.window.notices import Notices
+
+TITLE = "Open in TensorBoard"
+
+
+class TensorBoardActions(QObject):
+    _started = Signal(object, object, str)  # request id, TensorBoardServer | None, error
+
+    def __init__(self, state: WorkbenchState, notices: Notices, history: HistoryPanel,
+                 action: QAction, window: QWidget) -> None:
+        super().__init__(window)
+        self.state, self.notices, self.history = state, notices, history
+        self.window = window  # the message boxes' parent
+        self.server: TensorBoardServer | None = None
+        self._thread: threading.Thread | None = None
+        self._cancel = threading.Event()
+        self._request = 0
+        self._starting: dict[str, Path] | None = None  # the folders a start is under way for
+        self._started.connect(self._on_started)
+        action.triggered.connect(self.open_runs)
+
+    # ------------------------------------------------------------ choosing
+    def run_ids(self) -> list[int]:
+        """The runs selected in History, or else the last run trained in this window."""
+        selected = self.history.selected_ids()
+        if selected:
+            return selected
+        outcome = self.state.last_outcome
+        if outcome is not None and outcome.history_kept and outcome.stored:
+            return [outcome.stored[-1].id]
+        return []
+
+    def open_runs(self) -> None:
+        ids = self.run_ids()
+        if not ids:
+            self.inform("There is no run to show: select one in History, or train one.")
+            return
+        if not tensorboard_available():
+            self.inform("TensorBoard is not installed here. Install it with:\n\n"
+                        f"    {INSTALL_HINT}\n\nthen choose Run > Open in TensorBoard again.")
+            return
+        folders = {f"run{i}": folder for i in ids
+                   if (folder := logs_folder(i)) is not None and has_logs(folder)}
+        if not folders:
+            which = f"Run #{ids[0]} has" if len(ids) == 1 else "None of the selected runs has"
+            self.inform(f"{which} no TensorBoard logs. To get them, {NO_LOGS_HINT}.")
+            return
+        self.open_logs(folders)
+
+    # ------------------------------------------------------------ starting
+    def open_logs(self, folders: dict[str, Path]) -> None:
+        """Show ``folders`` (name -> logs folder): reuse the running server when it shows
+        the same, otherwise start one off the GUI thread."""
+        single = next(iter(folders.values())) if len(folders) == 1 else None
+        wanted = {"": single} if single is not None else dict(folders)  # as the server has it
+        if self.server is not None and self.server.running and self.server.logdirs == wanted:
+            self._show(self.server)
+            return
+        if self._starting == wanted:
+            return  # already on its way
+        self.stop()
+        self._request += 1
+        self._starting = wanted
+        self._cancel = threading.Event()
+        cancel, request = self._cancel, self._request
+        spec = single if single is not None else wanted
+        text = "starting TensorBoard…"
+        self.notices.status(text)
+        self.notices.log(f"{text} (logs: {_describe(folders)})")
+        self._thread = threading.Thread(
+            target=self._start, args=(spec, request, cancel), name="mpstudio-tensorboard",
+            daemon=True)
+        self._thread.start()
+
+    def _start(self, spec: Path | dict[str, Path], request: int,
+               cancel: threading.Event) -> None:
+        """On the starter thread: start the server, hand the result to the GUI thread."""
+        try:
+            server = start_tensorboard(spec, should_stop=cancel.is_set)
+        except InterruptedError:
+            return
+        except Exception as exc:  # a message for people, never a traceback in a dialog
+            self._started.emit(request, None, str(exc) or type(exc).__name__)
+            return
+        if cancel.is_set():
+            server.stop()
+            return
+        self._started.emit(request, server, "")
+
+    def _on_started(self, request: int, server: TensorBoardServer | None, error: str) -> None:
+        if request != self._request or self._cancel.is_set():
+            if server is not None:
+                server.stop()  # superseded or closing
+            return
+        self._starting = None
+        if server is None:
+            self.notices.status("TensorBoard could not start")
+            self.notices.log(f"TensorBoard could not start: {error}", "error")
+            self.notices.banner(f"TensorBoard could not start: {error.splitlines()[0]}",
+                               "error")
+            return
+        self.server = server
+        self._show(server)
+
+    def _show(self, server: TensorBoardServer) -> None:
+        url = server.url.rstrip("/")
+        text = f"TensorBoard at {url} (logs: {_describe(server.logdirs)})"
+        self.notices.status(text)
+        self.notices.log(text, "success")
+        self.open_url(server.url)
+
+    def open_url(self, url: str) -> None:
+        """Open ``url`` in the browser (tests replace this)."""
+        QDesktopServices.openUrl(QUrl(url))
+
+    def inform(self, text: str) -> None:
+        QMessageBox.information(self.window, TITLE, text)
+
+    # ------------------------------------------------------------- stopping
+    def stop(self) -> None:
+        """Stop the server and any start under way."""
+        self._cancel.set()
+        self._starting = None
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+    def shutdown(self) -> None:
+        """The window closes: stop everything and wait for the starter thread."""
+        self.stop()
+        if self._thread is not None:
+            self._thread.join(10)
+            self._thread = None
+
+
+def logs_folder(run_id: int) -> Path | None:
+    folder = run_folder(run_id)
+    return None if folder is None else folder / LOGS_FOLDER
+
+
+def _describe(folders: dict[str, Path]) -> str:
+    if len(folders) == 1:  # {"": folder} from the server, {"run7": folder} from a request
+        return str(next(iter(folders.values())))
+    return ", ".join(f"{name}: {path}" for name, path in folders.items())
