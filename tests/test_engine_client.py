@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 
 import pytest
@@ -196,3 +197,43 @@ def test_a_comparison_crosses_as_plain_data_with_model_handles(engine, qtbot, ti
     assert [e.run_id for e in started] == [r.run_id for r in outcome.results]
     assert [e.role for e in started] == ["baseline", "mixed"]
     assert outcome.results[-1].model_handle is not None  # kept in the engine, for export
+
+
+def test_an_engine_that_cannot_start_is_said_once_not_restarted_forever(qtbot, monkeypatch):
+    """A broken install: the engine process exits before it is ready. The client
+    tries again once, then says so (the window shows "TensorFlow could not load")."""
+    from mpstudio.ui.engine_client import engine_link
+
+    monkeypatch.setattr(engine_link, "engine_command",
+                        lambda: [sys.executable, "-c", "import sys; sys.exit(3)"])
+    client = EngineClient()
+    ends: list[EngineEnd] = []
+    client.ended.connect(ends.append)
+    with qtbot.waitSignal(client.load_failed, timeout=60_000) as failed:
+        client.start()
+    assert "exited with code 3 before it was ready, 2 times in a row" in failed.args[0]
+    assert [end.exit_code for end in ends] == [3, 3] and client.starts == 2
+    qtbot.wait(500)
+    assert client.starts == 2 and client.pid is None  # no third try
+    assert client.shutdown(5_000)
+
+
+def test_an_engine_whose_window_is_gone_ends_by_itself():
+    """The window's process killed: the engine sees its stdin close and exits (no
+    engine is left behind holding a GPU)."""
+    import subprocess
+
+    from mpstudio.engine.service import protocol as p
+    from mpstudio.engine.service.framing import read_frame
+
+    proc = subprocess.Popen([sys.executable, "-m", "mpstudio.engine.service"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert isinstance(read_frame(proc.stdout), p.EngineReady)
+        proc.stdin.close()  # what the kernel does when the window's process dies
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()

@@ -20,6 +20,8 @@ from mpstudio.ui.engine_client.engine_end import EngineEnd
 from mpstudio.ui.engine_client.engine_job import EngineJob
 from mpstudio.ui.engine_client.engine_link import EngineLink
 
+MAX_STARTS_WITHOUT_READY = 2  # then the window says TensorFlow could not load
+
 
 class EngineClient(QObject):
     ready = Signal(object)  # protocol.EngineReady: TensorFlow loaded, settings applied
@@ -38,6 +40,7 @@ class EngineClient(QObject):
         self.engine_ready: p.EngineReady | None = None
         self.starts = 0  # engine processes started (1 + restarts)
         self.restart_on_end = True  # False while the window closes
+        self._starts_without_ready = 0  # engines in a row that ended before ready
 
     # ------------------------------------------------------------------ API
     def start(self) -> None:
@@ -137,6 +140,7 @@ class EngineClient(QObject):
         for message in link.inbox.drain():
             if isinstance(message, p.EngineReady):
                 self.engine_ready = message
+                self._starts_without_ready = 0
                 self.ready.emit(message)
                 continue
             if isinstance(message, p.EngineLoadFailed):
@@ -186,8 +190,14 @@ class EngineClient(QObject):
             return
         running = self.running_job()
         end = EngineEnd(exit_code, running.describe if running else "", self._kill_requested)
+        never_ready = self.engine_ready is None and not self._kill_requested
         self.engine_ready = None
         self._fail_all(end, end.message)
         self.ended.emit(end)
-        if self.restart_on_end:
+        self._starts_without_ready = self._starts_without_ready + 1 if never_ready else 0
+        if self._starts_without_ready >= MAX_STARTS_WITHOUT_READY:
+            # It cannot even start (a broken install, no Python): say so, stop trying.
+            self.load_failed.emit(f"the engine process {end.how} before it was ready, "
+                                  f"{self._starts_without_ready} times in a row")
+        elif self.restart_on_end:
             self.start()  # a fresh engine: the window goes on
