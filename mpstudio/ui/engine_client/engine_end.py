@@ -7,13 +7,14 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 
-SIGNAL_MEANING = {  # how "the engine process ..." ended, by the signal that ended it
-    "SIGKILL": "was killed (by the system, often for running out of memory, or from outside)",
-    "SIGSEGV": "crashed with a segmentation fault inside TensorFlow or a converter",
-    "SIGABRT": "was aborted by TensorFlow (a failed check inside its C++ code)",
-    "SIGBUS": "crashed with a bus error",
-    "SIGFPE": "crashed with a floating-point exception",
-    "SIGTERM": "was terminated by a signal from outside mpstudio",
+SIGNAL_MEANING = {  # how "the engine process ..." ended, and why, by its signal
+    "SIGKILL": ("was killed", "by the system, often for running out of memory, or from "
+                "outside"),
+    "SIGSEGV": ("crashed", "a segmentation fault inside TensorFlow or a converter"),
+    "SIGABRT": ("was aborted", "a failed check inside TensorFlow's C++ code"),
+    "SIGBUS": ("crashed", "a bus error"),
+    "SIGFPE": ("crashed", "a floating-point exception"),
+    "SIGTERM": ("was terminated", "by a signal from outside mpstudio"),
 }
 
 
@@ -34,7 +35,8 @@ class EngineEnd:
                 name = f"signal {-self.exit_code}"
             if self.requested:
                 return f"ended by Stop now ({name})"
-            return f"{SIGNAL_MEANING.get(name, 'was ended by a signal')} ({name})"
+            verb, why = SIGNAL_MEANING.get(name, ("was ended by a signal", ""))
+            return f"{verb} ({name}: {why})" if why else f"{verb} ({name})"
         return f"exited with code {self.exit_code}"
 
     @property

@@ -120,7 +120,7 @@ class RunController(QObject):
             else:
                 message = (f"{end.message}. The run is marked failed in the history with "
                            "its metrics up to then; a fresh engine is starting and your "
-                           "setup is unchanged")
+                           "setup is unchanged.")
         elif message == "cancelled":
             message = "stopped before the run started"
         self.failed.emit(message)
