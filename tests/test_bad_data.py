@@ -255,3 +255,27 @@ def test_unreadable_class_folder_is_named(images):
     assert str(err.value) == (
         f"cannot read {locked}: permission denied; check the file's permissions"
     )
+
+
+@pytest.mark.parametrize("name", ["x.npz", "x.csv"])
+def test_a_named_pipe_as_the_dataset_is_refused_without_opening_it(tmp_path, name):
+    """Opening a FIFO blocks until something writes to it: the command hung forever."""
+    import subprocess
+    import sys
+
+    fifo = tmp_path / name
+    os.mkfifo(fifo)
+    (problem,) = spec_problems(RunSpec(dataset=str(fifo)))
+    assert problem.startswith(f"{fifo} is a named pipe (FIFO), not a file")
+    assert "save the data to a file" in problem
+    proc = subprocess.run([sys.executable, "-m", "mpstudio", "train", "--dataset", str(fifo)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines() == [f"mpstudio train: error: {problem}"]
+
+
+def test_a_named_pipe_inside_an_image_folder_is_named(tmp_path):
+    root = write_image_folder(tmp_path / "pets", per_class=3)
+    fifo = root / "dogs" / "9.png"
+    os.mkfifo(fifo)
+    refused(root, "is a named pipe (FIFO), not an image file", "remove it", names=str(fifo))

@@ -19,7 +19,7 @@ from mpstudio.engine.datasets.context import LoadContext
 from mpstudio.engine.datasets.errors import DataError, unreadable
 from mpstudio.engine.datasets.features import IMAGE
 from mpstudio.engine.datasets.source_data import DIVIDE, Scaling, SourceData
-from mpstudio.engine.datasets.user_sources import COLOR_MODES, ImageFolderOptions
+from mpstudio.engine.datasets.user_sources import COLOR_MODES, ImageFolderOptions, not_a_file
 
 IMAGE_SUFFIXES = (".bmp", ".gif", ".jpeg", ".jpg", ".png")  # what tf.io.decode_image reads
 SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM")
@@ -79,6 +79,9 @@ def _files_under(folder: Path) -> list[Path]:
 
 
 def check_signature(path: Path) -> None:
+    special = not_a_file(path)
+    if special:  # reading a named pipe would wait forever for a writer
+        raise DataError(f"{path} is {special}, not an image file; remove it from the folder")
     try:
         with open(path, "rb") as fh:
             head = fh.read(8)

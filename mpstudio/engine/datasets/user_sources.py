@@ -7,6 +7,7 @@ file or a folder of images with one sub-folder per class.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,11 +72,29 @@ def user_kind(path: Path) -> str | None:
     return SUFFIXES.get(path.suffix.lower())
 
 
+def not_a_file(path: Path) -> str | None:
+    """What ``path`` is when it is neither a regular file nor a folder (a named pipe, a
+    device, a socket: opening one can block forever), else None. Never opens it."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # missing or unreadable: the caller's own message says so
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kinds = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
 def path_problems(dataset: str, options: dict[str, Any]) -> list[str]:
     """Why ``dataset`` (a path) cannot be used, before anything is read."""
     path = Path(dataset).expanduser()
     if not path.exists():
         return [f"dataset path {dataset!r} does not exist"]
+    special = not_a_file(path)
+    if special:
+        return [f"{dataset} is {special}, not a file: mpstudio reads regular .npz and "
+                ".csv files and folders of images; save the data to a file and use that"]
     kind = user_kind(path)
     if kind is None:
         return [
