@@ -252,3 +252,83 @@ def test_a_killed_process_leaves_an_interrupted_run_with_its_metrics(tmp_path):
         assert [s.step for s in run.steps] == list(range(1, len(run.steps) + 1))
         assert run.row.examples_per_sec is not None and run.row.val_accuracy is not None
         assert store.recover_interrupted() == []  # once only
+
+
+# -------------------------------------------- files that are not ours, or not writable
+def _digest(path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _foreign_database(path, schema: str, version: int = 0) -> None:
+    conn = sqlite3.connect(path)
+    conn.executescript(schema)
+    conn.execute(f"PRAGMA user_version = {version}")
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("schema, words", [
+    ("CREATE TABLE notes (id INTEGER, body TEXT); INSERT INTO notes VALUES (1, 'keep me');",
+     "another application's database (its tables: notes)"),
+    ("CREATE TABLE runs (id INTEGER, name TEXT); INSERT INTO runs VALUES (1, 'theirs');",
+     "another application's database (its tables: runs)"),
+])
+def test_another_applications_database_is_refused_and_left_byte_identical(tmp_path, schema,
+                                                                           words):
+    path = tmp_path / "other.sqlite3"
+    _foreign_database(path, schema)
+    before = _digest(path)
+    with pytest.raises(HistoryError) as err:
+        RunStore(path)
+    assert f"{path} is not an mpstudio run history: it is {words}" in str(err.value)
+    assert "It was left unchanged" in str(err.value)
+    assert _digest(path) == before  # no tables added, the header not switched to WAL
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.sqlite3"]  # no -wal/-shm
+
+
+def test_a_newer_history_is_refused_without_touching_its_header(tmp_path):
+    path = tmp_path / "h.sqlite3"
+    RunStore(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode = DELETE")  # as a newer mpstudio might leave it
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.commit()
+    conn.close()
+    before = _digest(path)
+    with pytest.raises(HistoryError, match="newer mpstudio.*left unchanged"):
+        RunStore(path)
+    assert _digest(path) == before
+
+
+def test_a_history_in_a_folder_that_cannot_be_written_reads_but_says_why_it_cannot_write(
+        tmp_path_factory):
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:  # in the system temp: 'nobody' reaches it
+        root = Path(folder)
+        root.chmod(0o755)
+        path = root / "history.sqlite3"
+        with RunStore(path) as store:
+            run_id = store.begin_run(started())
+            store.finish_run(run_id, summary(), None)
+        conn = sqlite3.connect(path)
+        conn.execute("PRAGMA journal_mode = DELETE")  # a checkpointed file, no -wal/-shm
+        conn.close()
+        path.chmod(0o644)
+        root.chmod(0o555)
+        before = _digest(path)
+        try:
+            os.seteuid(65534) if os.geteuid() == 0 else None
+            with RunStore(path) as store:
+                assert store.read_only and [r.id for r in store.runs()] == [run_id]
+                assert store.run(run_id).row.status == "finished"
+                with pytest.raises(HistoryError, match=f"folder {root} is not writable"):
+                    store.begin_run(started())
+        finally:
+            if os.geteuid() != os.getuid():
+                os.seteuid(0)
+            root.chmod(0o755)
+        assert _digest(path) == before

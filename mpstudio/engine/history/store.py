@@ -29,10 +29,11 @@ from mpstudio.engine.events import (
     RunSummary,
     StepMetrics,
 )
+from mpstudio.engine.history.file_check import FileVerdict, NotAHistory, check_history_file
 from mpstudio.engine.history.locations import HISTORY_ENV, history_path
 from mpstudio.engine.history.records import RunRow, StoredRun, summary_from_dict
 from mpstudio.engine.history.run_models import remove_run_folders
-from mpstudio.engine.history.schema import SchemaTooNew, migrate
+from mpstudio.engine.history.schema import SCHEMA_VERSION, SchemaTooNew, migrate
 
 _ROW_COLUMNS = ("id, created, label, status, dataset, template, precision, examples_per_sec, "
                 "val_accuracy, comparison, role, trial, trials")
@@ -65,12 +66,41 @@ def _nan(value: float | None) -> float:
 
 
 class RunStore:
-    def __init__(self, path: str | Path | None = None) -> None:
+    """``read_only``: never write (``mpstudio runs list``/``show``); a history whose
+    folder cannot be written opens read-only by itself, and writing then says why."""
+
+    def __init__(self, path: str | Path | None = None, read_only: bool = False) -> None:
         self.path = Path(path) if path is not None else history_path()
+        self.read_only = read_only
         self._conn = self._open()
 
     def _open(self) -> sqlite3.Connection:
         where = f"the run history {self.path}"
+        if str(self.path) == ":memory:":
+            conn = sqlite3.connect(":memory:", isolation_level=None)
+            migrate(conn)
+            return conn
+        try:
+            verdict = check_history_file(self.path)
+        except SchemaTooNew as exc:
+            raise HistoryError(f"cannot use {where}: {exc}. It was left unchanged. Update "
+                               f"mpstudio, or set {HISTORY_ENV} to another file") from None
+        except NotAHistory as exc:
+            raise HistoryError(f"{where} is not an mpstudio run history: {exc}. It was left "
+                               f"unchanged: set {HISTORY_ENV} to another file") from None
+        except (sqlite3.DatabaseError, OSError) as exc:
+            raise HistoryError(
+                f"cannot read {where}: {exc}. It is damaged or not an mpstudio history: "
+                f"move it aside (mpstudio then starts a new one) or set {HISTORY_ENV} to "
+                "another file") from None
+        if not verdict.writable:
+            if not verdict.exists:
+                raise HistoryError(f"cannot create {where}: the folder {self.path.parent} is "
+                                   f"not writable; set {HISTORY_ENV} to a file in a folder "
+                                   "you can write")
+            self.read_only = True  # reading still works; writing says why it cannot
+        if self.read_only:
+            return self._open_read_only(where, verdict)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
@@ -81,7 +111,7 @@ class RunStore:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn)
-        except SchemaTooNew as exc:
+        except SchemaTooNew as exc:  # another process wrote a newer schema meanwhile
             conn.close()
             raise HistoryError(f"cannot use {where}: {exc}. Update mpstudio, or set "
                                f"{HISTORY_ENV} to another file") from None
@@ -92,6 +122,24 @@ class RunStore:
                 f"move it aside (mpstudio then starts a new one) or set {HISTORY_ENV} to "
                 "another file") from None
         return conn
+
+    def _open_read_only(self, where: str, verdict: FileVerdict) -> sqlite3.Connection:
+        if not verdict.exists:
+            conn = sqlite3.connect(":memory:", isolation_level=None)  # nothing recorded yet
+            migrate(conn)
+            return conn
+        if verdict.version < SCHEMA_VERSION:
+            raise HistoryError(f"cannot read {where} read-only: it needs an upgrade to this "
+                               "mpstudio's format, which writes to it; run mpstudio where "
+                               "its folder is writable")
+        return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                               timeout=10.0, isolation_level=None)
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise HistoryError(f"the run history {self.path} is read-only here: its folder "
+                               f"{self.path.parent} is not writable (check its permissions, "
+                               f"or set {HISTORY_ENV} to a file in a folder you can write)")
 
     def close(self) -> None:
         self._conn.close()
@@ -104,6 +152,7 @@ class RunStore:
 
     # ------------------------------------------------------------ writing
     def begin_run(self, started: RunStarted) -> int:
+        self._writable()
         spec = started.spec
         host, pid, proc_started = _this_process()
         model = started.model
@@ -134,6 +183,7 @@ class RunStore:
         scale_changes: Sequence[LossScaleChanged] = (),
     ) -> None:
         """Append metrics in one transaction (one fsync for a whole batch)."""
+        self._writable()
         with self._transaction() as conn:
             conn.executemany(
                 "INSERT OR REPLACE INTO steps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -152,6 +202,7 @@ class RunStore:
 
     def finish_run(self, run_id: int, summary: RunSummary | None, failure: str | None,
                    status: str | None = None) -> None:
+        self._writable()
         status = status or (summary.status if summary else "failed")
         self._conn.execute(
             "UPDATE runs SET status = ?, finished = ?, summary = ?, failure = ?, "
@@ -164,12 +215,14 @@ class RunStore:
         )
 
     def add_model_path(self, run_id: int, path: str | Path) -> None:
+        self._writable()
         stored = self.run(run_id, metrics=False)
         paths = [p for p in stored.model_paths if p != str(path)] + [str(path)]
         self._conn.execute("UPDATE runs SET model_paths = ? WHERE id = ?",
                            (json.dumps(paths), run_id))
 
     def delete_runs(self, ids: Iterable[int]) -> int:
+        self._writable()
         ids = list(ids)
         with self._transaction() as conn:
             cur = conn.execute(
@@ -181,6 +234,8 @@ class RunStore:
     def recover_interrupted(self) -> list[int]:
         """Mark runs whose process died mid-run as interrupted (their metrics stay);
         fills the list columns from what they recorded. Returns their ids."""
+        if self.read_only:
+            return []  # the next writable open marks them
         rows = self._conn.execute(
             "SELECT id, owner_host, owner_pid, owner_started FROM runs WHERE status = 'running'"
         ).fetchall()
@@ -194,6 +249,7 @@ class RunStore:
         """End a run whose process can no longer finish it (the engine crashed, or Stop
         now ended it): ``status`` and why, with the list columns filled from the metrics
         it recorded. False when the run had already ended."""
+        self._writable()
         speed = self._conn.execute(
             "SELECT avg(examples_per_sec) FROM steps WHERE run_id = ? AND warmup = 0",
             (run_id,)).fetchone()[0]

@@ -1,0 +1,63 @@
+"""What a history file is, found out read-only before anything writes to it.
+
+Opening a file read-write first (and switching it to WAL) changed files that were
+not ours: another application's SQLite database gained mpstudio's tables, and a
+history from a newer mpstudio, refused as "never rewritten", had its header changed.
+So the file is looked at through a read-only connection first; only an mpstudio
+history of this version or older (or an empty file) is opened for writing, and a
+history in a folder that cannot be written is opened read-only.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from mpstudio.engine.history.schema import SCHEMA_VERSION, SchemaTooNew
+
+OUR_TABLES = frozenset({"runs", "steps", "epochs", "scale_changes"})
+
+
+class NotAHistory(RuntimeError):
+    """The file is a database, but not an mpstudio run history."""
+
+
+@dataclass(frozen=True)
+class FileVerdict:
+    exists: bool  # a file with content (an empty or missing one gets a new history)
+    version: int  # its schema version (0: new)
+    writable: bool  # the file and its folder can be written (WAL needs the folder)
+
+
+def check_history_file(path: Path) -> FileVerdict:
+    """Raise NotAHistory, SchemaTooNew or sqlite3.DatabaseError (not a database at
+    all) for a file mpstudio must not write; change nothing either way."""
+    folder = path.parent
+    writable = (_can_write(folder) if folder.exists() else True) and (
+        not path.exists() or _can_write(path))
+    if not path.exists() or path.stat().st_size == 0:
+        return FileVerdict(False, 0, writable)
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=10.0)
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        tables = {row[0] for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite_%'")}
+    finally:
+        conn.close()
+    if version > SCHEMA_VERSION:
+        raise SchemaTooNew(version)
+    if version == 0 and tables:
+        raise NotAHistory(f"it is another application's database (its tables: "
+                          f"{', '.join(sorted(tables)[:5])})")
+    if version > 0 and not tables >= OUR_TABLES:
+        raise NotAHistory("it lacks the run history's tables")
+    return FileVerdict(True, version, writable)
+
+
+def _can_write(path: Path) -> bool:
+    # The effective user decides (a process that dropped privileges), where supported.
+    effective = os.access in os.supports_effective_ids
+    return os.access(path, os.W_OK, effective_ids=effective)
