@@ -297,7 +297,7 @@ def test_a_newer_history_is_refused_without_touching_its_header(tmp_path):
     conn.commit()
     conn.close()
     before = _digest(path)
-    with pytest.raises(HistoryError, match="newer mpstudio.*left unchanged"):
+    with pytest.raises(HistoryError, match=r"newer mpstudio.*left unchanged"):
         RunStore(path)
     assert _digest(path) == before
 
