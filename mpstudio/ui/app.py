@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 
@@ -52,16 +53,28 @@ def launch(argv: list[str] | None = None) -> int:
     app.setQuitOnLastWindowClosed(False)  # quit once the run has stopped, not on hide
 
     from mpstudio.ui.window.main_window import MainWindow
+    from mpstudio.ui.window.quit_signals import QuitSignals
 
     window = MainWindow()
     window.closed.connect(app.quit)
-    app.aboutToQuit.connect(window.shutdown)  # a logout or SIGTERM: still join the threads
+    app.aboutToQuit.connect(window.shutdown)  # a logout: still end the engine
+
+    def quit_now(signum: int) -> None:  # SIGTERM, Ctrl-C in the terminal, SIGHUP
+        window.notices.log(f"{signal.Signals(signum).name}: quitting as File > Quit does",
+                           "warning")
+        window.confirm_close = lambda: True  # a signal does not wait for a dialog
+        window.close()
+
+    quit_signals = QuitSignals(quit_now, app)
     window.show()
     shown = time.perf_counter() - STARTED
-    window.log.add(f"window shown {shown:.2f} s after start; loading TensorFlow in the background")
+    window.notices.log(f"window shown {shown:.2f} s after start; starting the engine process")
     if os.environ.get("MPSTUDIO_EXIT_AFTER_SHOW"):  # the start-up benchmark
         print(f"window visible after {shown:.3f} s", flush=True)
         QTimer.singleShot(0, window.close)
         return app.exec()
     QTimer.singleShot(0, window.start_background)
-    return app.exec()
+    try:
+        return app.exec()
+    finally:
+        quit_signals.restore()

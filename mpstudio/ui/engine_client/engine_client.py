@@ -141,10 +141,12 @@ class EngineClient(QObject):
             if isinstance(message, p.EngineReady):
                 self.engine_ready = message
                 self._starts_without_ready = 0
-                self.ready.emit(message)
+                if not self._shutting_down:  # ready as the window closes: nothing to start
+                    self.ready.emit(message)
                 continue
             if isinstance(message, p.EngineLoadFailed):
-                self.load_failed.emit(message.message)
+                if not self._shutting_down:
+                    self.load_failed.emit(message.message)
                 continue
             job = self._jobs.get(message.job_id)
             if job is None:
