@@ -177,3 +177,57 @@ def test_ctrl_c_stops_cleanly_and_prints_the_summary():
     assert "Traceback" not in err
     assert "stopping after this step" in err and "mixed_float16: stopped" in err
     assert "epoch 500/500" not in err
+
+
+@pytest.mark.parametrize("when", ["during the TensorFlow import", "twice during training"])
+def test_an_interrupt_that_aborts_prints_one_line_and_exits_130(when, tmp_path):
+    """The README promises a second Ctrl-C aborts; it printed a traceback (and so did
+    one during the TensorFlow import)."""
+    import signal
+    import time
+
+    env = dict(os.environ, MPSTUDIO_HISTORY=str(tmp_path / "h.sqlite3"))
+    # steps of a few hundred ms, so the second Ctrl-C comes while the first waits for one
+    slow = ["--dataset", "synthetic", "--synthetic-shape", "32,32,3", "--template", "resnet",
+            "--batch-size", "256"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mpstudio", "train", "--epochs", "500", *slow],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    try:
+        if when == "twice during training":
+            for line in proc.stderr:
+                if line.startswith("epoch 1/500"):
+                    break
+            time.sleep(1.0)  # past the first step's tracing
+            proc.send_signal(signal.SIGINT)
+            for line in proc.stderr:  # the first one is handled: the run is stopping
+                if line.startswith("stopping after this step"):
+                    break
+        else:
+            time.sleep(0.8)  # the arguments are parsed; TensorFlow is being imported
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err, err[-2000:]
+    assert err.strip().splitlines()[-1] == "mpstudio train: error: interrupted"
+
+
+@pytest.mark.parametrize("args, exit_code, words", [
+    (["runs", "show", "999999"], 2, "no run #999999"),
+    (["train", "--dataset", "/nowhere/d.npz"], 2, "dataset path '/nowhere/d.npz' does not exist"),
+    (["runs", "list"], 1, "damaged or not an mpstudio history"),
+])
+def test_json_failures_still_print_one_json_document(args, exit_code, words, tmp_path, capsys,
+                                                      monkeypatch):
+    history = tmp_path / "h.sqlite3"
+    if args == ["runs", "list"]:
+        history.write_bytes(b"not a database" * 100)
+    monkeypatch.setenv("MPSTUDIO_HISTORY", str(history))
+    assert main([*args, "--json"]) == exit_code
+    out = capsys.readouterr().out
+    document = json.loads(out)
+    assert document["exit_code"] == exit_code and words in document["error"]
+    assert document["command"] == " ".join(args[:2]) if args[0] == "runs" else args[0]

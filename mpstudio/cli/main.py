@@ -3,13 +3,15 @@ No subcommand opens the desktop app; ``train`` and ``compare`` run the engine he
 and record every run in the history, which ``runs`` lists, shows, compares and reports.
 
 Arguments are checked before TensorFlow is imported, so a typo costs no wait.
-Exit codes: 0 done (or stopped), 1 a run failed or diverged, 2 bad arguments.
+Exit codes: 0 done (or stopped), 1 a run failed or diverged, 2 bad arguments, 130
+interrupted (a second Ctrl-C). With --json, stdout always holds one JSON document.
 Only this module knows every subcommand; none of them imports it.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from typing import NoReturn
 
@@ -18,8 +20,9 @@ from mpstudio.cli.data_command import add_data_commands, run_data_command
 from mpstudio.cli.doctor_command import add_doctor_command, run_doctor_command
 from mpstudio.cli.export_command import add_export_command, run_export_command
 from mpstudio.cli.hw_command import add_hw_command, run_hw_command
+from mpstudio.cli.json_failure import run_with_json_failure
 from mpstudio.cli.runs_command import add_runs_command, run_runs_command
-from mpstudio.cli.support import EXIT_USAGE
+from mpstudio.cli.support import EXIT_INTERRUPTED, EXIT_USAGE
 from mpstudio.cli.tensorboard_command import add_tensorboard_command, run_tensorboard_command
 from mpstudio.cli.train_command import COMMANDS as TRAIN_COMMANDS
 from mpstudio.cli.train_command import add_train_commands, run_train_command
@@ -67,4 +70,14 @@ def main(argv: list[str] | None = None) -> int:
         from mpstudio.ui.app import launch
 
         return launch()
-    return _RUNNERS[args.command](args)
+    command = " ".join(filter(None, (args.command, getattr(args, "runs_command", None),
+                                     getattr(args, "data_command", None))))
+
+    def run() -> int:
+        try:
+            return _RUNNERS[args.command](args)
+        except KeyboardInterrupt:  # a second Ctrl-C, or one while TensorFlow is imported
+            print(f"\nmpstudio {command}: error: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+
+    return run_with_json_failure(command, run) if getattr(args, "json", False) else run()
