@@ -325,3 +325,43 @@ def test_a_converter_crash_fails_that_format_only(tmp_path):
         assert not default_path(tmp_path, "lstm", export_format("tflite-int8")).exists()
     assert _files(tmp_path) == sorted(
         p.name for p in (o.request.path for o in outcomes if o.ok))
+
+
+def _with_member(source, target, name, chunk, count):
+    """``source`` (a real .keras file) with member ``name`` replaced by ``chunk`` x count."""
+    import zipfile
+
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w",
+                                                         zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            if info.filename != name:
+                new.writestr(info, old.read(info))
+        with new.open(name, "w", force_zip64=True) as member:
+            for _ in range(count):
+                member.write(chunk)
+    return target
+
+
+@pytest.mark.parametrize("member, chunk, words", [
+    ("model.weights.h5", bytes(2**20), "-fold to 300 MB"),  # 300 MB of zeros
+    ("config.json", b" " * 2**20, "config.json unpacks to 300 MB"),
+])
+def test_a_zip_bomb_model_file_is_refused_before_anything_is_read(mixed_mlp, tmp_path, member,
+                                                                   chunk, words):
+    import hashlib
+    import time
+
+    real = tmp_path / "real.keras"
+    mixed_mlp.model.save(real)
+    bomb = _with_member(real, tmp_path / "bomb.keras", member, chunk, 300)
+    assert bomb.stat().st_size < 5 * 2**20
+    before = hashlib.sha256(bomb.read_bytes()).hexdigest()
+    started = time.perf_counter()
+    with pytest.raises(ExportError) as err:
+        load_model_file(bomb)
+    assert time.perf_counter() - started < 2  # refused from the directory, nothing unpacked
+    message = str(err.value)
+    assert message.startswith("refused to open bomb.keras") and "\n" not in message
+    assert words in message and "damaged or crafted" in message
+    assert hashlib.sha256(bomb.read_bytes()).hexdigest() == before
+    load_model_file(real)  # the real file still opens

@@ -90,6 +90,7 @@ def load_model_file(path: str | Path) -> keras.Model:
     if not zipfile.is_zipfile(path):  # Keras would say "file not found" here
         raise ExportError(f"cannot open {path.name}: it is damaged or not a Keras 3 model "
                           "file (a .keras file is a zip archive)")
+    refuse_zip_bomb(path)
     try:
         return keras.saving.load_model(path, compile=False, safe_mode=True)
     except ValueError as exc:
@@ -103,6 +104,40 @@ def load_model_file(path: str | Path) -> keras.Model:
     except Exception as exc:
         raise ExportError(f"cannot open {path.name}: it is damaged or not a Keras 3 model "
                           f"file ({type(exc).__name__}: {exc})") from None
+
+
+MAX_CONFIG_BYTES = 64 * 2**20  # a model's config.json is kilobytes, even for a big model
+MAX_RATIO = 200  # weights barely compress; zeros (a zip bomb) compress a thousandfold
+
+
+def refuse_zip_bomb(path: Path) -> None:
+    """Look at every member's declared size and compression before Keras reads any: a
+    4 MB file that unpacks to 4 GB of zeros would otherwise be read into memory.
+    (Python's zipfile never yields more than a member's declared size.)"""
+    import psutil
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ExportError(f"cannot open {path.name}: it is damaged ({exc})") from None
+    total = 0
+    for member in members:
+        size = member.file_size
+        total += size
+        if member.filename.endswith(".json") and size > MAX_CONFIG_BYTES:
+            raise ExportError(f"refused to open {path.name}: its {member.filename} unpacks to "
+                              f"{size / 2**20:,.0f} MB (a model's is a few kB): the file is "
+                              "damaged or crafted")
+        ratio = size / max(1, member.compress_size)
+        if size > 2**20 and ratio > MAX_RATIO:
+            raise ExportError(f"refused to open {path.name}: its {member.filename} unpacks "
+                              f"{ratio:,.0f}-fold to {size / 2**20:,.0f} MB, which trained "
+                              "weights never do: the file is damaged or crafted")
+    available = psutil.virtual_memory().available
+    if total > available:
+        raise ExportError(f"cannot open {path.name}: it unpacks to {total / 2**30:,.1f} GB and "
+                          f"this machine has {available / 2**30:,.1f} GB of memory free")
 
 
 def float32_copy(model: keras.Model) -> keras.Model:
