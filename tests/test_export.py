@@ -365,3 +365,37 @@ def test_a_zip_bomb_model_file_is_refused_before_anything_is_read(mixed_mlp, tmp
     assert words in message and "damaged or crafted" in message
     assert hashlib.sha256(bomb.read_bytes()).hexdigest() == before
     load_model_file(real)  # the real file still opens
+
+
+def test_a_killed_export_leaves_nothing_the_next_export_does_not_clear(mixed_mlp, tmp_path):
+    """kill -9 of `mpstudio export --format all` mid-way left a `.NAME.partial-*` folder
+    with an unverified model in the user's folder, and a scratch folder in the temp
+    folder; the next export now removes both (their owner is gone)."""
+    import signal
+    import subprocess
+    import sys
+    import tempfile
+    import time
+    from pathlib import Path
+
+    real = tmp_path / "real.keras"
+    mixed_mlp.model.save(real)
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "mpstudio", "export", str(real),
+                             "--format", "all", "-o", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    temp = Path(tempfile.gettempdir())
+    scratch = f"{writers.SCRATCH_PREFIX}{proc.pid}-"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not any(".partial-" in p.name for p in out.iterdir()):
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    left = [p for p in out.iterdir() if ".partial-" in p.name]
+    assert left, "the export was not caught mid-way"
+    assert [p for p in temp.iterdir() if p.name.startswith(scratch)]
+    assert main(["export", str(real), "--format", "keras", "-o", str(out / "again.keras")]) == 0
+    assert not [p for p in out.iterdir() if ".partial-" in p.name]
+    assert not [p for p in temp.iterdir() if p.name.startswith(scratch)]
+    assert (out / "again.keras").is_file()

@@ -9,6 +9,7 @@ import errno
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from types import TracebackType
 
@@ -55,6 +56,36 @@ def tree_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+OLD_UNOWNED_SECONDS = 24 * 3600  # a folder without an owner's pid (older releases)
+
+
+def remove_stale_folders(parent: Path, mark: str, hidden: bool = False) -> list[Path]:
+    """Delete ``parent``'s folders named ``...{mark}{pid}-...`` (starting with a dot when
+    ``hidden``) whose process is gone: an export killed mid-way leaves its staging or
+    scratch folder, whatever it was exporting. Best effort."""
+    import psutil
+
+    removed = []
+    try:
+        entries = [e for e in parent.iterdir() if mark in e.name and e.is_dir()
+                   and (not hidden or e.name.startswith("."))]
+    except OSError:
+        return removed
+    for entry in entries:
+        owner = entry.name.split(mark, 1)[1].split("-", 1)[0]
+        try:
+            if owner.isdigit():
+                stale = not psutil.pid_exists(int(owner))
+            else:
+                stale = time.time() - entry.stat().st_mtime > OLD_UNOWNED_SECONDS
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
 class Staging:
     """``with Staging(target, is_folder, overwrite) as stage:`` write ``stage.path``,
     then ``stage.publish()``; leaving the block without publishing deletes it all."""
@@ -66,8 +97,10 @@ class Staging:
         problem = target_problem(self.target, is_folder, overwrite)
         if problem:
             raise ExportError(problem)
+        remove_stale_folders(self.target.parent, STAGING_MARK, hidden=True)  # killed exports
         try:
-            self.folder = Path(tempfile.mkdtemp(prefix=f".{self.target.name}{STAGING_MARK}",
+            self.folder = Path(tempfile.mkdtemp(prefix=f".{self.target.name}{STAGING_MARK}"
+                                                       f"{os.getpid()}-",
                                                 dir=self.target.parent))
         except OSError as exc:
             raise ExportError(os_error_text(exc, self.target.parent)) from None
