@@ -279,3 +279,26 @@ def test_a_named_pipe_inside_an_image_folder_is_named(tmp_path):
     fifo = root / "dogs" / "9.png"
     os.mkfifo(fifo)
     refused(root, "is a named pipe (FIFO), not an image file", "remove it", names=str(fifo))
+
+
+def test_a_csv_too_big_for_the_memory_free_is_refused_before_it_is_read(tmp_path):
+    """A 3 GB sparse CSV grew the process past 4 GB in 14 s: now its size is enough."""
+    import time
+
+    import psutil
+
+    big = tmp_path / "big.csv"
+    size = max(3 * 2**30, psutil.virtual_memory().available // 4)  # sparse: no disk used
+    with open(big, "wb") as fh:
+        fh.write(b"a,label\n")
+        fh.truncate(size)
+    started = time.perf_counter()
+    message = refused(big, "GB of memory here", "save the data as .npz")
+    assert time.perf_counter() - started < 2
+    assert f"{big} is {size / 2**30:,.1f} GB" in message
+
+
+def test_a_csv_line_without_end_is_refused_at_the_cap(tmp_path):
+    path = tmp_path / "one-line.csv"
+    path.write_text("a,label\n" + "1," * (9 * 2**20))  # an 18 MB line, no newline
+    refused(path, "line 2 is longer than 16 MB", "one sample per line")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,43 @@ from mpstudio.engine.datasets.source_data import STANDARDIZE, Scaling, SourceDat
 from mpstudio.engine.datasets.user_sources import CsvOptions
 
 SNIFF_BYTES = 64 * 1024
+MAX_LINE_CHARS = 16 * 2**20  # a line this long is not a table row (a file without newlines)
+# Parsed rows are Python lists of strings: about ten times the file's bytes in memory,
+# and the arrays built from them come on top.
+MEMORY_PER_FILE_BYTE = 12
+
+
+def _check_size(path: Path) -> None:
+    """Refuse a CSV that cannot be read into the memory free, before reading any of it."""
+    import psutil
+
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    need, free = size * MEMORY_PER_FILE_BYTE, psutil.virtual_memory().available
+    if need > free:
+        raise DataError(
+            f"{path} is {size / 2**30:,.1f} GB; reading a CSV takes about "
+            f"{need / 2**30:,.0f} GB of memory here and {free / 2**30:,.1f} GB is free: save "
+            "the data as .npz (numpy.savez, read without the text), or use a sample of it")
+
+
+def _lines(fh: Any, path: Path) -> Iterator[str]:
+    """The file's lines, each read with a cap: a file without newlines would otherwise
+    be read whole as one line."""
+    number = 0
+    while line := fh.readline(MAX_LINE_CHARS + 1):
+        number += 1
+        if len(line) > MAX_LINE_CHARS:
+            raise DataError(f"{path}: line {number} is longer than "
+                            f"{MAX_LINE_CHARS // 2**20} MB, which is not a table row; check "
+                            "that it is a CSV file with one sample per line")
+        yield line
 
 
 def _read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
+    _check_size(path)
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
             sample = fh.read(SNIFF_BYTES)
@@ -27,7 +62,7 @@ def _read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
                 dialect: Any = csv.Sniffer().sniff(sample, delimiters=",;\t|")
             except csv.Error:
                 dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
-            reader = csv.reader(fh, dialect)
+            reader = csv.reader(_lines(fh, path), dialect)
             header = next(reader, None)
             rows, lines = [], []
             for row in reader:
