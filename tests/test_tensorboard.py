@@ -245,3 +245,41 @@ def test_cli_run_without_logs_says_how_to_get_them(capsys):
     err = capsys.readouterr().err
     assert f"run #{recorder.run_ids[-1]} has no TensorBoard logs" in err
     assert "--tensorboard" in err
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_the_cli_server_ends_with_the_command(how):
+    """`mpstudio tensorboard ID` ended by SIGTERM (or killed outright) left TensorBoard
+    and its data server listening."""
+    import signal
+    import subprocess
+    import sys
+
+    import psutil
+
+    from mpstudio.engine.history.recorder import RecordingReporter
+    from mpstudio.engine.tensorboard_launch import tensorboard_available
+    from mpstudio.engine.trainer.runner import run
+
+    if not tensorboard_available():
+        pytest.skip("TensorBoard is not installed")
+    recorder = RecordingReporter(CollectingReporter())
+    run(_tiny().replace(aids=TrainingAids(tensorboard=True)), recorder)
+    recorder.close()
+    proc = subprocess.Popen([sys.executable, "-m", "mpstudio", "tensorboard",
+                             str(recorder.run_ids[-1])], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("TensorBoard at http://"), proc.stderr.read()
+        children = psutil.Process(proc.pid).children(recursive=True)
+        assert children  # the server (and its data server)
+        proc.send_signal(getattr(signal, how))
+        proc.wait(timeout=30)
+        _gone, alive = psutil.wait_procs(children, timeout=20)
+        assert not alive, f"left running after {how}: {alive}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+    assert proc.returncode == (128 + signal.SIGTERM if how == "SIGTERM" else -signal.SIGKILL)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -30,6 +31,16 @@ def add_tensorboard_command(subparsers: Any) -> None:
                         help="with --print-scalars: JSON on stdout")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
                         help="seconds to wait for TensorBoard to answer (60)")
+
+
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                      if hasattr(signal, name))
+
+
+class _Terminated(Exception):
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def logs_of(run_id: int) -> tuple[Path | None, str]:
@@ -66,10 +77,16 @@ def run_tensorboard_command(args: argparse.Namespace) -> int:
         return usage_error(COMMAND, [f"TensorBoard is not installed here: {INSTALL_HINT}"])
     print(f"starting TensorBoard on {logdir}…", file=sys.stderr)
     try:
-        server = start_tensorboard(logdir, timeout=args.timeout)
+        server = start_tensorboard(logdir, timeout=args.timeout, tied=True)
     except (RuntimeError, OSError) as exc:
         print(f"mpstudio {COMMAND}: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
+    def terminated(signum: int, frame: object) -> None:
+        raise _Terminated(signum)
+
+    # SIGTERM (a service manager, `kill`) and SIGHUP (the terminal closed) stop the
+    # server as Ctrl-C does; without this the process died and left it listening.
+    previous = {sig: signal.signal(sig, terminated) for sig in _STOP_SIGNALS}
     try:
         print(f"TensorBoard at {server.url.rstrip('/')} (logs: {logdir}); Ctrl-C stops it",
               flush=True)
@@ -81,8 +98,13 @@ def run_tensorboard_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("\nstopping TensorBoard", file=sys.stderr)
         return EXIT_OK
+    except _Terminated as exc:
+        print(f"{signal.Signals(exc.signum).name}: stopping TensorBoard", file=sys.stderr)
+        return 128 + exc.signum
     finally:
         server.stop()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _print_scalars(logdir: Path, args: argparse.Namespace) -> int:

@@ -85,6 +85,18 @@ class TensorBoardServer:
             self.log_path.unlink(missing_ok=True)
 
 
+def die_with_parent() -> None:
+    """In the child, before TensorBoard starts (Linux): the kernel sends it SIGTERM when
+    the thread that started it ends, however the process dies (kill -9 included), so a
+    server never outlives ``mpstudio tensorboard``. Its own data server ends with it."""
+    import ctypes
+    import signal as signals
+
+    pr_set_pdeathsig = 1
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signals.SIGTERM)
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((HOST, 0))
@@ -95,12 +107,14 @@ def start_tensorboard(
     logdir: Path | Mapping[str, Path],
     timeout: float = 60,
     should_stop: Callable[[], bool] | None = None,
+    tied: bool = False,
 ) -> TensorBoardServer:
     """Start TensorBoard on ``logdir`` and wait (at most ``timeout`` seconds) until it
     answers. ``logdir`` may also map names to folders (several runs side by side, as
     TensorBoard's ``--logdir_spec``). ``should_stop`` is polled while waiting: when it
     turns true the server is stopped and ``InterruptedError`` raised (a window closing
-    meanwhile)."""
+    meanwhile). ``tied`` (Linux, for a caller's main thread only: the kernel ties the
+    child to the thread that starts it): the server ends when this process dies."""
     if not tensorboard_available():
         raise TensorBoardMissing()
     folders = ({str(k): Path(v) for k, v in logdir.items()} if isinstance(logdir, Mapping)
@@ -123,7 +137,9 @@ def start_tensorboard(
     log = os.fdopen(fd, "wb")
     try:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log,
-                                   stderr=subprocess.STDOUT, env=env)
+                                   stderr=subprocess.STDOUT, env=env,
+                                   preexec_fn=die_with_parent if tied and sys.platform ==
+                                   "linux" else None)
     except OSError:
         log.close()
         Path(name).unlink(missing_ok=True)
