@@ -104,3 +104,14 @@ def test_growth_replaces_a_saved_limit_and_bad_values_can_be_repaired(capsys):
     assert main(["hw", "--memory-limit", "none", "--memory-growth", "off"]) == 0
     assert "replacing what was saved" in capsys.readouterr().err
     assert load_settings().gpu_memory == GpuMemorySettings()
+
+
+def test_a_settings_problem_is_printed_as_written_not_as_markup(capsys):
+    """The message quotes the TOML table "[gpu_memory]", which Rich took for markup and
+    swallowed."""
+    path = settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("[gpu_memory]\nbogus = 1\n")
+    main(["hw"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"settings file {path}: [gpu_memory] takes only growth, limit_mb" in out

@@ -399,3 +399,18 @@ def test_a_killed_export_leaves_nothing_the_next_export_does_not_clear(mixed_mlp
     assert not [p for p in out.iterdir() if ".partial-" in p.name]
     assert not [p for p in temp.iterdir() if p.name.startswith(scratch)]
     assert (out / "again.keras").is_file()
+
+
+def test_a_tfsmlayer_is_named_as_what_it_is_in_one_line(tmp_path):
+    """It was refused as "a Lambda layer"."""
+    inner = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+    inner.export(str(tmp_path / "saved"), verbose=False)
+    inputs = keras.Input((4,))
+    outputs = keras.layers.TFSMLayer(str(tmp_path / "saved"), call_endpoint="serve")(inputs)
+    path = tmp_path / "wrapped.keras"
+    keras.Model(inputs, outputs).save(path)
+    with pytest.raises(ExportError) as err:
+        load_model_file(path)
+    message = str(err.value)
+    assert message.startswith("refused to open wrapped.keras: it contains a TFSMLayer")
+    assert "Lambda" not in message and "\n" not in message

@@ -101,7 +101,7 @@ def run_hw_command(args: argparse.Namespace) -> int:
         with progress, ctrl_c_stops(stopper):
             check = run_hardware_check(args.measure, args.seconds, update, stopper.should_stop)
     except KeyboardInterrupt:  # the second Ctrl-C: leave now, without a traceback
-        print("mpstudio hw: interrupted", file=sys.stderr)
+        print("mpstudio hw: error: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     if args.json:
         print(json.dumps(check.to_dict(), indent=2))
@@ -110,7 +110,8 @@ def run_hw_command(args: argparse.Namespace) -> int:
         out.print(tables.gpu_table(check.report))
         out.print(tables.tpu_line(check.report))
         out.print(tables.cpu_line(check.report))
-        out.print(f"GPU memory: {check.memory.message} · settings file {settings_path()}")
+        out.print(f"GPU memory: {check.memory.message} · settings file {settings_path()}",
+                  markup=False, highlight=False)  # the message quotes [gpu_memory]
         out.print(tables.verdict_table(check.advice))
         if check.measurements:
             out.print(tables.measurement_table(check.measurements))

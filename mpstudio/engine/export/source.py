@@ -7,6 +7,7 @@ layer's pickled Python code, and opening a file must never run code.
 
 from __future__ import annotations
 
+import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,16 +95,31 @@ def load_model_file(path: str | Path) -> keras.Model:
     try:
         return keras.saving.load_model(path, compile=False, safe_mode=True)
     except ValueError as exc:
-        if "safe_mode" in str(exc) or "Lambda" in str(exc):
-            raise ExportError(
-                f"refused to open {path.name}: it contains Python code (a Lambda layer), "
-                "and mpstudio opens model files in Keras' safe mode so that opening a file "
-                "can never run code. Replace the Lambda with a registered custom layer "
-                "and save it again") from None
-        raise ExportError(f"cannot open {path.name}: {exc}") from None
+        text = str(exc)
+        if "safe_mode" in text or "unsafe" in text or "Lambda" in text:
+            raise ExportError(f"refused to open {path.name}: {_code_in(text)}") from None
+        raise ExportError(f"cannot open {path.name}: {_first_sentence(text)}") from None
     except Exception as exc:
         raise ExportError(f"cannot open {path.name}: it is damaged or not a Keras 3 model "
                           f"file ({type(exc).__name__}: {exc})") from None
+
+
+def _code_in(keras_text: str) -> str:
+    """What Keras' safe mode refused, in one line (its own text runs to paragraphs)."""
+    found = re.search(r"deserialization of an? `(\w+)`", keras_text)
+    kind = found.group(1) if found else "Lambda"
+    why = ("and mpstudio opens model files in Keras' safe mode so that opening a file can "
+           "never run code")
+    if kind == "TFSMLayer":
+        return (f"it contains a TFSMLayer (a SavedModel whose code runs when loaded), {why}. "
+                "Export that SavedModel itself, or rebuild the model from Keras layers")
+    return (f"it contains Python code (a {kind} layer), {why}. Replace the {kind} with a "
+            "registered custom layer and save it again")
+
+
+def _first_sentence(text: str) -> str:
+    line = next((s.strip() for s in text.splitlines() if s.strip()), text)
+    return line if len(line) <= 300 else line[:297] + "..."
 
 
 MAX_CONFIG_BYTES = 64 * 2**20  # a model's config.json is kilobytes, even for a big model
