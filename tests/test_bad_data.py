@@ -302,3 +302,12 @@ def test_a_csv_line_without_end_is_refused_at_the_cap(tmp_path):
     path = tmp_path / "one-line.csv"
     path.write_text("a,label\n" + "1," * (9 * 2**20))  # an 18 MB line, no newline
     refused(path, "line 2 is longer than 16 MB", "one sample per line")
+
+
+def test_an_image_whose_name_is_not_utf8_is_named(tmp_path):
+    root = write_image_folder(tmp_path / "pets", per_class=3)
+    good = (root / "cats" / "1.jpg").read_bytes()
+    with open(os.path.join(os.fsencode(root / "cats"), b"\xff\xfe.jpg"), "wb") as fh:
+        fh.write(good)
+    shown = f"{root / 'cats'}/\\udcff\\udcfe.jpg"
+    refused(root, "has a file name that is not UTF-8 text", "rename it", names=shown)

@@ -79,6 +79,12 @@ def _files_under(folder: Path) -> list[Path]:
 
 
 def check_signature(path: Path) -> None:
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:  # TensorFlow takes paths as UTF-8 text only
+        shown = str(path).encode("utf-8", "backslashreplace").decode("utf-8")
+        raise DataError(f"{shown} has a file name that is not UTF-8 text (shown escaped); "
+                        "rename it") from None
     special = not_a_file(path)
     if special:  # reading a named pipe would wait forever for a writer
         raise DataError(f"{path} is {special}, not an image file; remove it from the folder")
