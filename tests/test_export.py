@@ -414,3 +414,15 @@ def test_a_tfsmlayer_is_named_as_what_it_is_in_one_line(tmp_path):
     message = str(err.value)
     assert message.startswith("refused to open wrapped.keras: it contains a TFSMLayer")
     assert "Lambda" not in message and "\n" not in message
+
+
+def test_exporting_into_proc_says_it_is_a_system_folder(mixed_mlp, tmp_path):
+    """It said "/proc does not exist"."""
+    from pathlib import Path
+
+    if not Path("/proc/self").is_dir():
+        pytest.skip("no /proc here")
+    source = source_from_model(mixed_mlp.model, mixed_mlp.spec, None)
+    [outcome] = export_models(source, [ExportRequest("keras", Path("/proc/model.keras"))])
+    assert outcome.error == ("cannot create files in /proc: it is a system folder, not one "
+                             "for files; pick another folder")

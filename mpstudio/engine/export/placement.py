@@ -25,6 +25,9 @@ def os_error_text(exc: OSError, folder: Path) -> str:
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
         return f"cannot write to {folder}: permission denied; pick another folder"
     if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        if folder.is_dir():  # /proc, /sys: folders no file can be created in
+            return (f"cannot create files in {folder}: it is a system folder, not one for "
+                    "files; pick another folder")
         return f"the folder {folder} does not exist; pick an existing folder"
     return f"cannot write to {folder}: {exc.strerror or exc}"
 
