@@ -3,6 +3,7 @@ killed in the middle of a run."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal
@@ -303,7 +304,7 @@ def test_a_newer_history_is_refused_without_touching_its_header(tmp_path):
 
 
 def test_a_history_in_a_folder_that_cannot_be_written_reads_but_says_why_it_cannot_write(
-        tmp_path_factory):
+        monkeypatch, capsys):
     import tempfile
     from pathlib import Path
 
@@ -320,6 +321,15 @@ def test_a_history_in_a_folder_that_cannot_be_written_reads_but_says_why_it_cann
         path.chmod(0o644)
         root.chmod(0o555)
         before = _digest(path)
+        # 'nobody' cannot read root's Python install: what the commands import, now
+        import rich.console
+        import rich.table  # noqa: F401
+
+        import mpstudio.cli.history_tables  # noqa: F401
+        from mpstudio.cli import main
+
+        main(["runs", "show", "1", "--json"])  # imports the rest (the run is not there)
+        capsys.readouterr()
         try:
             os.seteuid(65534) if os.geteuid() == 0 else None
             with RunStore(path) as store:
@@ -327,6 +337,11 @@ def test_a_history_in_a_folder_that_cannot_be_written_reads_but_says_why_it_cann
                 assert store.run(run_id).row.status == "finished"
                 with pytest.raises(HistoryError, match=f"folder {root} is not writable"):
                     store.begin_run(started())
+            monkeypatch.setenv(HISTORY_ENV, str(path))  # the command line reads it too
+            capsys.readouterr()
+            assert main(["runs", "list", "--json"]) == 0
+            assert [r["id"] for r in json.loads(capsys.readouterr().out)] == [run_id]
+            assert main(["runs", "show", str(run_id)]) == 0
         finally:
             if os.geteuid() != os.getuid():
                 os.seteuid(0)
