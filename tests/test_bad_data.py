@@ -311,3 +311,30 @@ def test_an_image_whose_name_is_not_utf8_is_named(tmp_path):
         fh.write(good)
     shown = f"{root / 'cats'}/\\udcff\\udcfe.jpg"
     refused(root, "has a file name that is not UTF-8 text", "rename it", names=shown)
+
+
+def test_the_command_refuses_a_huge_csv_with_its_memory_bounded(tmp_path):
+    """The same 3 GB sparse CSV through `mpstudio train`: one line, exit 2, and the
+    process's peak memory is TensorFlow's own, not the file's."""
+    import subprocess
+    import sys
+
+    big = tmp_path / "big.csv"
+    with open(big, "wb") as fh:
+        fh.write(b"a,label\n")
+        fh.truncate(3 * 2**30)
+    measure = ("import resource, subprocess, sys; "
+               "p = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+               "print(p.returncode); print(p.stderr.strip().splitlines()[-1]); "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    env = dict(os.environ, MPSTUDIO_HISTORY=str(tmp_path / "h.sqlite3"))
+    out = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m", "mpstudio",
+                          "train", "--dataset", str(big), "--template", "mlp"],
+                         capture_output=True, text=True, timeout=300, env=env).stdout
+    code, line, peak_kib = out.strip().splitlines()
+    assert int(code) == 2, line  # the data cannot be used: refused like a bad argument
+    # refused by its size; on a machine with 36 GB free, by its first line's length
+    assert line.startswith(f"mpstudio train: error: {big} is 3.0 GB") or \
+        line == f"mpstudio train: error: {big}: line 2 is longer than 16 MB, which is not " \
+                "a table row; check that it is a CSV file with one sample per line", line
+    assert int(peak_kib) < 2 * 2**20, f"peak {int(peak_kib) / 2**20:.1f} GB"
