@@ -30,25 +30,14 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # devtools/ (not shipped)
 
-from PySide6.QtCore import QEventLoop, QSettings
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
+from devtools.gui_driving import select, wait_until
 from devtools.latency_probe import LatencyProbe
 from mpstudio.ui.window.main_window import MainWindow
 
 TARGET_MS = 50.0
-
-
-def wait(app: QApplication, condition, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out waiting for {what}")
-        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
-
-
-def select(combo, key: str) -> None:
-    combo.setCurrentIndex(combo.findData(key))
 
 
 def stall_line(name: str, probe: LatencyProbe, seconds: float) -> str:
@@ -65,7 +54,7 @@ def measured(app: QApplication, name: str, start, done, seconds: float) -> str:
     probe.start()
     began = time.perf_counter()
     start()
-    wait(app, done, seconds, name)
+    wait_until(app, done, seconds, name)
     probe.stop()
     return stall_line(name, probe, time.perf_counter() - began)
 
@@ -86,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     w.show()
     began = time.perf_counter()
     w.start_background()
-    wait(app, lambda: w.background.check is not None and w.setup.run_button.isEnabled(),
+    wait_until(app, lambda: w.background.check is not None and w.setup.run_button.isEnabled(),
          300, "the engine")
     print(f"engine ready and hardware checked {time.perf_counter() - began:.1f} s after "
           f"start (engine pid {w.engine.pid})", flush=True)
@@ -127,12 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.stops):
         ended.clear()
         w.setup.run_button.click()
-        wait(app, lambda: w.runs.progress.step > 50, 300, "the run's steps")
+        wait_until(app, lambda: w.runs.progress.step > 50, 300, "the run's steps")
         clicked = time.perf_counter()
         w.setup.stop_button.click()
-        wait(app, lambda: bool(ended), 60, "the stop")
+        wait_until(app, lambda: bool(ended), 60, "the stop")
         latencies.append(time.perf_counter() - clicked)
-        wait(app, lambda: w.setup.run_button.isEnabled(), 60, "Run again")
+        wait_until(app, lambda: w.setup.run_button.isEnabled(), 60, "Run again")
     print(f"Stop mid-epoch (mlp, batch 64): click to stopped median "
           f"{statistics.median(latencies) * 1000:.0f} ms (range {min(latencies) * 1000:.0f}-"
           f"{max(latencies) * 1000:.0f} ms, {len(latencies)} stops)", flush=True)
@@ -140,23 +129,23 @@ def main(argv: list[str] | None = None) -> int:
     select(w.setup.template, template)
     ended.clear()
     w.setup.run_button.click()
-    wait(app, lambda: w.runs.progress.runs_started > 0, 300, "the run to start")
+    wait_until(app, lambda: w.runs.progress.runs_started > 0, 300, "the run to start")
     clicked = time.perf_counter()
     w.setup.stop_button.click()  # the model is built; the first step is being traced
-    wait(app, lambda: bool(ended) or w.state.run == "stuck", 120, "the stop")
+    wait_until(app, lambda: bool(ended) or w.state.run == "stuck", 120, "the stop")
     if ended:
         print(f"Stop during the first step ({template}): stopped after "
               f"{time.perf_counter() - clicked:.2f} s, without Stop now", flush=True)
     else:
         offered = time.perf_counter() - clicked
         w.setup.stop_button.click()  # Stop now
-        wait(app, lambda: bool(ended), 60, "Stop now")
+        wait_until(app, lambda: bool(ended), 60, "Stop now")
         print(f"Stop during the first step ({template}): Stop now offered after "
               f"{offered:.2f} s; stopped {time.perf_counter() - clicked - offered:.2f} s "
               f"after Stop now ({ended[-1]})", flush=True)
-    wait(app, lambda: w.setup.run_button.isEnabled(), 300, "a fresh engine")
+    wait_until(app, lambda: w.setup.run_button.isEnabled(), 300, "a fresh engine")
     w.close()
-    wait(app, lambda: w._closed, 60, "the window to close")
+    wait_until(app, lambda: w._closed, 60, "the window to close")
     return 0
 
 

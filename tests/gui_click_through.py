@@ -7,29 +7,18 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # devtools/ (not shipped)
 
-from PySide6.QtCore import QEventLoop, QSettings
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
+from devtools.gui_driving import select, wait_until
 from mpstudio.ui.window.main_window import MainWindow
 
 FORBIDDEN = ("tensorflow", "keras", "tf_keras", "tensorboard", "jax", "ml_dtypes")
-
-
-def wait(app: QApplication, condition, seconds: float, what: str) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out waiting for {what}")
-        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
-
-
-def select(combo, key: str) -> None:
-    combo.setCurrentIndex(combo.findData(key))
 
 
 def main(folder: str) -> int:
@@ -38,9 +27,9 @@ def main(folder: str) -> int:
     w.confirm_close = lambda: True
     w.show()
     w.start_background()
-    wait(app, lambda: w.background.check is not None and w.setup.run_button.isEnabled(),
+    wait_until(app, lambda: w.background.check is not None and w.setup.run_button.isEnabled(),
          180, "the engine and the hardware check")
-    wait(app, lambda: w.setup.layers.summary is not None, 60, "the layer table")
+    wait_until(app, lambda: w.setup.layers.summary is not None, 60, "the layer table")
 
     select(w.setup.dataset.combo, "digits")
     select(w.setup.template, "mlp")
@@ -51,7 +40,7 @@ def main(folder: str) -> int:
     ended: list[str] = []
     w.run_ended.connect(ended.append)
     w.setup.run_button.click()
-    wait(app, lambda: bool(ended), 300, "the comparison")
+    wait_until(app, lambda: bool(ended), 300, "the comparison")
 
     w.history_actions.plot_run(w.last_outcome.stored[0].id)
     ids = [run.id for run in w.last_outcome.stored]
@@ -62,13 +51,13 @@ def main(folder: str) -> int:
     dialog.folder_edit.setText(folder)
     dialog.name_edit.setText("model")
     w.exports.start_export(dialog.requests())
-    wait(app, lambda: w.exports.job is None, 300, "the export")
+    wait_until(app, lambda: w.exports.job is None, 300, "the export")
 
     w.background.run_check(measure=True, seconds=0.05)
-    wait(app, lambda: not w.state.measuring, 300, "the measurement")
+    wait_until(app, lambda: not w.state.measuring, 300, "the measurement")
 
     w.close()
-    wait(app, lambda: w._closed, 60, "the window to close")
+    wait_until(app, lambda: w._closed, 60, "the window to close")
     loaded = sorted({name.split(".")[0] for name in sys.modules} & set(FORBIDDEN))
     print(json.dumps({"ended": ended, "exported": sorted(p.name for p in Path(folder).iterdir()
                                                          if p.name.startswith("model")),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shiboken6
 from PySide6.QtCore import QSettings
 
+from devtools.gui_driving import select  # noqa: F401  (the GUI tests import it from here)
 from mpstudio.ui.window.main_window import MainWindow
 
 TF_TIMEOUT_MS = 120_000
@@ -47,10 +48,3 @@ def _close_state(window: MainWindow) -> str:
              f"run active={window.runs.active}"]
     parts.append(f"engine jobs={window.engine.active()!r} pid={window.engine.pid}")
     return "; ".join(parts)
-
-
-def select(combo, key: str) -> None:
-    index = combo.findData(key)
-    assert index >= 0, f"{key!r} is not a choice of {combo.objectName()}"
-    combo.setCurrentIndex(index)
-

@@ -24,11 +24,14 @@ import threading
 import traceback
 from typing import IO, Any
 
+from mpstudio.engine.datasets.errors import DataLoadStopped
+from mpstudio.engine.export.results import ExportCancelled
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.framing import FrameWriter, read_frame
 from mpstudio.engine.service.job_table import JOBS, EngineMemory
 
 log = logging.getLogger(__name__)
+STOPS = (DataLoadStopped, ExportCancelled)  # how a job ends when its stop flag is honoured
 ORPHAN_GRACE_SECONDS = 10.0  # the window vanished: the running job has this long to stop
 
 
@@ -110,14 +113,15 @@ class EngineLoop:
                 self._send_quietly(p.JobFailed(submit.job_id, "cancelled", cancelled=True))
                 return
             self._send_quietly(p.JobStarted(submit.job_id))
-            fn = JOBS.get(submit.call)
-            if fn is None:
-                raise LookupError(f"the engine has no job {submit.call!r}")
             try:
+                fn = JOBS.get(submit.call)
+                if fn is None:  # a window newer than its engine: a message, not a dead lane
+                    raise LookupError(f"the engine has no job {submit.call!r}")
                 value = fn(job, self.memory, **submit.args)
             except Exception as exc:  # a job ends with a message, never the engine
-                log.error("%s failed:\n%s", submit.call, traceback.format_exc())
-                cancelled = job.should_stop() and _is_stop(exc)
+                cancelled = job.should_stop() and isinstance(exc, STOPS)
+                if not cancelled:
+                    log.error("%s failed:\n%s", submit.call, traceback.format_exc())
                 message = "cancelled" if cancelled else failure_message(submit.call, exc)
                 self._send_quietly(p.JobFailed(submit.job_id, message, cancelled))
                 return
@@ -134,10 +138,6 @@ class EngineLoop:
         # the window may be gone: the control thread then ends the process
         with contextlib.suppress(OSError, ValueError):
             self.pipe.send(message)
-
-
-def _is_stop(exc: BaseException) -> bool:
-    return type(exc).__name__ in ("JobCancelled", "DataLoadStopped", "MeasurementStopped")
 
 
 def failure_message(call: str, exc: BaseException) -> str:

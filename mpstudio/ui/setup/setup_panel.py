@@ -163,7 +163,10 @@ class SetupPanel(QWidget):
         compare_form.addRow("Trials", self.trials)
         compare_form.addRow("Baseline", self.baseline_math)
         self._compare_form = compare
-        buttons = QHBoxLayout()
+        self.button_row = QWidget()  # the window pins it below the scrolling form
+        self.button_row.setObjectName("runButtons")
+        buttons = QHBoxLayout(self.button_row)
+        buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addWidget(self.run_button, 2)
         buttons.addWidget(self.stop_button, 1)
         layout = QVBoxLayout(self)
@@ -174,7 +177,7 @@ class SetupPanel(QWidget):
         layout.addWidget(self._group("Training", hyper, self.baseline, compare))
         layout.addWidget(self._group("Distribution", self.distribution))
         layout.addWidget(self._group("Training aids", self.aids))
-        layout.addLayout(buttons)
+        layout.addWidget(self.button_row)
         layout.addStretch(1)
 
     def _connect(self) -> None:

@@ -98,7 +98,16 @@ class MainWindow(QMainWindow):
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setMinimumWidth(self.setup.sizeHint().width() + 24)
-        setup_dock = self._dock("Setup", "setupDock", scroll, Qt.DockWidgetArea.LeftDockWidgetArea)
+        # Run and Stop (Stop now) stay in view below the form, whatever its scroll.
+        self.setup.layout().removeWidget(self.setup.button_row)
+        setup_area = QWidget()
+        setup_column = QVBoxLayout(setup_area)
+        setup_column.setContentsMargins(0, 0, 0, 6)
+        setup_column.addWidget(scroll, 1)
+        setup_column.addWidget(self.setup.button_row)
+        self.setup.button_row.setContentsMargins(8, 0, 8, 0)
+        setup_dock = self._dock("Setup", "setupDock", setup_area,
+                                Qt.DockWidgetArea.LeftDockWidgetArea)
         setup_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
 
         self.banner = QLabel()
