@@ -117,7 +117,7 @@ def test_compare_prints_the_side_by_side_table(capsys):
         assert row in out
     assert "float32 baseline" in out and "mixed_float16" in out
     verdicts = ("Worth it", "Not worth it", "Slower on this hardware", "No real speed gain",
-                "Too short to time")
+                "Too short to time", "Faster, but the accuracy cost can't be told")
     assert sum(v in out for v in verdicts) == 1
 
 
@@ -132,6 +132,9 @@ def test_compare_json(capsys):
     assert payload["speedup"] > 0
     assert payload["speedup"] == payload["card"]["speedup"]["median"]
     assert payload["verdict"] == payload["card"]["verdict"]["sentence"]
+    low, high = payload["accuracy_interval_pp"]  # the paired test's 95% interval
+    assert low <= payload["card"]["accuracy"]["delta_pp"] <= high
+    assert payload["accuracy_outcome"] in ("loss", "same", "no_loss", "unclear")
     # Both runs are in the history under the ids the JSON gives.
     assert main(["runs", "show", str(mixed["id"]), "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)

@@ -10,6 +10,7 @@ import pytest
 
 from mpstudio.engine.comparison.card import card_for_comparison
 from mpstudio.engine.comparison.card_text import card_rows
+from mpstudio.engine.comparison.paired_accuracy import decode_hits
 from mpstudio.engine.events import CollectingReporter, RunStarted, StepMetrics
 from mpstudio.engine.history.recorder import RecordingReporter
 from mpstudio.engine.history.store import RunStore
@@ -129,7 +130,17 @@ def test_the_card_says_what_the_stored_metrics_say(recorded):
     assert card.loss_gap.max_abs == pytest.approx(max(gaps))
     rows = {r.name: r for r in card_rows(card)}
     assert rows["steady examples/s"].change.startswith(f"{card.speedup.median:.2f}x")
-    assert rows["final val accuracy"].change == f"{card.accuracy_delta_pp:+.2f} pp"
+    # Accuracy is tested on the examples both sides predicted: each run's flags are its
+    # own validation accuracy, example by example, and every trial pair takes part.
+    for run in runs:
+        flags = decode_hits(run.summary.val_hits)
+        assert len(flags) == run.summary.val_examples
+        assert flags.mean() == pytest.approx(run.summary.final_val_accuracy, abs=1e-6)
+    assert card.accuracy.paired and card.accuracy.trials == len(mixed_ids)
+    assert rows["final val accuracy"].change == (
+        f"{card.accuracy.delta_pp:+.2f} pp\n({card.accuracy.low_pp:+.2f} to "
+        f"{card.accuracy.high_pp:+.2f})")
+    assert card.best_accuracy is not None and card.best_accuracy.paired
     # This CPU has no fast float16 and the runs are seconds long: an honest card says so.
     assert card.verdict.kind in ("too_short", "slower", "no_gain")
 
@@ -168,3 +179,54 @@ def test_comparison_options_are_checked():
         compare(RunSpec(), CollectingReporter(), repeats=0)
     with pytest.raises(SpecError, match="baseline must be one of: auto, float32, tf32"):
         compare(RunSpec(), CollectingReporter(), baseline="fp32")
+
+
+def test_a_profiled_comparison_says_which_ops_lost_the_time(tmp_path):
+    """cnn under mixed_float16 on this CPU (no fast float16 math): the profile of each
+    side's steps ranks the convolutions' gradients first, counts the casts mixed
+    precision added, and the verdict's reason names the op. Nothing of the trace is
+    left in the temp folder."""
+    import tempfile
+
+    from mpstudio.engine.spec import RunSpec
+
+    before = {p.name for p in __import__("pathlib").Path(tempfile.gettempdir()).glob(
+        "mpstudio-profile-*")}
+    path = tmp_path / "h.sqlite3"
+    spec = RunSpec(template="cnn", precision="mixed_float16", batch_size=64, steps=40)
+    recorder = RecordingReporter(CollectingReporter(), lambda: RunStore(path))
+    result = compare(spec, recorder, profile=True)
+    recorder.close()
+    with RunStore(path) as store:
+        card = card_for_comparison([store.run(i) for i in recorder.run_ids])
+    assert result.baseline.summary.op_profile and result.mixed.summary.op_profile
+    assert card.profile is not None and card.profile.casts_added_count > 0
+    top = card.profile.rows[0]
+    assert top.op_type.startswith("Conv2D") and top.ratio > 1.5
+    assert card.verdict.kind in ("slower", "too_short")
+    if card.verdict.kind == "slower":
+        assert f"{top.op_type} in float16 took" in card.verdict.sentence
+    after = {p.name for p in __import__("pathlib").Path(tempfile.gettempdir()).glob(
+        "mpstudio-profile-*")}
+    assert after <= before
+
+
+def test_synthetic_data_gets_no_accuracy_verdict(tmp_path):
+    """Synthetic data repeats one random batch with random labels: its "examples" are
+    32 examples over and over, so a paired test on them would be falsely sure (it
+    called a 2-of-32 difference a 6-point loss with a tight interval). No accuracy
+    test there: the card judges the speed alone."""
+    from mpstudio.engine.spec import RunSpec
+
+    path = tmp_path / "h.sqlite3"
+    spec = RunSpec(dataset="synthetic", dataset_options={"shape": [8, 8, 3], "samples": 512},
+                   template="mlp", precision="mixed_float16", batch_size=32, steps=30)
+    recorder = RecordingReporter(CollectingReporter(), lambda: RunStore(path))
+    compare(spec, recorder)
+    recorder.close()
+    with RunStore(path) as store:
+        runs = [store.run(i) for i in recorder.run_ids]
+    assert all(r.summary.val_hits == "" and r.summary.val_examples is None for r in runs)
+    card = card_for_comparison(runs)
+    assert card.accuracy is None and card.verdict.kind != "accuracy_loss"
+    assert "lost" not in card.verdict.sentence

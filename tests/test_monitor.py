@@ -66,6 +66,26 @@ def step(monitor: RunMonitor, fake: FakeTraining, seconds: float, loss: float = 
     monitor.step_done()
 
 
+def test_the_time_before_an_epochs_first_step_is_not_step_time():
+    """Starting an epoch's data iterator can stall (half a second, at random epochs, in
+    plain Keras too): epoch time, not steady step time."""
+    fake = FakeTraining()
+    monitor, _ = make_monitor(fake, steps_per_epoch=5, total_steps=10)
+    for _ in range(5):
+        monitor.before_step()
+        step(monitor, fake, 0.1)
+    monitor.epoch_end(1.0, 0.5, None, None)
+    monitor.epoch_begin(2)
+    fake.now += 0.5  # the new epoch's iterator starting
+    for _ in range(5):
+        monitor.before_step()
+        step(monitor, fake, 0.1)
+    monitor.epoch_end(1.0, 0.5, None, None)
+    summary = summarize(monitor)
+    assert summary.steady_step_time == pytest.approx(0.1)  # 8 steady steps of 0.1 s
+    assert monitor.epochs[1].epoch_time == pytest.approx(1.0)  # the epoch still pays it
+
+
 def test_warmup_is_excluded_from_the_steady_throughput():
     fake = FakeTraining()
     monitor, reporter = make_monitor(fake)

@@ -36,3 +36,35 @@ def test_every_picture_the_readme_shows_is_in_the_repository():
     ignored = subprocess.run(["git", "check-ignore", *pictures], cwd=ROOT,
                              capture_output=True, text=True)
     assert ignored.stdout == "", f"git ignores {ignored.stdout.split()}"
+
+
+def readme_mpstudio_commands() -> list[str]:
+    """Every `mpstudio ...` command in the README's bash blocks (comments cut, `&&`
+    chains split)."""
+    text = (ROOT / "README.md").read_text()
+    out = []
+    for block in re.findall(r"```bash\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            for part in line.split("#", 1)[0].split("&&"):
+                part = part.strip()
+                if part.startswith("mpstudio ") and "<" not in part:
+                    out.append(part)
+    return out
+
+
+def test_every_readme_command_parses():
+    """A README example with an option that no longer exists fails here, not for a
+    user (parsing only: nothing trains)."""
+    import shlex
+
+    import pytest
+
+    from mpstudio.cli.main import build_parser
+
+    commands = readme_mpstudio_commands()
+    assert any(c.startswith("mpstudio compare") for c in commands)
+    for command in commands:
+        try:
+            build_parser().parse_args(shlex.split(command)[1:])
+        except SystemExit as exc:
+            pytest.fail(f"README command does not parse ({exc.code}): {command}")

@@ -296,3 +296,51 @@ def test_report_without_loss_scaling_says_so():
     other = make_run(2, "mixed_bfloat16", "mixed", "mixed_bfloat16", 1000, 0.95)
     root = parse(render_html([base], [other]))
     assert "no loss scaling" in "".join(root.itertext())
+
+
+def test_one_machine_is_one_machine_whatever_the_advisor_said():
+    """The stored hardware carries the advisor's word on each run's own precision: two
+    runs minutes apart on one machine must not read as different hardware."""
+    baseline, mixed = pair()
+    baseline[0].hardware.update(advisor_verdict="reference", advisor_reason="float32 is exact")
+    mixed[0].hardware.update(advisor_verdict="slower", advisor_reason="no Tensor Cores")
+    text = "".join(parse(render_html(baseline, mixed)).itertext())
+    assert "different hardware" not in text and "no Tensor Cores" not in text
+    mixed[0].hardware["tensorflow"] = "2.21.0"
+    text = "".join(parse(render_html(baseline, mixed)).itertext())
+    assert "different hardware or software (tensorflow 2.20.0 vs 2.21.0)" in text
+
+
+def test_runs_of_other_models_get_no_red_verdict():
+    base = make_run(1, "float32", "single", "float32", 1000, 0.95,
+                    spec={"dataset": "digits", "template": "cnn", "precision": "float32"})
+    mixed = make_run(2, "mixed_float16", "single", "mixed_float16", 90, 0.31,
+                     spec={"dataset": "digits", "template": "mlp",
+                           "precision": "mixed_float16"})
+    root = parse(render_html([base], [mixed]))
+    verdict = next(p for p in root.iter(f"{XHTML}p") if "verdict" in (p.get("class") or ""))
+    assert verdict.get("class") == "verdict verdict-differs"
+    assert "template cnn vs mlp" in "".join(verdict.itertext())
+    assert "lost" not in "".join(verdict.itertext())
+
+
+def test_the_header_counts_each_sides_trials():
+    base = [make_run(i, "float32 baseline", "baseline", "float32", 1000, 0.95, trial=i,
+                     trials=3) for i in (1, 3, 5)]
+    mixed = [make_run(2, "mixed_float16", "mixed", "mixed_float16", 1800, 0.95, trials=3)]
+    text = "".join(parse(render_html(base, mixed)).itertext())
+    assert "3 float32 and 1 mixed trials" in text and "3 trials per side" not in text
+
+
+def test_the_saved_model_column_shows_the_kept_model(tmp_path):
+    history = tmp_path / "history.sqlite3"
+    baseline, mixed = pair()
+    kept = tmp_path / "runs" / "2" / "model.keras"
+    kept.parent.mkdir(parents=True)
+    kept.write_bytes(b"PK")
+    table = next(t for t in parse(render_html(baseline, mixed, history=history)).iter(
+        f"{XHTML}table") if t.get("class") == "runs")
+    rows = {"".join(tr[0].itertext()): "".join(tr[-1].itertext())
+            for tr in table.iter(f"{XHTML}tr")}
+    assert str(kept) in rows["#2"]
+    assert rows["#1"] == "/models/run1.keras"  # its export only: it kept no model here

@@ -134,3 +134,34 @@ def test_an_unusable_history_leaves_the_app_working(qtbot, tmp_path):
     assert any("not kept" in line for line in w.log.lines("warning"))
     assert history_path().read_bytes().startswith(b"not a database")
     close_window(qtbot, w)
+
+
+def test_profile_ops_says_which_ops_made_mixed_slower(qtbot, tmp_path):
+    """A conv model under mixed_float16 is slower on this CPU (no fast float16 math): with
+    Profile ops ticked, the card's op table and its verdict name the ops."""
+    w = open_window(qtbot, tmp_path / "window.ini")
+    select(w.setup.dataset.combo, "digits")
+    select(w.setup.template, "cnn")
+    select(w.setup.precision, "mixed_float16")
+    w.setup.epochs.setValue(2)
+    w.setup.batch_size.setValue(64)
+    w.setup.baseline.setChecked(True)
+    assert w.setup.profile.isEnabled() and not w.setup.profile.isChecked()
+    w.setup.profile.setChecked(True)
+    _run(qtbot, w)
+    card = w.card_view.card
+    assert card.profile is not None
+    view = w.card_view.op_profile
+    assert view.isVisible()
+    top = view.rows_text()[0]
+    assert "Conv2D" in top[0] and top[3].endswith("x")  # e.g. Conv2DBackpropFilter, 8.6x
+    assert view.table.columnCount() == 5  # no Tensor Cores column on a CPU
+    assert "casts per step" in view.note.text()
+    w.resize(1280, 720)
+    w.grab().save(str(tmp_path / "profile.png"))
+    w.card_view.resize(640, 900)
+    w.card_view.grab().save(str(tmp_path / "card.png"))
+    close_window(qtbot, w)
+    w = open_window(qtbot, tmp_path / "window.ini")
+    assert w.setup.profile.isChecked()  # remembered with the other comparison fields
+    close_window(qtbot, w)

@@ -3,12 +3,14 @@ its API with crafted events (no TensorFlow, no training)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from mpstudio.engine.comparison.card import build_card
 from mpstudio.engine.comparison.card_text import card_rows, side_heading
+from mpstudio.engine.comparison.paired_accuracy import encode_hits
 from mpstudio.engine.comparison.verdict import RULE
 from mpstudio.engine.events import EpochMetrics, RunStarted, RunSummary, StepMetrics
 from mpstudio.engine.history.store import RunStore
@@ -33,6 +35,9 @@ EPOCHS = 3
 BATCH = 64
 
 
+VAL_EXAMPLES = 5000  # enough for "worth it" when the two sides agree
+
+
 def summary(label: str, precision: str, status: str, eps: float | None, acc: float | None,
             device: str = CPU, peak: int | None = None) -> RunSummary:
     """A full RunSummary as a finished (or stopped/diverged) run reports it."""
@@ -54,7 +59,10 @@ def summary(label: str, precision: str, status: str, eps: float | None, acc: flo
         loss_scale_min=16384.0 if mixed else None, loss_scale_max=32768.0 if mixed else None,
         loss_scale_final=32768.0 if mixed else None,
         peak_memory_bytes=peak, memory_note="" if peak else "not reported on CPU",
-        device=device, params=118_282,
+        device=device, params=118_282, val_examples=VAL_EXAMPLES,
+        # the first examples right: two runs' flags nest, as two close models' mostly do
+        val_hits="" if acc is None else encode_hits(
+            np.arange(VAL_EXAMPLES) < round(acc * VAL_EXAMPLES)),
     )
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 from history_fakes import summary
 
 from mpstudio.engine.comparison.card import build_card, card_for_comparison
 from mpstudio.engine.comparison.card_text import card_rows
+from mpstudio.engine.comparison.paired_accuracy import encode_hits, paired_accuracy
 from mpstudio.engine.comparison.verdict import (
     ACCURACY_TOLERANCE_PP,
     RULE,
@@ -23,16 +25,21 @@ GPU = "GPU:0 NVIDIA H100 80GB HBM3 (compute capability 9.0)"
 def run(run_id: int, precision: str, speed: float, val: float, *, status="finished",
         device="CPU (x86_64, 2 cores)", role="single", trial=1, memory=None,
         advisor="no native float16 arithmetic on this CPU", steps_done=500,
-        data_fraction=None, float32_math="float32") -> StoredRun:
+        data_fraction=None, float32_math="float32", examples=100_000, spec=None
+        ) -> StoredRun:
+    """A stored run whose ``examples`` validation flags give accuracy ``val``: the first
+    examples right, so two runs' flags nest (they disagree only on the difference)."""
     label = "float32 baseline" if precision == "float32" else precision
+    hits = encode_hits(np.arange(examples) < round(val * examples)) if examples else ""
     s = summary(status=status, speed=speed, val=val, label=label, precision=precision,
                 steps_done=steps_done, peak_memory_bytes=memory, device=device,
-                data_time_fraction=data_fraction)
+                data_time_fraction=data_fraction, val_examples=examples or None,
+                val_hits=hits)
     return StoredRun(
         row=RunRow(run_id, 0.0, label, status, "digits", "mlp", precision, speed, val,
                    "c" if role != "single" else None, role, trial, 1),
-        spec={"precision": precision}, hardware={"device": device, "advisor_reason": advisor,
-                                                  "float32_math": float32_math},
+        spec={"precision": precision, **(spec or {})},
+        hardware={"device": device, "advisor_reason": advisor, "float32_math": float32_math},
         model={}, dataset_summary="", steps_per_epoch=10, total_steps=steps_done,
         summary=s, failure=None, finished=1.0, model_paths=(), steps=(), epochs=(),
         scale_changes=(),
@@ -48,18 +55,79 @@ def card(base_speed, mixed_speed, base_val, mixed_val, **mixed_kw):
 def test_worth_it_when_faster_and_accuracy_holds():
     c = card(1000, 2500, 0.900, 0.898, device=GPU, memory=None)
     assert c.verdict.kind == "worth_it"
-    assert "2.50x" in c.verdict.sentence and "-0.20 percentage points" in c.verdict.sentence
+    assert "2.50x" in c.verdict.sentence
+    assert "validation accuracy -0.20 pp (95% interval -0.23 to -0.17)" in c.verdict.sentence
 
 
 def test_accuracy_loss_beats_any_speedup():
     c = card(1000, 3000, 0.900, 0.900 - (ACCURACY_TOLERANCE_PP + 0.1) / 100, device=GPU)
     assert c.verdict.kind == "accuracy_loss"
     assert "lost 0.60 percentage points" in c.verdict.sentence
+    assert "95% interval -0.6" in c.verdict.sentence and "although it ran at 3.00x" in \
+        c.verdict.sentence
 
 
-def test_exactly_at_the_tolerance_is_still_worth_it():
+def test_a_loss_at_the_tolerance_cannot_be_ruled_out():
+    """-0.5 points measured: its interval reaches past -0.5, so "worth it" is not earned."""
     c = card(1000, 2000, 0.900, 0.895, device=GPU)
     assert c.accuracy_delta_pp == pytest.approx(-0.5)
+    assert c.verdict.kind == "cant_tell"
+    assert c.accuracy.low_pp < -0.5 < c.accuracy.high_pp
+
+
+def test_the_default_demos_noise_is_not_called_a_loss():
+    """359 validation examples (digits): a 3-point drop from 40 disagreements either
+    way is well inside the noise, so neither a loss nor worth it."""
+    n = 359
+    base = np.zeros(n, bool)
+    base[:300] = True
+    mixed = base.copy()
+    mixed[:30] = False  # 30 examples only float32 got right ...
+    mixed[300:320] = True  # ... and 20 only mixed got right: -10 examples, -2.8 points
+    runs = [run(1, "float32", 1000, base.mean(), device=GPU, examples=0),
+            run(2, "mixed_float16", 2000, mixed.mean(), device=GPU, examples=0)]
+    for r, hits in zip(runs, (base, mixed), strict=True):
+        object.__setattr__(r, "summary", dataclasses.replace(
+            r.summary, val_examples=n, val_hits=encode_hits(hits)))
+    c = build_card(runs[:1], runs[1:])
+    assert c.accuracy.delta_pp == pytest.approx(-100 * 10 / n)
+    assert c.accuracy.outcome == "unclear" and c.verdict.kind == "cant_tell"
+    assert "disagree on 13.9% of the 359 examples" in c.verdict.sentence
+    assert "needs about" in c.verdict.sentence
+
+
+def test_old_runs_without_flags_get_the_wider_unpaired_interval():
+    c = build_card([run(1, "float32", 1000, 0.90, device=GPU, examples=0)],
+                   [run(2, "mixed_float16", 2000, 0.90, device=GPU, examples=0)])
+    assert c.accuracy is None  # no example counts either: nothing to test
+    base = run(1, "float32", 1000, 0.90, device=GPU)
+    mixed = run(2, "mixed_float16", 2000, 0.90, device=GPU)
+    for r in (base, mixed):
+        object.__setattr__(r, "summary", dataclasses.replace(r.summary, val_hits=""))
+    c = build_card([base], [mixed])
+    assert not c.accuracy.paired and c.accuracy.p_value is None
+    assert "unpaired" in c.verdict.sentence
+    paired = paired_accuracy([np.arange(100_000) < 90_000], [np.arange(100_000) < 90_000])
+    assert c.accuracy.high_pp - c.accuracy.low_pp > paired.high_pp - paired.low_pp
+
+
+def test_runs_that_differ_in_more_than_precision_get_no_verdict():
+    """A cnn against an mlp: the 0.09x and the lost points measure the models."""
+    c = build_card([run(1, "float32", 1000, 0.95, device=GPU, spec={"template": "cnn"})],
+                   [run(2, "mixed_float16", 90, 0.31, device=GPU, spec={"template": "mlp"})])
+    assert c.verdict.kind == "differs"
+    assert "template cnn vs mlp" in c.verdict.sentence and "no verdict" in c.verdict.sentence
+    other_machine = run(2, "mixed_float16", 2000, 0.95, device=GPU)
+    other_machine.hardware["tensorflow"] = "2.20.0"
+    base = run(1, "float32", 1000, 0.95, device=GPU)
+    base.hardware["tensorflow"] = "2.21.0"
+    c = build_card([base], [other_machine])
+    assert c.verdict.kind == "differs" and "tensorflow 2.21.0 vs 2.20.0" in c.verdict.sentence
+
+
+def test_the_advisors_words_are_not_a_hardware_difference():
+    base = run(1, "float32", 1000, 0.9, device=GPU, advisor="float32 is the reference")
+    c = build_card([base], [run(2, "mixed_float16", 2000, 0.9, device=GPU)])
     assert c.verdict.kind == "worth_it"
 
 
@@ -112,9 +180,9 @@ def test_the_baseline_is_named_for_what_it_computed():
 
 
 def test_medians_and_spread_over_trials():
-    base = [run(1, "float32", 1000, 0.90, role="baseline", trial=1),
-            run(3, "float32", 1100, 0.90, role="baseline", trial=2),
-            run(5, "float32", 900, 0.90, role="baseline", trial=3)]
+    base = [run(1, "float32", 1000, 0.90, role="baseline", trial=1, device=GPU),
+            run(3, "float32", 1100, 0.90, role="baseline", trial=2, device=GPU),
+            run(5, "float32", 900, 0.90, role="baseline", trial=3, device=GPU)]
     mixed = [run(2, "mixed_float16", 2000, 0.90, role="mixed", trial=1, device=GPU),
              run(4, "mixed_float16", 2420, 0.90, role="mixed", trial=2, device=GPU),
              run(6, "mixed_float16", 1980, 0.90, role="mixed", trial=3, device=GPU)]
@@ -125,6 +193,11 @@ def test_medians_and_spread_over_trials():
     assert c.baseline.examples_per_sec.median == 1000
     assert card_rows(c)[0].baseline == "1,000 (900-1,100)"
     assert "median of 3 trials" in c.verdict.sentence
+    assert c.accuracy.trials == 3
+
+
+def test_one_trial_says_its_spread_is_unknown():
+    assert "one trial: spread unknown" in card(1000, 2500, 0.9, 0.9, device=GPU).verdict.sentence
 
 
 def test_a_stopped_trial_is_left_out_when_an_earlier_one_is_whole():
@@ -138,7 +211,8 @@ def test_a_stopped_trial_is_left_out_when_an_earlier_one_is_whole():
 
 def test_the_rule_is_written_with_the_thresholds_it_uses():
     assert "0.5 percentage points" in RULE and "1.05x" in RULE and "0.95x" in RULE
-    inputs = VerdictInputs("finished", "finished", "mixed_bfloat16", 1.06, None, None, 1, 0.0,
+    inputs = VerdictInputs("finished", "finished", "mixed_bfloat16", 1.06, None, None, 1,
+                           paired_accuracy([np.ones(10_000, bool)], [np.ones(10_000, bool)]),
                            100, 5.0, None, True, 0.01, None, "")
     assert decide(inputs).kind == "worth_it"
     assert decide(dataclasses.replace(inputs, speedup=1.04)).kind == "no_gain"

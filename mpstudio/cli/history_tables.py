@@ -9,13 +9,19 @@ from rich.table import Table
 from rich.text import Text
 
 from mpstudio.engine.comparison.card import ComparisonCard
-from mpstudio.engine.comparison.card_text import card_rows, side_heading
+from mpstudio.engine.comparison.card_text import (
+    PROFILE_TITLE,
+    card_rows,
+    profile_table,
+    side_heading,
+)
 from mpstudio.engine.event_text import fmt, fmt_pct, summary_rows
 from mpstudio.engine.history.records import RunRow, StoredRun
 
 VERDICT_STYLE = {
     "worth_it": "bold green", "accuracy_loss": "bold red", "incomplete": "bold red",
     "slower": "bold yellow", "no_gain": "bold yellow", "too_short": "bold yellow",
+    "cant_tell": "bold yellow", "differs": "bold yellow",
 }
 STATUS_STYLE = {"finished": "green", "stopped": "yellow", "interrupted": "yellow",
                 "diverged": "red", "failed": "red", "running": "cyan"}
@@ -88,4 +94,13 @@ def card_table(card: ComparisonCard) -> Group:
     for row in card_rows(card):
         table.add_row(row.name, row.baseline, row.mixed, row.change)
     verdict = Text(card.verdict.sentence, style=VERDICT_STYLE.get(card.verdict.kind, "bold"))
-    return Group(table, verdict)
+    profile = profile_table(card)
+    if profile is None:
+        return Group(table, verdict)
+    ops = Table(title=PROFILE_TITLE, title_justify="left",
+                caption=profile.note, caption_justify="left")
+    for i, head in enumerate(profile.headers):
+        ops.add_column(head, justify="left" if i == 0 else "right", no_wrap=i == 0)
+    for row in profile.rows:
+        ops.add_row(*row)
+    return Group(table, verdict, ops)

@@ -108,7 +108,7 @@ def _report(store: RunStore, args: argparse.Namespace) -> int:
     baseline, mixed = sides_from_history(store, *args.ids)
     try:
         files = write_report(baseline, mixed, Path(args.output),
-                             Path(args.csv) if args.csv else None)
+                             Path(args.csv) if args.csv else None, history=store.path)
     except ReportError as exc:
         print(f"mpstudio runs report: error: {exc}", file=sys.stderr)
         return EXIT_FAILED

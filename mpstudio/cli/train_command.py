@@ -58,6 +58,10 @@ def add_train_commands(commands: Any) -> None:
     compare.add_argument("--baseline", default="auto", metavar="MATH",
                          help="what the float32 side computes in: auto (TensorFlow's default:"
                          " TF32 on Ampere and newer GPUs), float32 (TF32 off) or tf32")
+    compare.add_argument("--profile", action="store_true",
+                         help="trace a few steady steps of each side with TensorFlow's "
+                         "profiler: time per op type side by side, the casts mixed precision "
+                         "added, and why it was slower")
 
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
@@ -191,7 +195,7 @@ def run_train_command(args: argparse.Namespace) -> int:
         summaries=args.command == "train"
     )
     front: Any = EventPrinter(console) if args.events else console
-    comparison = CompareOptions(args.repeats, args.baseline) \
+    comparison = CompareOptions(args.repeats, args.baseline, args.profile) \
         if args.command == "compare" else None
     try:
         with ctrl_c_stops(front):
@@ -265,6 +269,9 @@ def _payload(command: str, results: list, stored: list, card: Any) -> dict[str, 
         "verdict": card.verdict.sentence if card else None,
         "speedup": card.speedup.median if card else None,
         "accuracy_delta_pp": card.accuracy_delta_pp if card else None,
+        "accuracy_interval_pp": [card.accuracy.low_pp, card.accuracy.high_pp]
+        if card and card.accuracy else None,
+        "accuracy_outcome": card.accuracy.outcome if card and card.accuracy else None,
         "memory_saving": card.memory_saving if card else None,
     })
 

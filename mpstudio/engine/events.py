@@ -74,6 +74,17 @@ class RunSummary:
     # device's peak (peak_memory_bytes is the largest one device held).
     xla_note: str = ""
     peak_memory_total_bytes: int | None = None
+    # Per-example right/wrong of the final model (and of the best epoch's) on the
+    # validation and test splits, packed (comparison.paired_accuracy.encode_hits):
+    # a comparison tests accuracy on the examples both sides predicted. "" when
+    # not recorded (an older run, a multi-worker run, a split over a million).
+    val_examples: int | None = None
+    test_examples: int | None = None
+    val_hits: str = ""
+    best_val_hits: str = ""
+    test_hits: str = ""
+    # An opt-in profile of a few steady steps (profiling.op_profile.OpProfile.to_dict).
+    op_profile: dict[str, Any] | None = None
 
     @property
     def examples_per_sec_per_replica(self) -> float | None:

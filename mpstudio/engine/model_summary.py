@@ -1,4 +1,5 @@
-"""What a built model is: parameter count and each layer's compute/variable dtype."""
+"""What a built model is: parameter count, each layer's compute/variable dtype and,
+under a mixed policy, whether its matrix multiplies fit Tensor Cores."""
 
 from __future__ import annotations
 
@@ -6,8 +7,12 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mpstudio.engine.tensor_core_fit import layer_tensor_core_fit
+
 if TYPE_CHECKING:
     import keras
+
+HALF_POLICIES = ("mixed_float16", "mixed_bfloat16", "float16", "bfloat16")
 
 
 @dataclass(frozen=True)
@@ -17,6 +22,14 @@ class LayerInfo:
     compute_dtype: str
     variable_dtype: str
     params: int
+    # Under a half-precision policy: "yes", "no: units 10 → 16", or "" (no matmul, or
+    # float32 compute); defaults so summaries stored or sent before these still decode.
+    tensor_cores: str = ""
+    tensor_core_tip: str = ""
+
+    @property
+    def misses_tensor_cores(self) -> bool:
+        return self.tensor_cores.startswith("no")
 
 
 @dataclass(frozen=True)
@@ -31,13 +44,21 @@ class ModelSummary:
     def output_dtype(self) -> str:
         return self.layers[-1].compute_dtype if self.layers else "float32"
 
+    @property
+    def tensor_core_misses(self) -> int:
+        """How many layers compute in half precision with sizes that miss Tensor Cores."""
+        return sum(1 for li in self.layers if li.misses_tensor_cores)
+
     def as_table(self) -> str:
-        rows = [("layer", "type", "compute", "variables", "params")]
+        checked = any(li.tensor_cores for li in self.layers)
+        rows = [("layer", "type", "compute", "variables", "params")
+                + (("Tensor Cores",) if checked else ())]
         rows += [
             (li.name, li.kind, li.compute_dtype, li.variable_dtype, f"{li.params:,}")
+            + ((li.tensor_cores,) if checked else ())
             for li in self.layers
         ]
-        widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows)
         return "\n".join(lines)
 
@@ -62,22 +83,38 @@ def _computes_in(layer: keras.layers.Layer) -> str:
     return str(layer.compute_dtype)
 
 
-def describe_model(model: keras.Model, policy: str) -> ModelSummary:
-    layers = tuple(
-        LayerInfo(
+def _tensor_cores(layer: keras.layers.Layer, batch_size: int | None) -> tuple[str, str]:
+    fit = layer_tensor_core_fit(layer, batch_size)
+    if fit.status == "fits":
+        return "yes", fit.tip
+    if fit.status == "misfit":
+        return f"no: {fit.note}", fit.tip
+    return "", ""
+
+
+def describe_model(model: keras.Model, policy: str,
+                   batch_size: int | None = None) -> ModelSummary:
+    """``batch_size``: per replica, checked as the rows of the Dense and recurrent
+    matrix multiplies (None: not checked). The Tensor Core column is filled only under
+    a half-precision policy: under float32 nothing runs on them."""
+    half = policy in HALF_POLICIES
+    layers = []
+    for layer in model.layers:
+        tensor_cores, tip = _tensor_cores(layer, batch_size) if half else ("", "")
+        layers.append(LayerInfo(
             name=layer.name,
             kind=layer_kind(layer),
             compute_dtype=_computes_in(layer),
             variable_dtype=str(layer.variable_dtype),
             params=int(layer.count_params()) if layer.built else 0,
-        )
-        for layer in model.layers
-    )
+            tensor_cores=tensor_cores,
+            tensor_core_tip=tip,
+        ))
     trainable = sum(math.prod(v.shape) for v in model.trainable_weights)
     return ModelSummary(
         name=model.name,
         policy=policy,
         params=int(model.count_params()),
         trainable_params=trainable,
-        layers=layers,
+        layers=tuple(layers),
     )

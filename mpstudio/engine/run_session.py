@@ -95,7 +95,7 @@ def train_session(spec: RunSpec, reporter: Reporter, comparison: CompareOptions 
     try:
         if comparison is not None:
             results = compare.compare(spec, front, comparison.repeats, comparison.baseline,
-                                      keep=keep).results
+                                      keep=keep, profile=comparison.profile).results
         else:
             results = [runner.run(spec, front)]
             if keep is not None:

@@ -15,10 +15,28 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mpstudio.engine.comparison.verdict import Verdict, VerdictInputs, decide
+from mpstudio.engine.comparison.differences import (
+    differences_sentence,
+    hardware_differences,
+    same_examples,
+    spec_differences,
+)
+from mpstudio.engine.comparison.paired_accuracy import (
+    PairedAccuracy,
+    decode_hits,
+    paired_accuracy,
+    unpaired_accuracy,
+)
+from mpstudio.engine.comparison.verdict import ACCURACY_TOLERANCE_PP, Verdict, VerdictInputs, decide
 from mpstudio.engine.events import RunSummary
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.json_values import json_ready
+from mpstudio.engine.profiling.op_profile import OpProfile
+from mpstudio.engine.profiling.profile_comparison import (
+    ProfileComparison,
+    compare_profiles,
+    slower_reason,
+)
 
 if TYPE_CHECKING:
     from mpstudio.engine.history.store import RunStore
@@ -162,6 +180,11 @@ class ComparisonCard:
     best_accuracy_delta_pp: float | None
     loss_gap: LossGap
     verdict: Verdict
+    accuracy: PairedAccuracy | None = None  # final validation accuracy, tested
+    best_accuracy: PairedAccuracy | None = None
+    test_accuracy: PairedAccuracy | None = None
+    differences: str = ""  # what differs besides the precision; "" for a fair comparison
+    profile: ProfileComparison | None = None  # an opt-in op profile of both sides
 
     @property
     def trials(self) -> int:
@@ -189,6 +212,13 @@ def build_card(
     delta = _delta_pp(base.final_val_accuracy, half.final_val_accuracy)
     best_delta = _delta_pp(base.best_val_accuracy, half.best_val_accuracy)
     gap = loss_gap(baseline[0], mixed[0])
+    differences = differences_sentence(
+        spec_differences(baseline[0].spec, mixed[0].spec),
+        hardware_differences(baseline[0].hardware, mixed[0].hardware))
+    paired = same_examples(baseline[0].spec, mixed[0].spec)
+    accuracy = accuracy_test(baseline, mixed, "val_hits", "final_val_accuracy",
+                             "val_examples", paired)
+    profile = profile_comparison(baseline[0], mixed[0])
     verdict = decide(VerdictInputs(
         baseline_status=base.status,
         mixed_status=half.status,
@@ -197,7 +227,7 @@ def build_card(
         speedup_low=speedup.low,
         speedup_high=speedup.high,
         trials=speedup.n,
-        accuracy_delta_pp=delta,
+        accuracy=accuracy,
         steady_steps=min(base.steady_steps, half.steady_steps),
         steady_seconds=min(base.steady_seconds, half.steady_seconds),
         memory_saving=memory,
@@ -206,8 +236,61 @@ def build_card(
         data_time_fraction=half.data_time_fraction.median,
         advisor_reason=mixed[0].hardware.get("advisor_reason", ""),
         baseline_label=baseline_math(baseline[0]),
+        differences=differences,
+        profile_reason=slower_reason(profile, half.precision, device_phrase(half.device))
+        if profile else "",
     ))
-    return ComparisonCard(base, half, speedup, memory, delta, best_delta, gap, verdict)
+    return ComparisonCard(
+        base, half, speedup, memory, delta, best_delta, gap, verdict, accuracy,
+        accuracy_test(baseline, mixed, "best_val_hits", "best_val_accuracy", "val_examples",
+                      paired),
+        accuracy_test(baseline, mixed, "test_hits", "test_accuracy", "test_examples", paired),
+        differences, profile)
+
+
+def accuracy_test(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun], hits: str,
+                  accuracy: str, examples: str, paired: bool) -> PairedAccuracy | None:
+    """Mixed against float32 on one split: paired over the trial pairs when every run
+    kept its per-example flags on the same examples; otherwise the unpaired interval
+    of the two median accuracies (runs recorded before the flags); None without
+    the accuracies or their example counts."""
+    pairs = [(b.summary, m.summary) for b, m in zip(baseline, mixed, strict=False)
+             if b.summary is not None and m.summary is not None]
+    if paired and pairs:
+        flags = [(decode_hits(getattr(b, hits)), decode_hits(getattr(m, hits)))
+                 for b, m in pairs]
+        if all(f is not None and g is not None for f, g in flags):
+            test = paired_accuracy([f for f, _ in flags], [g for _, g in flags],
+                                   ACCURACY_TOLERANCE_PP)
+            if test is not None:
+                return test
+    base = Spread.of([getattr(r.summary, accuracy) for r in baseline if r.summary])
+    half = Spread.of([getattr(r.summary, accuracy) for r in mixed if r.summary])
+    base_n = next((getattr(r.summary, examples) for r in baseline
+                   if r.summary and getattr(r.summary, examples)), None)
+    half_n = next((getattr(r.summary, examples) for r in mixed
+                   if r.summary and getattr(r.summary, examples)), None)
+    if base.median is None or half.median is None or not base_n or not half_n:
+        return None
+    return unpaired_accuracy(base.median, base_n, half.median, half_n, ACCURACY_TOLERANCE_PP)
+
+
+def device_phrase(device: str) -> str:
+    """"this CPU", "this GPU", "this TPU" for a run's device label."""
+    kind = device.split(":")[0].split(" ")[0].upper()
+    return f"this {kind}" if kind in ("CPU", "GPU", "TPU") else "this device"
+
+
+def profile_comparison(baseline: StoredRun, mixed: StoredRun) -> ProfileComparison | None:
+    """Both sides' op profiles side by side, when both took one."""
+    base = baseline.summary.op_profile if baseline.summary else None
+    half = mixed.summary.op_profile if mixed.summary else None
+    if not base or not half:
+        return None
+    try:
+        return compare_profiles(OpProfile.from_dict(base), OpProfile.from_dict(half))
+    except (KeyError, TypeError, ValueError):  # a profile from another release
+        return None
 
 
 def card_for_comparison(runs: Sequence[StoredRun]) -> ComparisonCard | None:

@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass
 
 from mpstudio.engine.comparison.card import ComparisonCard, Side, Spread
+from mpstudio.engine.comparison.paired_accuracy import PairedAccuracy
+from mpstudio.engine.profiling.profile_comparison import ROW_HEADERS
 
 
 @dataclass(frozen=True)
@@ -79,12 +81,14 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
     if card.memory_saving is not None:
         memory = (f"{100 * card.memory_saving:.1f}% saved" if card.memory_saving >= 0
                   else f"{100 * -card.memory_saving:.1f}% more")
-    delta = "" if card.accuracy_delta_pp is None else f"{card.accuracy_delta_pp:+.2f} pp"
-    best = "" if card.best_accuracy_delta_pp is None else f"{card.best_accuracy_delta_pp:+.2f} pp"
+    delta = _tested(card.accuracy, card.accuracy_delta_pp)
+    best = _tested(card.best_accuracy, card.best_accuracy_delta_pp)
     rows = [
         CardRow("steady examples/s", spread_text(b.examples_per_sec, ",.0f"),
                 spread_text(m.examples_per_sec, ",.0f"), speed,
-                "training throughput after the warm-up; median (lowest-highest) over trials"),
+                "training throughput after the warm-up; median (lowest-highest) over trials"
+                if card.speedup.n > 1 else "training throughput after the warm-up; one "
+                "trial a side, so the spread is unknown (3 trials measure it)"),
         CardRow("time to first step", spread_text(b.time_to_first_step, ".2f", " s"),
                 spread_text(m.time_to_first_step, ".2f", " s"),
                 _ratio_change(b.time_to_first_step, m.time_to_first_step, True),
@@ -98,8 +102,9 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
                 if b.peak_memory_bytes.median is not None else
                 f"n/a: {b.memory_note or 'the device does not report it'}"),
         CardRow("final val accuracy", _pct(b.final_val_accuracy), _pct(m.final_val_accuracy),
-                delta, "percentage points, mixed minus float32"),
-        CardRow("best val accuracy", _pct(b.best_val_accuracy), _pct(m.best_val_accuracy), best),
+                delta, _tested_tip(card.accuracy)),
+        CardRow("best val accuracy", _pct(b.best_val_accuracy), _pct(m.best_val_accuracy), best,
+                _tested_tip(card.best_accuracy)),
         CardRow("final train loss", spread_text(b.final_loss, ".4f"),
                 spread_text(m.final_loss, ".4f"), ""),
         CardRow("loss-curve gap", "", loss_gap_text(card), "",
@@ -112,18 +117,65 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
     ]
     if b.test_accuracy.median is not None or m.test_accuracy.median is not None:
         rows.insert(6, CardRow("test accuracy", _pct(b.test_accuracy), _pct(m.test_accuracy),
-                               _delta(b.test_accuracy, m.test_accuracy)))
+                               _tested(card.test_accuracy, _delta_pp(b.test_accuracy,
+                                                                     m.test_accuracy)),
+                               _tested_tip(card.test_accuracy)))
     rows.append(CardRow("status", b.status, m.status, ""))
     return rows
 
 
-def _delta(base: Spread, mixed: Spread) -> str:
+def _delta_pp(base: Spread, mixed: Spread) -> float | None:
     if base.median is None or mixed.median is None:
-        return ""
-    return f"{100 * (mixed.median - base.median):+.2f} pp"
+        return None
+    return 100 * (mixed.median - base.median)
+
+
+def _tested(test: PairedAccuracy | None, delta_pp: float | None) -> str:
+    """"-1.39 pp" over "(-3.90 to +1.11)": the change with its 95% interval."""
+    if test is not None:
+        # two lines: the change, then its interval (narrow columns stay readable)
+        return f"{test.delta_pp:+.2f} pp\n({test.low_pp:+.2f} to {test.high_pp:+.2f})"
+    return "" if delta_pp is None else f"{delta_pp:+.2f} pp"
+
+
+def _tested_tip(test: PairedAccuracy | None) -> str:
+    if test is None:
+        return "percentage points, mixed minus float32"
+    return ("percentage points, mixed minus float32, with the 95% interval; "
+            + test.evidence_text())
 
 
 def side_heading(side: Side) -> str:
     """"float32 baseline (#3, #5, #7)"."""
     ids = ", ".join(f"#{i}" for i in side.run_ids)
     return f"{side.label} ({ids})"
+
+
+@dataclass(frozen=True)
+class ProfileTable:
+    """The op-by-op table of a profiled comparison, the same in every front end."""
+
+    headers: tuple[str, ...]
+    rows: list[tuple[str, ...]]
+    note: str
+
+
+PROFILE_ROWS = 12  # the op types that lost most; the rest are noise at this scale
+PROFILE_TITLE = "Why, op by op (ms per step, most time lost first)"
+
+
+def profile_table(card: ComparisonCard) -> ProfileTable | None:
+    """None when the comparison took no profile (it is opt-in)."""
+    p = card.profile
+    if p is None:
+        return None
+    note = (f"Op profile of a few steady steps of each side's first trial, "
+            f"{p.device_kind}: float32 {1000 * p.float32_step_time:.2f} ms/step, mixed "
+            f"{1000 * p.mixed_step_time:.2f} ms/step; mixed precision added "
+            f"{p.casts_added_count:.0f} casts per step ({1000 * p.casts_added_seconds:.2f} "
+            f"ms); waiting for input {p.float32_input_wait:.0%} / {p.mixed_input_wait:.0%} "
+            "of the step. Ops run in parallel, so shares can add up to more than 100%.")
+    rows = p.rows_text(PROFILE_ROWS)
+    if all(row[-1] in ("-", "") for row in rows):  # no kernels to judge (a CPU, a TPU)
+        return ProfileTable(ROW_HEADERS[:-1], [row[:-1] for row in rows], note)
+    return ProfileTable(ROW_HEADERS, rows, note)

@@ -3,20 +3,27 @@
 The rule, in order (the first that applies decides):
 1. Either side did not finish (stopped, failed, diverged, interrupted): no verdict on
    speed; a mixed run that diverged where float32 did not is "not worth it as set up".
-2. Mixed validation accuracy more than 0.5 percentage points below float32: "accuracy
-   loss", however fast it was.
-3. Too little steady-state time to trust a speed ratio (each side needs 20 steps and
+2. The two runs differ in more than the precision and its loss scaling (another
+   template, dataset, batch, machine...): no verdict; the card says what differs.
+3. Accuracy is tested on the examples both sides predicted (paired_accuracy): the
+   95% interval of the change in validation accuracy lies wholly below -0.5
+   percentage points: "accuracy loss", however fast it was.
+4. Too little steady-state time to trust a speed ratio (each side needs 20 steps and
    1 s after the warm-up): "too short to time".
-4. Median speedup above 1.05x: "worth it".
 5. Median speedup below 0.95x: "slower on this hardware", with the reason the evidence
-   points to (waiting for data, a model too small to fill the GPU, or the advisor's
-   word on this device).
-6. Otherwise: "no real speed gain" (it may still save memory).
+   points to (the op profile's slowest ops, waiting for data, a model too small to
+   fill the GPU, or the advisor's word on this device).
+6. Median speedup above 1.05x: "worth it" when the interval rules out a loss beyond
+   0.5 points; "can't tell at this size" when it does not (with the number of
+   examples that would decide it).
+7. Otherwise: "no real speed gain" (it may still save memory).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from mpstudio.engine.comparison.paired_accuracy import LOSS, UNCLEAR, PairedAccuracy
 
 ACCURACY_TOLERANCE_PP = 0.5  # mixed may be this many percentage points below float32
 WORTH_IT_SPEEDUP = 1.05  # median speedup above this is a real gain
@@ -27,12 +34,16 @@ INPUT_BOUND_FRACTION = 0.8  # the input pipeline alone needs this much of a step
 TINY_STEP_SECONDS = 0.002  # on a GPU, steps this short are kernel-launch bound
 
 RULE = (
-    f"Worth it: median speedup above {WORTH_IT_SPEEDUP:.2f}x with validation accuracy no "
-    f"more than {ACCURACY_TOLERANCE_PP} percentage points below float32. Accuracy loss: "
-    f"more than {ACCURACY_TOLERANCE_PP} points below, however fast. Slower: median speedup "
-    f"below {SLOWER_BELOW:.2f}x. No real gain: in between. Speeds count only with at least "
-    f"{MIN_STEADY_STEPS} steps and {MIN_STEADY_SECONDS:g} s of steady-state training per "
-    "side; a side that did not finish gets no speed verdict."
+    f"Accuracy is tested on the examples both sides predicted: for each, did float32 get "
+    f"it right, did mixed? The 95% interval of the change comes from the examples where "
+    f"they disagree (McNemar's test). Accuracy loss: the whole interval is more than "
+    f"{ACCURACY_TOLERANCE_PP} percentage points below float32, however fast. Worth it: "
+    f"median speedup above {WORTH_IT_SPEEDUP:.2f}x and the interval rules out a loss "
+    f"beyond {ACCURACY_TOLERANCE_PP} points; if it cannot, the verdict is can't tell at "
+    f"this size. Slower: median speedup below {SLOWER_BELOW:.2f}x. No real gain: in "
+    f"between. Speeds count only with at least {MIN_STEADY_STEPS} steps and "
+    f"{MIN_STEADY_SECONDS:g} s of steady-state training per side; a side that did not "
+    "finish, or runs that differ in more than the precision, get no verdict."
 )
 
 
@@ -47,7 +58,7 @@ class VerdictInputs:
     speedup_low: float | None
     speedup_high: float | None
     trials: int
-    accuracy_delta_pp: float | None  # mixed minus float32, final validation accuracy
+    accuracy: PairedAccuracy | None  # final validation accuracy, mixed against float32
     steady_steps: int  # the smaller side's
     steady_seconds: float  # the smaller side's
     memory_saving: float | None  # fraction of float32's peak memory saved
@@ -56,11 +67,15 @@ class VerdictInputs:
     data_time_fraction: float | None  # of the mixed run
     advisor_reason: str  # the advisor's word on the mixed precision on this device
     baseline_label: str = "float32"
+    differences: str = ""  # what differs besides the precision (differences.py)
+    profile_reason: str = ""  # the op profile's slowest ops, when one was taken
 
 
 @dataclass(frozen=True)
 class Verdict:
-    kind: str  # worth_it | accuracy_loss | slower | no_gain | too_short | incomplete
+    # worth_it | accuracy_loss | slower | no_gain | cant_tell | too_short | incomplete
+    # | differs
+    kind: str
     sentence: str
 
 
@@ -69,13 +84,16 @@ def _speed(v: VerdictInputs) -> str:
     text = f"{v.speedup:.2f}x the speed of {v.baseline_label}"
     if v.trials > 1 and v.speedup_low is not None and v.speedup_high is not None:
         text += f" (median of {v.trials} trials, {v.speedup_low:.2f}-{v.speedup_high:.2f}x)"
+    else:  # one pair of runs says nothing about how much the next pair would vary
+        text += " (one trial: spread unknown; 3 trials measure it)"
     return text
 
 
 def _accuracy(v: VerdictInputs) -> str:
-    if v.accuracy_delta_pp is None:
-        return "no validation accuracy to compare"
-    return f"validation accuracy {v.accuracy_delta_pp:+.2f} percentage points"
+    if v.accuracy is None:
+        return "no validation accuracy to test"
+    unpaired = "" if v.accuracy.paired else ", unpaired"
+    return f"validation accuracy {v.accuracy.interval_text()}{unpaired}"
 
 
 def _memory(v: VerdictInputs) -> str:
@@ -88,6 +106,9 @@ def _memory(v: VerdictInputs) -> str:
 
 def slower_reason(v: VerdictInputs) -> str:
     """Why mixed precision lost here, from the strongest evidence the runs left."""
+    if v.profile_reason:
+        advisor = f"; {v.advisor_reason}" if v.advisor_reason else ""
+        return f"{v.profile_reason.rstrip('.')}{advisor}"
     if v.data_time_fraction is not None and v.data_time_fraction >= INPUT_BOUND_FRACTION:
         return (f"the run is input-bound: the input pipeline alone takes "
                 f"{100 * min(v.data_time_fraction, 1.0):.0f}% of a training step's time, so "
@@ -111,13 +132,18 @@ def decide(v: VerdictInputs) -> Verdict:
         return Verdict("incomplete", (
             f"No verdict: the {v.baseline_label} side {v.baseline_status} and the "
             f"{v.mixed_precision} side {v.mixed_status}; compare two finished runs."))
-    # 1e-9: accuracies are ratios of counts; -0.5 must not read as -0.5000000000000004
-    if v.accuracy_delta_pp is not None and v.accuracy_delta_pp < -ACCURACY_TOLERANCE_PP - 1e-9:
-        speed = f" although it ran at {_speed(v)}" if v.speedup else ""
+    if v.differences:
+        return Verdict("differs", v.differences)
+    if v.accuracy is not None and v.accuracy.outcome == LOSS:
+        speed = ""
+        if v.speedup:
+            speed = (f", although it ran at {_speed(v)}" if v.speedup > WORTH_IT_SPEEDUP
+                     else f", and it ran at {_speed(v)}")
         return Verdict("accuracy_loss", (
             f"Not worth it as set up: {v.mixed_precision} lost "
-            f"{-v.accuracy_delta_pp:.2f} percentage points of validation accuracy (more than "
-            f"{ACCURACY_TOLERANCE_PP}){speed}."))
+            f"{-v.accuracy.delta_pp:.2f} percentage points of validation accuracy (95% "
+            f"interval {v.accuracy.low_pp:+.2f} to {v.accuracy.high_pp:+.2f}, wholly "
+            f"beyond -{ACCURACY_TOLERANCE_PP}){speed}."))
     if (v.speedup is None or v.steady_steps < MIN_STEADY_STEPS
             or v.steady_seconds < MIN_STEADY_SECONDS):
         return Verdict("too_short", (
@@ -125,14 +151,19 @@ def decide(v: VerdictInputs) -> Verdict:
             f"the shorter side; train for at least {MIN_STEADY_STEPS} steps and "
             f"{MIN_STEADY_SECONDS:g} s after the warm-up before reading a speedup "
             f"({_accuracy(v)})."))
-    if v.speedup > WORTH_IT_SPEEDUP:
-        return Verdict("worth_it", (
-            f"Worth it: {v.mixed_precision} ran at {_speed(v)} with {_accuracy(v)}"
-            f"{_memory(v)}."))
     if v.speedup < SLOWER_BELOW:
         return Verdict("slower", (
             f"Slower on this hardware: {v.mixed_precision} ran at {_speed(v)}; "
             f"{slower_reason(v)}."))
+    if v.speedup > WORTH_IT_SPEEDUP:
+        if v.accuracy is not None and v.accuracy.outcome == UNCLEAR:
+            return Verdict("cant_tell", (
+                f"Faster, but the accuracy cost can't be told at this size: "
+                f"{v.mixed_precision} ran at {_speed(v)} with {_accuracy(v)}; "
+                f"{v.accuracy.undecided_text()}."))
+        return Verdict("worth_it", (
+            f"Worth it: {v.mixed_precision} ran at {_speed(v)} with {_accuracy(v)}"
+            f"{_memory(v)}."))
     saving = _memory(v)
     tail = (f"; it only saves memory{saving}" if v.memory_saving and v.memory_saving > 0
             else "; keep float32 unless you need the memory")

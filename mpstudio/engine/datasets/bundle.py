@@ -30,6 +30,9 @@ class DataBundle:
     # uint8 images that the model scales itself (its first layer multiplies by this);
     # None: float32 inputs, scaled on the host if at all
     input_scale: float | None = None
+    # False when the validation examples repeat (synthetic data: one random batch over
+    # and over, with random labels): their accuracy tests nothing, example by example.
+    distinct_examples: bool = True
 
     @property
     def input_dtype(self) -> str:

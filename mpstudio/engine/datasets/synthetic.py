@@ -56,4 +56,5 @@ def load_synthetic(spec: RunSpec, ctx: LoadContext, replicas: int = 1) -> DataBu
         steps_per_epoch=steps,
         value_range=(0.0, 1.0),
         report=synthetic_report(spec.dataset_options),
+        distinct_examples=False,
     )

@@ -7,12 +7,19 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
 from mpstudio.engine.comparison.card import ComparisonCard
-from mpstudio.engine.comparison.card_text import card_rows, side_heading
+from mpstudio.engine.comparison.card_text import (
+    PROFILE_TITLE,
+    card_rows,
+    profile_table,
+    side_heading,
+)
 from mpstudio.engine.history.records import StoredRun
+from mpstudio.engine.history.run_models import model_file
 from mpstudio.engine.report.svg_chart import (
     BASELINE_COLOR,
     MIXED_COLOR,
@@ -89,7 +96,21 @@ def card_table(card: ComparisonCard) -> str:
                 "the lowest and highest trial in brackets; the speedup pairs trial i of "
                 "one side with trial i of the other.</p>")
     return (f'<table class="card"><thead>{head}</thead><tbody>{"".join(body)}</tbody>'
-            f"</table>{note}")
+            f"</table>{note}{_profile_html(card)}")
+
+
+def _profile_html(card: ComparisonCard) -> str:
+    """The op-by-op table of a profiled comparison; "" without a profile."""
+    table = profile_table(card)
+    if table is None:
+        return ""
+    head = "".join(f'<th scope="col"{"" if i == 0 else " class=num"}>{esc(h)}</th>'
+                   for i, h in enumerate(table.headers))
+    rows = "".join(
+        "<tr>" + "".join(f'<td{"" if i == 0 else " class=num"}>{esc(c)}</td>'
+                         for i, c in enumerate(row)) + "</tr>" for row in table.rows)
+    return (f"<h2>{esc(PROFILE_TITLE)}</h2><p class=\"note\">{esc(table.note)}</p>"
+            f'<table class="card"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>')
 
 
 # ----------------------------------------------------------------------- charts
@@ -205,13 +226,19 @@ def _time_text(stamp: float | None) -> str:
     return dt.datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def runs_table(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]) -> str:
+def runs_table(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun],
+               history: Path | str | None = None) -> str:
+    """Each run of both sides; "saved model": the model the run kept in the history's
+    folder (when ``history`` is given and it is there) and every export of it."""
     heads = ("run", "side", "label", "trial", "status", "started", "finished", "steps",
              "failure", "saved model")
     rows = []
     for side, runs in (("baseline", baseline), ("mixed", mixed)):
         for run in runs:
-            paths = "".join(f'<div class="path">{esc(p)}</div>' for p in run.model_paths)
+            kept = model_file(run.id, history) if history is not None else None
+            saved = ([str(kept)] if kept else []) + [p for p in run.model_paths
+                                                     if p != str(kept)]
+            paths = "".join(f'<div class="path">{esc(p)}</div>' for p in saved)
             cells = [
                 f"#{run.id}", side, run.label, f"{run.row.trial}/{run.row.trials}",
                 run.status, _time_text(run.row.created), _time_text(run.finished),

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mpstudio.engine.comparison.card import build_card
+from mpstudio.engine.comparison.differences import ADVISOR_KEYS, hardware_differences
 from mpstudio.engine.comparison.verdict import RULE
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.report.files import ReportError, atomic_write_text
@@ -36,7 +37,8 @@ _STYLE = PAGE_STYLE + """
 .verdict-accuracy_loss, .verdict-incomplete { background: #fdecea; border-color: #c5221f;
   color: #8c1d18; }
 .verdict-slower { background: #fff4e0; border-color: #e07b00; color: #7a4100; }
-.verdict-no_gain, .verdict-too_short, .verdict-other { background: #eef1f5;
+.verdict-no_gain, .verdict-too_short, .verdict-cant_tell, .verdict-differs,
+.verdict-other { background: #eef1f5;
   border-color: #5b6b7f; color: #323f4b; }
 .rule { font-size: 12px; color: #7b8794; margin: 0 0 8px; }
 tbody th { font-weight: 500; }
@@ -60,7 +62,8 @@ tr.diff th::after { content: " \\2260"; color: #e07b00; }
   margin-right: 6px; vertical-align: -1px; }
 """
 
-_KINDS = ("worth_it", "accuracy_loss", "slower", "no_gain", "too_short", "incomplete")
+_KINDS = ("worth_it", "accuracy_loss", "slower", "no_gain", "too_short", "incomplete",
+          "cant_tell", "differs")
 
 
 @dataclass(frozen=True)
@@ -73,11 +76,17 @@ def _names(runs: Sequence[StoredRun]) -> str:
     return " / ".join(dict.fromkeys(f"{r.row.dataset} / {r.row.template}" for r in runs))
 
 
+def _machine(hardware: dict[str, str]) -> dict[str, str]:
+    """The hardware without the advisor's word on each side's own precision."""
+    return {k: v for k, v in hardware.items() if k not in ADVISOR_KEYS}
+
+
 def render_html(
     baseline: Sequence[StoredRun],
     mixed: Sequence[StoredRun],
     *,
     generated: dt.datetime | None = None,
+    history: Path | str | None = None,
 ) -> str:
     """The whole page as text. ``baseline``/``mixed``: the trials of each side, in order."""
     if not baseline or not mixed:
@@ -91,15 +100,19 @@ def render_html(
         data = f"{data} vs {_names(mixed)}"
     kind = card.verdict.kind if card.verdict.kind in _KINDS else "other"
     trials = max(len(baseline), len(mixed))
-    trial_text = f" · {trials} trials per side" if trials > 1 else ""
-    first_b, first_m = baseline[0], mixed[0]
-    if first_b.hardware == first_m.hardware:  # one machine: one column is enough
-        hardware = side_by_side("both sides", None, first_b.hardware, None, "item")
+    if len(baseline) == len(mixed):
+        trial_text = f" · {trials} trials per side" if trials > 1 else ""
     else:
-        hardware = ('<p class="note">The two sides report different hardware or software: '
-                    "compare their speeds with care.</p>"
-                    + side_by_side(base_name, mixed_name, first_b.hardware, first_m.hardware,
-                                 "item"))
+        trial_text = f" · {len(baseline)} float32 and {len(mixed)} mixed trials"
+    first_b, first_m = baseline[0], mixed[0]
+    differing = hardware_differences(first_b.hardware, first_m.hardware)
+    if not differing:  # one machine: one column is enough
+        hardware = side_by_side("both sides", None, _machine(first_b.hardware), None, "item")
+    else:
+        hardware = (f'<p class="note">The two sides report different hardware or software '
+                    f'({esc("; ".join(differing))}): compare their speeds with care.</p>'
+                    + side_by_side(base_name, mixed_name, _machine(first_b.hardware),
+                                   _machine(first_m.hardware), "item"))
     parts = [
         *page_head(title, _STYLE, f"{data}{trial_text} · generated {when}"),
         f'<p class="verdict verdict-{kind}">{esc(card.verdict.sentence)}</p>',
@@ -119,7 +132,7 @@ def render_html(
         "<h2>Hardware</h2>",
         hardware,
         "<h2>Runs</h2>",
-        runs_table(baseline, mixed),
+        runs_table(baseline, mixed, history),
         f"<footer>Written by mpstudio on {esc(when)}. The metrics of every run are in the "
         "CSV file saved beside this page.</footer>",
         "</div></body></html>",
@@ -132,9 +145,11 @@ def write_report(
     mixed: Sequence[StoredRun],
     html_path: Path | str,
     csv_path: Path | str | None = None,
+    history: Path | str | None = None,
 ) -> ReportFiles:
     """Write the page and the metrics CSV (beside the page, same name, ``.csv``, unless
-    ``csv_path`` says where). Both are rendered before anything touches the disk, and
+    ``csv_path`` says where); ``history``: the history file the runs are from (their
+    kept models are listed). Both are rendered before anything touches the disk, and
     each is replaced whole, so a failure leaves any earlier report as it was.
     Raises ReportError when a file cannot be written."""
     html_path = Path(html_path)
@@ -142,7 +157,7 @@ def write_report(
     if csv_target.resolve() == html_path.resolve():
         raise ReportError(f"The CSV would overwrite the report itself ({html_path}); "
                           "give the report an .html name.")
-    page = render_html(baseline, mixed)
+    page = render_html(baseline, mixed, history=history)
     table = metrics_csv_text([*baseline, *mixed])
     atomic_write_text(html_path, page)
     atomic_write_text(csv_target, table, newline="")

@@ -88,14 +88,16 @@ def inspect_dataset(ctx: JobContext, memory: EngineMemory, dataset: str,
 
 def model_preview(ctx: JobContext, memory: EngineMemory, template: str,
                   input_shape: tuple[int, ...], num_classes: int, policy: str,
-                  input_scale: float | None = None) -> ModelSummary:
+                  input_scale: float | None = None,
+                  batch_size: int | None = None) -> ModelSummary:
     """The template built under ``policy``: parameters and each layer's dtypes.
-    ``input_scale``: the data is uint8 images that the model scales (its first row)."""
+    ``input_scale``: the data is uint8 images that the model scales (its first row);
+    ``batch_size``: the run's, checked for Tensor Cores with the layers' sizes."""
     from mpstudio.engine.model_summary import describe_model
     from mpstudio.engine.templates.registry import build_model
 
     model = build_model(template, input_shape, num_classes, policy, input_scale=input_scale)
-    return describe_model(model, policy)
+    return describe_model(model, policy, batch_size)
 
 
 def train(ctx: JobContext, memory: EngineMemory, spec: RunSpec,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import keras
 from keras import layers
 
-from mpstudio.engine.templates.dense import float32_head
+from mpstudio.engine.templates.dense import batch_norm, float32_head
 from mpstudio.engine.templates.model_input import model_input
 
 
@@ -24,7 +24,7 @@ def _conv_bn_relu(x, filters: int, name: str, strides: int = 1, relu: bool = Tru
     x = layers.Conv2D(
         filters, 3, strides=strides, padding="same", use_bias=False, name=f"{name}_conv"
     )(x)
-    x = layers.BatchNormalization(name=f"{name}_bn")(x)
+    x = batch_norm(f"{name}_bn")(x)
     return layers.Activation("relu", name=f"{name}_relu")(x) if relu else x
 
 
@@ -49,7 +49,7 @@ def _residual_block(x, filters: int, strides: int, name: str):
         shortcut = layers.Conv2D(
             filters, 1, strides=strides, use_bias=False, name=f"{name}_proj_conv"
         )(shortcut)
-        shortcut = layers.BatchNormalization(name=f"{name}_proj_bn")(shortcut)
+        shortcut = batch_norm(f"{name}_proj_bn")(shortcut)
     y = layers.Add(name=f"{name}_add")([y, shortcut])
     return layers.Activation("relu", name=f"{name}_out")(y)
 

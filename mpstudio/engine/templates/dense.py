@@ -7,6 +7,17 @@ from keras import layers
 
 from mpstudio.engine.templates.model_input import model_input
 
+# BatchNormalization's moving statistics (what validation and inference use) follow the
+# training batches with this momentum. Keras' 0.99 averages over ~100 steps and, in a
+# 30-50 step demo, keeps most of its initial mean 0 / variance 1: validation accuracy
+# then falls while training accuracy climbs. 0.9 (PyTorch's default, momentum 0.1
+# there) follows within ~20 steps and costs long runs nothing measurable.
+BATCH_NORM_MOMENTUM = 0.9
+
+
+def batch_norm(name: str) -> layers.BatchNormalization:
+    return layers.BatchNormalization(momentum=BATCH_NORM_MOMENTUM, name=name)
+
 
 def float32_head(x, num_classes: int):
     """Logits in the policy's dtype, then a float32 softmax."""
@@ -27,7 +38,7 @@ def build_mlp_bn(input_shape: tuple[int, ...], num_classes: int) -> keras.Model:
     x = layers.Flatten(name="flatten")(x)
     for width in (512, 256):
         x = layers.Dense(width, use_bias=False, name=f"dense_{width}")(x)
-        x = layers.BatchNormalization(name=f"bn_{width}")(x)
+        x = batch_norm(f"bn_{width}")(x)
         x = layers.Activation("relu", name=f"relu_{width}")(x)
         x = layers.Dropout(0.2, name=f"dropout_{width}")(x)
     return keras.Model(inputs, float32_head(x, num_classes), name="mlp_bn")

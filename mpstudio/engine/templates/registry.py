@@ -105,7 +105,7 @@ def _register_builtins() -> None:
         ("transformer", "sequence:build_transformer", grid,
          "2-block encoder (4-head attention, LayerNorm, MLP) over image patches or rows"),
         ("lstm", "sequence:build_lstm", grid,
-         "LSTM(128) classifier over the rows of an image or a sequence"),
+         "LSTM(128) classifier over the (normalized) rows of an image or a sequence"),
     ]:
         register_template(
             TemplateEntry(name, description, f"{pkg}.{builder}", accepts)

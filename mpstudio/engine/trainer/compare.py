@@ -21,6 +21,7 @@ from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
 from mpstudio.engine.spec_checks import validate_spec
 from mpstudio.engine.trainer.compare_options import comparison_problems
 from mpstudio.engine.trainer.memory_release import release_device_memory
+from mpstudio.engine.trainer.run_profile import PROFILE_STEPS
 from mpstudio.engine.trainer.runner import RunPlace, RunResult, run
 
 
@@ -98,13 +99,16 @@ def baseline_math(mode: str) -> Iterator[None]:
 
 def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
             baseline: str = "auto",
-            keep: Callable[[RunResult], None] | None = None) -> ComparisonResult:
+            keep: Callable[[RunResult], None] | None = None,
+            profile: bool = False) -> ComparisonResult:
     """Run the float32 baseline, then ``spec`` from the baseline's initial weights,
     ``repeats`` times, alternating. A stop ends the comparison after the current run.
 
     ``keep(result)`` is called as each run ends (the recorder keeps its model on disk);
     each run's model is then let go of before the next run builds, so a trial trains
-    in the memory the last one used. Only the last run's ``model`` stays set."""
+    in the memory the last one used. Only the last run's ``model`` stays set.
+    ``profile``: the first trial of each side traces a few steady steps with
+    TensorFlow's profiler (the card's op-by-op table: why mixed was slower)."""
     problems = comparison_problems(spec, repeats, baseline)
     if problems:
         raise SpecError(problems)
@@ -113,6 +117,10 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
     result = ComparisonResult([], [], comparison)
     base_spec = baseline_spec(spec)
     schedule: tuple[int, ...] | None = None
+
+    def profiled(trial: int) -> int:
+        return PROFILE_STEPS if profile and trial == 1 else 0
+
     def finished(run_result: RunResult) -> RunResult:
         if keep is not None:
             keep(run_result)
@@ -124,7 +132,7 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
         with baseline_math(baseline):  # the run labels itself with what it computed in
             base = run(base_spec, reporter, oom_retry=False,
                        place=RunPlace("baseline", trial, repeats, comparison),
-                       sample_at=schedule)
+                       sample_at=schedule, profile_steps=profiled(trial))
         result.baselines.append(finished(base))
         if schedule is None:  # every later run samples where the first one did
             schedule = base.sampled_steps
@@ -133,7 +141,8 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
         release_device_memory([base])
         mixed = run(spec, reporter, oom_retry=False,
                     initial_weights=result.baseline.initial_weights,
-                    place=RunPlace("mixed", trial, repeats, comparison), sample_at=schedule)
+                    place=RunPlace("mixed", trial, repeats, comparison), sample_at=schedule,
+                    profile_steps=profiled(trial))
         result.mixeds.append(finished(mixed))
         if reporter.should_stop() or not (base.ok and mixed.ok):
             break  # a failed pair would fail again: the trials share seed and weights

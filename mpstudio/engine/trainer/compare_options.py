@@ -15,10 +15,12 @@ MAX_REPEATS = 10
 
 @dataclass(frozen=True)
 class CompareOptions:
-    """How a comparison runs: trials per side (alternating) and the baseline's math."""
+    """How a comparison runs: trials per side (alternating), the baseline's math, and
+    whether the first trial of each side takes an op profile."""
 
     repeats: int = 1
     baseline: str = "auto"
+    profile: bool = False
 
     @property
     def runs(self) -> int:

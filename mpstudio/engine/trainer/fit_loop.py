@@ -1,9 +1,12 @@
 """Training with Keras ``fit``, reported through the shared RunMonitor.
 
-The callback hooks ``on_train_batch_begin`` and not ``on_train_batch_end``: a
-callback with a batch-end hook makes Keras convert the logs to Python floats
-after every step, which waits for the device each step. Without it, fit stays
-asynchronous and the monitor reads the metrics only when it samples.
+Under the TensorFlow backend Keras converts each batch's logs to Python floats
+after every step whatever the callbacks are (keras/src/backend/tensorflow/core.py:
+``IS_THREAD_SAFE = False``, so callback_list.py never dispatches batch ends
+asynchronously and calls ``pythonify_logs`` every batch): fit waits for the
+device each step on its own. The monitor's batch-end hook therefore costs no
+synchronisation fit did not already pay, and lets a Stop end the run before the
+next batch. The monitor reads its fused state only when it samples.
 """
 
 from __future__ import annotations

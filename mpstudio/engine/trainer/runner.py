@@ -46,6 +46,7 @@ from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.spec_checks import validate_spec
 from mpstudio.engine.templates.registry import build_model, input_problem
 from mpstudio.engine.trainer.custom_loop import CustomLoop
+from mpstudio.engine.trainer.example_hits import BestEpochHits, record_hits
 from mpstudio.engine.trainer.fit_loop import run_fit
 from mpstudio.engine.trainer.fragile_layers import fragile_patterns
 from mpstudio.engine.trainer.monitor import (
@@ -61,6 +62,7 @@ from mpstudio.engine.trainer.run_aids import (
     run_folder_of,
 )
 from mpstudio.engine.trainer.run_context import data_time_fraction, hardware_snapshot
+from mpstudio.engine.trainer.run_profile import RunProfile
 from mpstudio.engine.trainer.state_reader import StateReader, fit_running_means
 from mpstudio.engine.trainer.xla_decision import XlaDecision, decide_xla, xla_request
 
@@ -247,6 +249,7 @@ def run(
     sample_at: Sequence[int] | None = None,
     callbacks: CallbackFactory | None = None,
     oom_retry: bool | None = None,
+    profile_steps: int = 0,
 ) -> RunResult:
     """Train ``spec`` and report through ``reporter``. ``place``: where the run sits in
     a comparison (its RunStarted event says so, and the history records it).
@@ -255,6 +258,8 @@ def run(
     ``callbacks``: more Keras callbacks for each attempt's spec (called on every
     training batch's start in both loops). ``oom_retry``: override ``spec.aids``'s
     (a comparison turns it off: both sides must train the same batch).
+    ``profile_steps``: trace this many steady steps with TensorFlow's profiler; the
+    summary's ``op_profile`` holds the time per op type (run_profile).
 
     Raises SpecError for a spec that cannot run (bad data included), RunSetupError
     when the data (a download) or the model cannot be set up, and DataLoadStopped
@@ -268,7 +273,7 @@ def run(
         result = _attempt(current, reporter, initial_weights=initial_weights,
                           place=place, sample_at=sample_at,
                           callbacks=callbacks(current) if callbacks else (),
-                          oom_retries=retries)
+                          oom_retries=retries, profile_steps=profile_steps)
         result.retried = retries
         return result
 
@@ -284,6 +289,7 @@ def _attempt(
     sample_at: Sequence[int] | None,
     callbacks: Sequence[keras.callbacks.Callback],
     oom_retries: int,
+    profile_steps: int = 0,
 ) -> RunResult:
     warnings = validate_spec(spec)
     placement = place_run(spec)  # first: a multi-worker strategy must precede any op
@@ -308,7 +314,7 @@ def _attempt(
     steps_per_epoch = bundle.steps_per_epoch
     total_steps = spec.steps or spec.epochs * steps_per_epoch
     epochs = math.ceil(total_steps / steps_per_epoch)
-    model_summary = describe_model(model, spec.precision)
+    model_summary = describe_model(model, spec.precision, spec.batch_size)
 
     # Keras 3 fit() fails under MultiWorkerMirroredStrategy: the custom loop runs there.
     loop_name = "custom" if spec.loop == "custom" or placement.name == "multiworker" else "fit"
@@ -368,9 +374,19 @@ def _attempt(
 
             reporter = tensorboard = TensorBoardReporter(reporter, folder / "tensorboard")
             monitor.reporter = reporter
+    profiler = RunProfile.plan(profile_steps, total_steps)
+    if profiler is not None:
+        callbacks = [*callbacks, profiler.callback]
     aids = hook_aids(spec, model, optimizer, plan, monitor, reporter, bundle, placement,
                       loop is not None, callbacks)
 
+    # A comparison's runs keep the best epoch's validation flags too (a predict pass
+    # at each epoch that improves); every run keeps its final model's.
+    best_hits = None
+    if (place.role != "single" and loop is None and bundle.val is not None
+            and bundle.distinct_examples):
+        best_hits = BestEpochHits(bundle.val, bundle.val_examples)
+        callbacks = [*callbacks, best_hits]
     problem: tuple[str, str, int] | None = None  # (reason, kind, step)
     oom: tuple[str, str] | None = None  # (what ran out, TensorFlow's message)
     try:
@@ -395,6 +411,9 @@ def _attempt(
             "error",
             monitor.steps,
         )
+    finally:
+        if profiler is not None:
+            profiler.close()  # a custom loop calls no on_train_end, a failed fit neither
     diagnosis = None
     if problem is None and monitor.divergence is not None:
         reason = monitor.divergence.reason
@@ -426,11 +445,14 @@ def _attempt(
         underflow_unscaled=underflow.unscaled if underflow else None,
         underflow_scaled=underflow.scaled if underflow else None,
         tensorboard_dir=str(tensorboard.logdir) if tensorboard else "")
+    if profiler is not None:
+        summary = profiler.into(summary, reporter)
     if status == "finished" and bundle.test is not None:
         summary = evaluate_test(model, bundle, summary, reporter, loop)
     if status in ("finished", "stopped"):
         summary = dataclasses.replace(summary, data_time_fraction=data_time_fraction(
             bundle.train, summary.steady_step_time))
+        summary = record_hits(summary, model, bundle, placement, best_hits)
     failure = RunFailed(*problem, summary=summary) if problem is not None else None
     reporter.emit(failure or RunFinished(summary))
     if tensorboard is not None:

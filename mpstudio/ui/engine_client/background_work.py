@@ -64,6 +64,9 @@ class BackgroundWork(QObject):
         actions.measure.triggered.connect(lambda: self.run_check(True, 0.5))
         setup.dataset.changed.connect(self.inspect_dataset)
         setup.model_inputs_changed.connect(self.request_preview)
+        # under a mixed policy the preview checks the batch for Tensor Cores as well
+        setup.batch_size.valueChanged.connect(
+            lambda *_: setup.selected_precision() != "float32" and self.request_preview())
         # only the default strategy until the hardware check says what else there is
         setup.set_strategy_options(strategy_options(None, os.environ), os.environ)
         hw.show_waiting("Loading TensorFlow…")
@@ -251,7 +254,7 @@ class BackgroundWork(QObject):
         shape, classes, scale = inputs
         job = EngineJob("model_preview", {
             "template": spec.template, "input_shape": shape, "num_classes": classes,
-            "policy": spec.precision, "input_scale": scale},
+            "policy": spec.precision, "input_scale": scale, "batch_size": spec.batch_size},
             describe=f"building {spec.template}", parent=self)
         template = spec.template
         job.result.connect(lambda summary: self._previewed(job, summary, template))

@@ -21,8 +21,9 @@ from PySide6.QtWidgets import (
 )
 
 from mpstudio.engine.comparison.card import ComparisonCard, Side
-from mpstudio.engine.comparison.card_text import card_rows, side_heading
+from mpstudio.engine.comparison.card_text import card_rows, profile_table, side_heading
 from mpstudio.engine.comparison.verdict import RULE
+from mpstudio.ui.history.op_profile_view import OpProfileView
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
 
 PLACEHOLDER = ('Tick "Compare with float32" and run, or select two runs in History and '
@@ -36,6 +37,8 @@ VERDICT_TONE = {
     "slower": "warn",
     "no_gain": "warn",
     "too_short": "warn",
+    "cant_tell": "warn",
+    "differs": "warn",
 }
 TONE_COLORS = {
     "good": ("#14532d", "#ecfdf5", "#86efac"),
@@ -122,6 +125,8 @@ class ComparisonCardView(QWidget):
         layout.addLayout(link_row)
         layout.addWidget(self.rule_label)
         layout.addWidget(self.table)
+        self.op_profile = OpProfileView()
+        layout.addWidget(self.op_profile)
         layout.addLayout(buttons)
         layout.addStretch(1)
 
@@ -156,6 +161,7 @@ class ComparisonCardView(QWidget):
                     item.setToolTip(row.tip)
                 self.table.setItem(r, c, item)
         self._set_filled(True)
+        self.op_profile.show_table(profile_table(card))
         self._fit_table()
 
     def clear(self) -> None:
@@ -165,6 +171,7 @@ class ComparisonCardView(QWidget):
         self.verdict.setText("")
         self.verdict.setProperty("kind", "")
         self.verdict.setProperty("tone", "")
+        self.op_profile.show_table(None)
         self._set_filled(False)
 
     def rows_text(self) -> list[tuple[str, str, str, str]]:

@@ -209,7 +209,8 @@ class HistoryActions(QObject):
             return False
         target = Path(path if path.lower().endswith((".html", ".htm")) else path + ".html")
         try:
-            files = write_report(*self.sides, target)
+            files = write_report(*self.sides, target,
+                                 history=self.store.path if self.store else None)
         except ReportError as exc:
             self.notices.banner(f"Export report failed, nothing was written: {exc}", "error")
             self.notices.log(f"export report failed: {exc}", "error")

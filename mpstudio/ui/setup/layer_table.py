@@ -1,5 +1,6 @@
 """The model's layers under the selected policy: compute and variable dtypes per layer,
-with the float32 output that keeps the softmax and the loss exact highlighted."""
+with the float32 output that keeps the softmax and the loss exact highlighted, and under
+a mixed policy whether each layer's sizes fit Tensor Cores (the fix where they do not)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,11 @@ from PySide6.QtWidgets import (
 
 from mpstudio.engine.model_summary import ModelSummary
 
-COLUMNS = ("layer", "type", "compute", "variables", "params")
+COLUMNS = ("layer", "type", "compute", "variables", "params", "Tensor Cores")
+TENSOR_CORES = COLUMNS.index("Tensor Cores")
+MISFIT_COLOR = QColor("#b45309")  # amber: runs, but slower than it could
+# The setup panel is narrow: a note longer than this is elided (the tip has it whole).
+TENSOR_CORES_MAX_WIDTH = 230
 HALF_COLOR = QColor("#c2410c")  # half-precision compute: the part mixed precision speeds up
 HALF_DTYPES = ("float16", "bfloat16")
 OUTPUT_BACKGROUND = QColor("#dcfce7")
@@ -45,10 +50,12 @@ class LayerTable(QWidget):
         self.table.setAlternatingRowColors(True)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, len(COLUMNS)):
+        for column in range(1, TENSOR_CORES):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setMinimumHeight(150)
+        self.table.setColumnHidden(TENSOR_CORES, True)  # shown when a layer has a note
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.caption)
@@ -60,6 +67,7 @@ class LayerTable(QWidget):
         self.summary = None
         self.caption.setText(text)
         self.table.setRowCount(0)
+        self.table.setColumnHidden(TENSOR_CORES, True)
 
     def show_summary(self, summary: ModelSummary, template: str) -> None:
         self.summary = summary
@@ -67,34 +75,51 @@ class LayerTable(QWidget):
         computing = [li for li in summary.layers if li.kind != "InputLayer"]
         half = sum(1 for li in computing if li.compute_dtype in HALF_DTYPES)
         head = f"<b>{template}</b>: {summary.params:,} parameters · under <b>{summary.policy}</b> "
-        self.caption.setText(
-            head + f"{half} of {len(computing)} layers compute in half precision, "
-            "variables stay float32" if half else head + "every layer computes in float32"
-        )
+        caption = head + (f"{half} of {len(computing)} layers compute in half precision, "
+                          "variables stay float32" if half else "every layer computes in float32")
+        misses = summary.tensor_core_misses
+        if misses:
+            caption += (f"<br>{misses} layer{'s miss' if misses > 1 else ' misses'} Tensor "
+                        "Cores: see the column")
+        self.caption.setText(caption)
+        checked = any(li.tensor_cores for li in summary.layers)
+        self.table.setColumnHidden(TENSOR_CORES, not checked)
         # Fill with the header's sizing paused: with ResizeToContents live, every item
         # set re-measured its column over all rows (a resnet's table took 115 ms, a
         # visible freeze when its run starts); one measure at the end is enough.
         header = self.table.horizontalHeader()
-        sized = range(1, len(COLUMNS))
-        for column in sized:
+        sized = range(1, TENSOR_CORES)
+        for column in range(len(COLUMNS)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
         self.table.setUpdatesEnabled(False)
         try:
             self.table.setRowCount(len(summary.layers))
             for row, layer in enumerate(summary.layers):
                 cells = (layer.name, layer.kind, layer.compute_dtype, layer.variable_dtype,
-                         f"{layer.params:,}")
+                         f"{layer.params:,}", layer.tensor_cores)
                 for column, text in enumerate(cells):
                     item = QTableWidgetItem(text)
                     if column == 4:
                         item.setTextAlignment(RIGHT)
                     if column == 2 and text in HALF_DTYPES:
                         item.setForeground(QBrush(HALF_COLOR))
+                    if column == TENSOR_CORES:
+                        item.setToolTip(layer.tensor_core_tip)
+                        if layer.misses_tensor_cores:
+                            item.setForeground(QBrush(MISFIT_COLOR))
                     self.table.setItem(row, column, item)
             self._highlight_output(len(summary.layers) - 1)
         finally:
             for column in sized:
                 header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+            # With the Tensor Core column the table outgrows the setup panel and scrolls
+            # sideways: the names then keep their own width, not what a stretch leaves.
+            header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents if checked
+                                        else QHeaderView.ResizeMode.Stretch)
+            if checked:
+                self.table.resizeColumnToContents(TENSOR_CORES)
+                self.table.setColumnWidth(TENSOR_CORES, min(
+                    self.table.columnWidth(TENSOR_CORES), TENSOR_CORES_MAX_WIDTH))
             self.table.setUpdatesEnabled(True)
 
     def _highlight_output(self, row: int) -> None:
@@ -106,7 +131,8 @@ class LayerTable(QWidget):
             item = self.table.item(row, column)
             item.setBackground(QBrush(OUTPUT_BACKGROUND))
             item.setFont(bold)
-            item.setToolTip(OUTPUT_TIP)
+            if not item.toolTip():  # a Tensor Core cell keeps its own tip
+                item.setToolTip(OUTPUT_TIP)
 
     def output_row_highlighted(self) -> bool:
         """For tests: the last row carries the float32-output highlight."""

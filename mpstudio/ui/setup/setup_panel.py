@@ -51,6 +51,10 @@ BASELINE_MATH_TIP = ("What the float32 side computes in. On Ampere and newer GPU
                      "runs float32 matmuls and convolutions as TF32 by default, which shrinks "
                      "the visible gain; strict float32 turns TF32 off for the baseline. Other "
                      "devices compute float32 either way, and the card says which it was.")
+PROFILE_TIP = ("Trace a few steady steps of each side with TensorFlow's profiler: time per "
+               "op type for float32 and mixed side by side, the casts mixed precision added "
+               "and the share of a step spent waiting for input. The card then names the "
+               "ops that made mixed precision slower.")
 LR_HELPER_TIP = ("Mixed precision halves activation memory, so a larger batch often fits; the "
                  "linear scaling rule (Goyal et al. 2017) keeps the per-example step size: scale "
                  "the learning rate with the batch, and use a warmup for large factors")
@@ -117,6 +121,9 @@ class SetupPanel(QWidget):
         self.trials = spin_box("trials", 1, MAX_REPEATS, value=1, tip=TRIALS_TIP)
         self.baseline_math = _combo("baselineMath", BASELINE_MATH_TEXT)
         self.baseline_math.setToolTip(BASELINE_MATH_TIP)
+        self.profile = QCheckBox("Profile ops (why slower?)")
+        self.profile.setObjectName("profileOps")
+        self.profile.setToolTip(PROFILE_TIP)
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("runButton")
         self.run_button.setDefault(True)
@@ -162,6 +169,7 @@ class SetupPanel(QWidget):
         compare_form.setContentsMargins(18, 0, 0, 0)  # indented under its check box
         compare_form.addRow("Trials", self.trials)
         compare_form.addRow("Baseline", self.baseline_math)
+        compare_form.addRow("", self.profile)
         self._compare_form = compare
         self.button_row = QWidget()  # the window pins it below the scrolling form
         self.button_row.setObjectName("runButtons")
@@ -268,17 +276,20 @@ class SetupPanel(QWidget):
         """The comparison to run, or None for a single run."""
         if not self.with_baseline():
             return None
-        return CompareOptions(self.trials.value(), str(self.baseline_math.currentData()))
+        return CompareOptions(self.trials.value(), str(self.baseline_math.currentData()),
+                              self.profile.isChecked())
 
     def set_comparison(self, checked: bool, options: CompareOptions) -> None:
         self.baseline.setChecked(checked)
         self.trials.setValue(options.repeats)
         _select(self.baseline_math, options.baseline)
+        self.profile.setChecked(options.profile)
         self._compare_changed()
 
     def compare_options(self) -> CompareOptions:
         """The trials and baseline fields, whether or not the box is ticked."""
-        return CompareOptions(self.trials.value(), str(self.baseline_math.currentData()))
+        return CompareOptions(self.trials.value(), str(self.baseline_math.currentData()),
+                              self.profile.isChecked())
 
     def _compare_changed(self) -> None:
         self._compare_form.setEnabled(self.with_baseline())

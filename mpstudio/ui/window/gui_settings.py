@@ -64,6 +64,7 @@ class GuiSettings:
     def save_compare(self, options: CompareOptions) -> None:
         self.store.setValue("run/trials", options.repeats)
         self.store.setValue("run/baseline_math", options.baseline)
+        self.store.setValue("run/profile", options.profile)
 
     def load_compare(self) -> CompareOptions:
         """The comparison fields; anything unreadable falls back to the default."""
@@ -77,7 +78,8 @@ class GuiSettings:
             repeats = 1
         if comparison_problems(spec, 1, math_mode):
             math_mode = "auto"
-        return CompareOptions(repeats, math_mode)
+        profile = str(self.store.value("run/profile", "false")).lower() == "true"
+        return CompareOptions(repeats, math_mode, profile)
 
     def _imported(self, notes: list[str]) -> dict[str, dict[str, Any]]:
         from mpstudio.engine.datasets.registry import dataset_problems

@@ -1,0 +1,86 @@
+"""What differs between the two sides of a comparison besides the precision.
+
+A comparison's own runs differ only in the precision and its loss scaling; two
+runs picked from the history can differ in anything (a cnn against an mlp, batch
+64 against 128). A speedup or an accuracy change between those measures the
+difference, not mixed precision, so the card says what differs and withholds
+"worth it" and "accuracy loss".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+# What a comparison changes on purpose, and settings that change neither the model,
+# the data nor the math (how often the charts sample, where TensorBoard logs go).
+BY_DESIGN = frozenset({"precision", "loss_scaling", "log_every_steps", "aids.tensorboard"})
+# What decides which examples are the validation and test examples: when these agree,
+# example i is the same example on both sides (the split is drawn from the seed).
+EXAMPLE_KEYS = ("dataset", "dataset_options", "validation_split", "seed")
+# Hardware facts that are not hardware: the advisor's word on each side's own
+# precision, and what float32 computed in (the card names the baseline's math).
+ADVISOR_KEYS = frozenset({"advisor_verdict", "advisor_reason", "advisor_device"})
+HARDWARE_BY_DESIGN = ADVISOR_KEYS | {"float32_math"}
+MAX_VALUE_TEXT = 40
+
+
+def _flat(spec: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in spec.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and key != "dataset_options":
+            out.update(_flat(value, f"{name}."))
+        else:
+            out[name] = value
+    return out
+
+
+def _text(value: Any) -> str:
+    text = "unset" if value is None else str(value)
+    return text if len(text) <= MAX_VALUE_TEXT else text[:MAX_VALUE_TEXT - 1] + "…"
+
+
+def spec_differences(baseline: Mapping[str, Any], mixed: Mapping[str, Any]) -> list[str]:
+    """"template cnn vs mlp" for each setting that differs, precision and its loss
+    scaling left out. A key only one spec has (an older release's) counts only when
+    its value is not the other's default, which this module cannot know: it is
+    reported, as a difference a user can judge."""
+    a, b = _flat(baseline), _flat(mixed)
+    out = []
+    for key in sorted(a.keys() | b.keys()):
+        if key in BY_DESIGN or key.split(".")[0] in BY_DESIGN:
+            continue
+        if a.get(key) != b.get(key):
+            out.append(f"{key} {_text(a.get(key))} vs {_text(b.get(key))}")
+    return out
+
+
+def same_examples(baseline: Mapping[str, Any], mixed: Mapping[str, Any]) -> bool:
+    """Whether both sides validated (and tested) on the same examples, in order."""
+    return all(baseline.get(k) == mixed.get(k) for k in EXAMPLE_KEYS)
+
+
+def hardware_differences(baseline: Mapping[str, str], mixed: Mapping[str, str]) -> list[str]:
+    """"device CPU vs GPU:0 (NVIDIA A100)", "tensorflow 2.20.0 vs 2.21.0", ..."""
+    out = []
+    for key in sorted(baseline.keys() | mixed.keys()):
+        if key in HARDWARE_BY_DESIGN:
+            continue
+        if baseline.get(key) != mixed.get(key):
+            out.append(f"{key} {_text(baseline.get(key))} vs {_text(mixed.get(key))}")
+    return out
+
+
+def differences_sentence(spec: list[str], hardware: list[str]) -> str:
+    """One sentence for above the verdict; "" when the sides differ only by design."""
+    parts = []
+    if spec:
+        parts.append("settings differ (" + "; ".join(spec) + ")")
+    if hardware:
+        parts.append("hardware or software differs (" + "; ".join(hardware) + ")")
+    if not parts:
+        return ""
+    return ("These runs differ in more than the precision: " + " and ".join(parts)
+            + ". The figures below compare those differences too, so no verdict is "
+            "given; run `compare` (or Compare with float32) for a fair one.")

@@ -1,0 +1,76 @@
+"""The card's "why, op by op" table: shown under the card when the comparison took an
+op profile (Profile ops), hidden otherwise."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QSizePolicy,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from mpstudio.engine.comparison.card_text import PROFILE_TITLE, ProfileTable
+from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
+
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+
+
+class OpProfileView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("opProfile")
+        self.title = heading(PROFILE_TITLE)
+        self.title.setWordWrap(True)
+        self.note = secondary(wrapped_label(""))
+        self.note.setObjectName("opProfileNote")
+        self.table = QTableWidget(0, 0)
+        self.table.setObjectName("opProfileTable")
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.setAlternatingRowColors(True)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # op type names are long (Conv2DBackpropFilter): never cut, scroll sideways
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 6, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.table)
+        layout.addWidget(self.note)
+        self.hide()
+
+    def show_table(self, table: ProfileTable | None) -> None:
+        if table is None:
+            self.table.setRowCount(0)
+            self.hide()
+            return
+        self.table.setColumnCount(len(table.headers))
+        self.table.setHorizontalHeaderLabels(list(table.headers))
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        self.table.setRowCount(len(table.rows))
+        for r, row in enumerate(table.rows):
+            for c, text in enumerate(row):
+                item = QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(_RIGHT)
+                self.table.setItem(r, c, item)
+        self.table.resizeRowsToContents()
+        height = header.sizeHint().height() + 2 * self.table.frameWidth()
+        height += self.table.horizontalScrollBar().sizeHint().height()
+        height += sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        self.table.setFixedHeight(height)
+        self.note.setText(table.note)
+        self.show()
+
+    def rows_text(self) -> list[tuple[str, ...]]:
+        return [tuple(self.table.item(r, c).text() for c in range(self.table.columnCount()))
+                for r in range(self.table.rowCount())]
