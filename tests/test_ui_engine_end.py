@@ -64,6 +64,10 @@ def test_stop_now_when_a_run_does_not_stop_in_time(qtbot, window):
     w = window
     w.runs._stuck_timer.setInterval(50)
     _set_up(w, template="resnet")
+    # The run must start in the engine at once: queued behind a model preview (the one
+    # after the last test's run, on a busy machine), Stop would cancel it before it
+    # ever got stuck.
+    qtbot.waitUntil(lambda: not w.background.preview_pending, timeout=TF_TIMEOUT_MS)
     with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
         qtbot.mouseClick(w.setup.stop_button, Qt.MouseButton.LeftButton)

@@ -54,9 +54,12 @@ def ctrl_c_stops(reporter) -> Iterator[None]:
     """First Ctrl-C stops cooperatively after the current step; a second one aborts."""
 
     def handler(signum, frame):
-        print("\nstopping after this step (Ctrl-C again to abort)", file=sys.stderr)
-        reporter.stop()
+        # The abort handler first: a second Ctrl-C that arrives while this one still
+        # runs (Python may run the handler again between its own lines) must abort,
+        # not be taken for the first one again.
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        reporter.stop()
+        print("\nstopping after this step (Ctrl-C again to abort)", file=sys.stderr)
 
     previous = signal.signal(signal.SIGINT, handler)
     try:

@@ -232,6 +232,11 @@ class BackgroundWork(QObject):
                 return tuple(entry.input_shape), entry.num_classes, entry.input_scale
         return None
 
+    @property
+    def preview_pending(self) -> bool:
+        """A model preview is waiting to be sent or is running in the engine."""
+        return self._preview_timer.isActive() or self._preview_job is not None
+
     def request_preview(self) -> None:
         if self.state.training:
             return  # the table shows the running model
