@@ -25,3 +25,4 @@ def select(combo: QComboBox, key: str) -> None:
     index = combo.findData(key)
     assert index >= 0, f"{key!r} is not a choice of {combo.objectName()}"
     combo.setCurrentIndex(index)
+    combo.activated.emit(index)  # as a user's pick from the list does (a program's not)

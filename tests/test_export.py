@@ -292,6 +292,19 @@ def test_the_export_command(tiny_spec, tmp_path, capsys):
     assert "unknown export format" in capsys.readouterr().err
 
 
+def test_format_all_into_a_folder_it_cannot_use_leaves_no_folder(tmp_path, capsys):
+    """`--format all -o deploy/` makes a missing folder, but a refused export (here:
+    no such model) takes it back; a file where the folder should be is refused."""
+    target = tmp_path / "deploy"
+    assert main(["export", str(tmp_path / "none.keras"), "--format", "all",
+                 "-o", str(target)]) == 2
+    assert "neither a run id" in capsys.readouterr().err and not target.exists()
+    target.write_text("a file")
+    assert main(["export", str(tmp_path / "none.keras"), "--format", "all",
+                 "-o", str(target)]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+
+
 def test_a_missing_dependency_is_refused_up_front(monkeypatch, capsys):
     import importlib.util
 
@@ -380,15 +393,15 @@ def test_a_killed_export_leaves_nothing_the_next_export_does_not_clear(mixed_mlp
 
     real = tmp_path / "real.keras"
     mixed_mlp.model.save(real)
-    out = tmp_path / "out"
-    out.mkdir()
+    out = tmp_path / "deploy" / "out"  # not there yet: `--format all` makes it (mkdir -p)
     proc = subprocess.Popen([sys.executable, "-m", "mpstudio", "export", str(real),
                              "--format", "all", "-o", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     temp = Path(tempfile.gettempdir())
     scratch = f"{writers.SCRATCH_PREFIX}{proc.pid}-"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not any(".partial-" in p.name for p in out.iterdir()):
+    while time.monotonic() < deadline and not (
+            out.is_dir() and any(".partial-" in p.name for p in out.iterdir())):
         time.sleep(0.02)
     proc.send_signal(signal.SIGKILL)
     proc.wait()

@@ -64,6 +64,7 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     # A new session finds the runs in History and compares two of them.
     w = open_window(qtbot, tmp_path / "window.ini")
     assert w.setup.with_baseline() and w.setup.trials.value() == 2  # remembered
+    assert not w.card_dock.isVisible()  # open at the last close, but there is no card yet
     assert w.history.visible_ids() == [4, 3, 2, 1]
     assert not w.actions.export_report.isEnabled()
     w.history.select_ids([1, 2])
@@ -87,6 +88,9 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     w.history.select_ids([2])
     _click(qtbot, w.history.plot_button)
     assert set(w.charts.point_counts()["loss"]) == {"#2 mixed_float16"}
+    # a single run on the charts: the comparison's card goes with its charts
+    assert w.card_view.card is None and not w.card_dock.isVisible()
+    assert not w.actions.export_report.isEnabled()
     with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         _click(qtbot, w.history.rerun_button)
     assert ended.args == ["finished"]

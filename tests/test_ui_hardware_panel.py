@@ -68,12 +68,12 @@ def test_verdict_marks_for_the_setup_panel():
     advice = check_of(machine(A100)).advice
     marks = verdict_marks(advice, "GPU:0")
     assert {p: m for p, (m, _) in marks.items()} == {
-        "float32": "slower here", "mixed_float16": "recommended",
+        "float32": "works but slower", "mixed_float16": "recommended",
         "mixed_bfloat16": "recommended"}
     assert marks["mixed_bfloat16"][1] == advice.device("GPU:0").verdict("mixed_bfloat16").reason
     assert verdict_marks(advice, "TPU") == {}
     zen2 = verdict_marks(check_of(machine(cpu=cpu_from(EPYC_ZEN2))).advice, "CPU")
-    assert zen2["mixed_float16"][0] == "slower here" and "F16C" in zen2["mixed_float16"][1]
+    assert zen2["mixed_float16"][0] == "works but slower" and "F16C" in zen2["mixed_float16"][1]
     unused = verdict_marks(check_of(machine(A100, tf_sees=False)).advice, "GPU (unused)")
     assert {m for m, _ in unused.values()} == {"not supported"}
     assert precision_choice_text("mixed_float16", "recommended") == \

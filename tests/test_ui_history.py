@@ -455,3 +455,22 @@ def test_screenshots(qtbot, store, tmp_path):
     view.show()
     QApplication.processEvents()
     assert view.grab().save("/tmp/card_view.png")
+
+
+def test_card_headers_fit_their_columns_in_a_narrow_dock(card_view, store, qtbot):
+    """Each line of each column header fits its column (font metrics), also when the
+    Comparison dock is narrow: the headers read "oat32 baselin (#1)" when clipped."""
+    bases, mixeds = add_comparison(store, trials=3)
+    card_view.show_card(build_card(store.side_of(bases[0]), store.side_of(mixeds[0])))
+    card_view.resize(320, 900)
+    card_view.show()
+    qtbot.waitUntil(lambda: not card_view._fit_pending)
+    table = card_view.table
+    header = table.horizontalHeader()
+    metrics = header.fontMetrics()
+    for column, text in enumerate(card_view.header_labels()):
+        widest = max(metrics.horizontalAdvance(line) for line in text.split("\n"))
+        assert widest + 8 <= header.sectionSize(column), (text, header.sectionSize(column))
+    # too narrow for all four columns: the table scrolls sideways, nothing is squeezed
+    assert header.length() > table.viewport().width()
+    assert table.horizontalScrollBar().maximum() > 0

@@ -101,3 +101,44 @@ def test_pyside_keeps_none_referenced():
         rect.setLeft(0.5)
         rect.setBottom(2.0)
     assert sys.getrefcount(None) - before > -100
+
+
+def test_scrolling_the_setup_panel_changes_no_setting(qtbot):
+    """The wheel over an unfocused combo box or spin box scrolls the panel and leaves
+    the field alone (it turned Loss scaling from dynamic to off); once the user has
+    clicked or tabbed into the field, the wheel changes it as usual."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication, QScrollArea
+
+    from mpstudio.ui.setup.setup_panel import SetupPanel
+    from mpstudio.ui.widgets.wheel_guard import WheelGuard
+
+    panel = SetupPanel()
+    scroll = QScrollArea()
+    scroll.setWidget(panel)
+    scroll.setWidgetResizable(True)
+    scroll.resize(420, 400)  # the form is far taller: it scrolls
+    qtbot.addWidget(scroll)
+    assert WheelGuard(scroll).guard(panel) > 10
+    scroll.show()
+    qtbot.waitExposed(scroll)
+
+    def wheel(widget, notches: int = -1) -> None:  # -1: the wheel turned towards the user
+        event = QWheelEvent(QPointF(5, 5), QPointF(widget.mapToGlobal(QPoint(5, 5))),
+                            QPoint(0, 0), QPoint(0, 120 * notches), Qt.MouseButton.NoButton,
+                            Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase,
+                            False)
+        QApplication.sendEvent(widget, event)
+
+    mode, batch = panel.loss_scaling.mode, panel.batch_size
+    before = (mode.currentIndex(), batch.value(), scroll.verticalScrollBar().value())
+    wheel(mode)
+    wheel(batch)
+    assert (mode.currentIndex(), batch.value()) == before[:2]
+    assert scroll.verticalScrollBar().value() > before[2]  # the panel scrolled instead
+    scroll.activateWindow()
+    batch.setFocus()
+    qtbot.waitUntil(batch.hasFocus)
+    wheel(batch, 1)
+    assert batch.value() != before[1]  # focused: the wheel is the field's

@@ -154,6 +154,15 @@ def test_a_diverging_run_says_so_and_the_app_stays_usable(qtbot, window):
 def test_settings_persist_between_launches(qtbot, tmp_path):
     ini = tmp_path / "window.ini"
     first = open_window(qtbot, ini)
+    # Until the user picks a precision, the hardware check's recommendation is selected
+    # (on this CPU float32; the default mixed_float16 stood there marked slower).
+    recommended = first.background.check.advice.run_policy
+    assert first.setup.spec().precision == recommended
+    assert first.setup.precision.currentText() == f"{recommended} — recommended"
+    assert "works but slower" in first.setup.precision.itemText(
+        first.setup.precision.findData("mixed_float16"))  # the Hardware card's words
+    lines = first.log.lines()
+    assert len(lines) == len(set(lines)), [x for x in lines if lines.count(x) > 1]
     _set_up(first, "mixed_bfloat16", epochs=7)
     first.setup.learning_rate.setValue(0.0123)
     select(first.setup.template, "cnn")
@@ -163,6 +172,9 @@ def test_settings_persist_between_launches(qtbot, tmp_path):
     assert (spec.precision, spec.epochs, spec.template, spec.batch_size) == (
         "mixed_bfloat16", 7, "cnn", 64)
     assert spec.learning_rate == pytest.approx(0.0123)
+    second.background.run_check(measure=False)  # a later check keeps the user's pick
+    qtbot.waitUntil(lambda: not second.background.measuring, timeout=RUN_TIMEOUT_MS)
+    assert second.setup.spec().precision == "mixed_bfloat16"
     close_window(qtbot, second)
 
 

@@ -67,9 +67,9 @@ def _targets(args: argparse.Namespace) -> tuple[list[tuple[ExportFormat, Path]],
     base = _base_name(args.source)
     if args.format == ALL:
         folder = Path(args.output or ".").expanduser()
-        if not folder.is_dir():
+        if folder.exists() and not folder.is_dir():
             return [], [f"{folder} is not a folder: --format all writes every format into "
-                        "an existing folder"]
+                        "a folder (it is made when missing)"]
         formats = [f for f in FORMATS if unavailable_reason(f) is None]
         return [(f, default_path(folder, base, f)) for f in formats], []
     try:
@@ -87,8 +87,24 @@ def _targets(args: argparse.Namespace) -> tuple[list[tuple[ExportFormat, Path]],
     return [(fmt, path)], []
 
 
+def _make_all_folder(args: argparse.Namespace) -> Path | None:
+    """``--format all -o deploy/`` into a folder that does not exist yet: make it (as
+    ``mkdir -p``), returning it so a refusal can take it back; None otherwise."""
+    if args.format != ALL or args.output is None:
+        return None
+    folder = Path(args.output).expanduser()
+    if folder.exists():
+        return None
+    try:
+        folder.mkdir(parents=True)
+    except OSError:
+        return None  # the targets' own check says why it cannot be written
+    return folder
+
+
 def run_export_command(args: argparse.Namespace) -> int:
     targets, problems = _targets(args)
+    made = _make_all_folder(args) if targets and not problems else None
     for fmt, path in targets:
         problem = target_problem(path, fmt.is_folder, args.overwrite)
         if problem:
@@ -98,6 +114,8 @@ def run_export_command(args: argparse.Namespace) -> int:
         problems.append(f"{args.source} is neither a run id (see `mpstudio runs list`) nor "
                         "a .keras file")
     if problems:
+        if made is not None:
+            made.rmdir()  # refused: leave no empty folder behind
         return usage_error("export", problems)
 
     from mpstudio.engine.export.results import ExportError, ExportRequest

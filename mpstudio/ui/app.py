@@ -16,6 +16,7 @@ QLabel#banner { padding: 8px 10px; border-radius: 4px; border: 1px solid #d1d5db
                 background: #f3f4f6; }
 QLabel#banner[level="success"] { background: #ecfdf5; border-color: #86efac; }
 QLabel#banner[level="error"] { background: #fef2f2; border-color: #fca5a5; color: #7f1d1d; }
+QLabel#banner[level="warning"] { background: #fffbeb; border-color: #fcd34d; color: #78350f; }
 QPushButton#runButton:enabled { background: #2563eb; color: white; font-weight: bold;
                                 padding: 6px; border-radius: 4px; }
 QGroupBox { font-weight: bold; }

@@ -71,6 +71,15 @@ class VerdictInputs:
     profile_reason: str = ""  # the op profile's slowest ops, when one was taken
 
 
+# How each kind reads at a glance, the same in every front end: good, bad or warn.
+TONES = {"worth_it": "good", "accuracy_loss": "bad", "incomplete": "bad"}
+
+
+def tone_of(kind: str) -> str:
+    """good | bad | warn (slower, no gain, too short, can't tell, differs...)."""
+    return TONES.get(kind, "warn")
+
+
 @dataclass(frozen=True)
 class Verdict:
     # worth_it | accuracy_loss | slower | no_gain | cant_tell | too_short | incomplete

@@ -284,7 +284,8 @@ class BackgroundWork(QObject):
         self.check = check
         self.hardware.show_check(check)
         advice = check.advice
-        self.setup.set_verdicts(verdict_marks(advice, advice.run_device), advice.run_device)
+        self.setup.set_verdicts(verdict_marks(advice, advice.run_device), advice.run_device,
+                                advice.run_policy)
         self.setup.set_strategy_options(strategy_options(check.report, os.environ), os.environ)
         self.device_label.setText(f"device: {advice.run_description or advice.run_device}")
         self.notices.log(f"recommended here: {advice.run_policy} on {advice.run_device}: "

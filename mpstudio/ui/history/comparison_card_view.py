@@ -22,24 +22,14 @@ from PySide6.QtWidgets import (
 
 from mpstudio.engine.comparison.card import ComparisonCard, Side
 from mpstudio.engine.comparison.card_text import card_rows, profile_table, side_heading
-from mpstudio.engine.comparison.verdict import RULE
+from mpstudio.engine.comparison.verdict import RULE, tone_of
 from mpstudio.ui.history.op_profile_view import OpProfileView
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
 
 PLACEHOLDER = ('Tick "Compare with float32" and run, or select two runs in History and '
                "click Compare.")
 RULE_LINK = "How is this decided?"
-# verdict kind -> tone; tone -> (text, background, border), the banner's palette
-VERDICT_TONE = {
-    "worth_it": "good",
-    "accuracy_loss": "bad",
-    "incomplete": "bad",
-    "slower": "warn",
-    "no_gain": "warn",
-    "too_short": "warn",
-    "cant_tell": "warn",
-    "differs": "warn",
-}
+# tone (verdict.tone_of) -> (text, background, border), the banner's palette
 TONE_COLORS = {
     "good": ("#14532d", "#ecfdf5", "#86efac"),
     "bad": ("#7f1d1d", "#fef2f2", "#fca5a5"),
@@ -50,9 +40,10 @@ _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
 def _side_header(side: Side) -> str:
-    """"float32 baseline (#1, #3)" as two lines."""
+    """"float32 baseline (#1, #3)" as "float32" / "baseline" / "(#1, #3)": a narrow
+    column stays wide enough for every line of its header."""
     label, ids = side_heading(side).rsplit(" (", 1)
-    return f"{label}\n({ids}"
+    return "\n".join([*label.split(" · ")[0].split(), f"({ids}"])
 
 
 class ComparisonCardView(QWidget):
@@ -90,7 +81,7 @@ class ComparisonCardView(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(True)  # the loss-gap sentence wraps in a narrow window
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         # As tall as its rows, never stretched: the card reads as one page, not a box
         # with its own scrollbar.
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -191,7 +182,7 @@ class ComparisonCardView(QWidget):
 
     # ------------------------------------------------------------- internals
     def _show_verdict(self, kind: str, sentence: str) -> None:
-        tone = VERDICT_TONE.get(kind, "warn")
+        tone = tone_of(kind)
         text, background, border = TONE_COLORS[tone]
         self.verdict.setText(sentence)
         self.verdict.setProperty("kind", kind)
@@ -209,6 +200,14 @@ class ComparisonCardView(QWidget):
         self.export_button.setEnabled(filled)
         self.export_button.setVisible(filled)
 
+    def _widest_number(self, column: int) -> int:
+        """The widest one-line cell of ``column`` (figures, not the wrapping loss gap)."""
+        metrics = self.table.fontMetrics()
+        widths = [metrics.horizontalAdvance(item.text()) + 12
+                  for r in range(self.table.rowCount())
+                  if (item := self.table.item(r, column)) and " " not in item.text().strip()]
+        return max(widths, default=0)
+
     def _fit_later(self, *_: object) -> None:
         if not self._fit_pending:
             self._fit_pending = True
@@ -222,5 +221,18 @@ class ComparisonCardView(QWidget):
         # Before the first show the header has no height yet: its size hint does.
         height = max(header.height(), header.sizeHint().height()) + 2 * self.table.frameWidth()
         height += sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        if header.length() > self.table.viewport().width():  # room for the scroll bar
+            height += self.table.horizontalScrollBar().sizeHint().height()
         if self.table.height() != height or self.table.minimumHeight() != height:
             self.table.setFixedHeight(height)
+        # The two side columns stretch, but never below their headers' widest line (a
+        # narrow dock clipped "float32 baseline" to "oat32 baselin"), nor below their
+        # numbers; a dock too narrow for that scrolls the table sideways, while the
+        # verdict above keeps wrapping to the dock's width.
+        if self._card is None:
+            return
+        metrics = header.fontMetrics()
+        side = max((metrics.horizontalAdvance(line) for c in (1, 2)
+                    for line in self.header_labels()[c].split("\n")), default=0)
+        side = max(side + 16, *(self._widest_number(c) for c in (1, 2)))
+        header.setMinimumSectionSize(side)

@@ -100,6 +100,13 @@ class HistoryActions(QObject):
         self.card_dock.raise_()
         self.state.update(comparison_shown=True)
 
+    def hide_card(self) -> None:
+        """No comparison on the charts (a new run, a single run plotted): no card."""
+        self.sides = None
+        self.card_view.clear()
+        self.card_dock.hide()
+        self.state.update(comparison_shown=False)
+
     # ------------------------------------------------------------ from History
     def _busy(self) -> bool:
         if self.state.training:
@@ -125,6 +132,7 @@ class HistoryActions(QObject):
         if run is None:
             return
         self.charts.clear()
+        self.hide_card()
         self.charts.add_events(replay_events(run))
         self.charts.finish()
         self.notices.banner(f"Showing {run.title()} from History: {run.status}", "info")

@@ -90,6 +90,10 @@ class SetupPanel(QWidget):
         self.template_note = self._hint("")
         self.layers = LayerTable()
         self.precision = _combo("precision", PRECISIONS)
+        # True once the user chose a precision (in the list, or with a spec of theirs):
+        # until then the hardware check's recommendation is selected for them.
+        self.precision_picked = False
+        self.precision.activated.connect(lambda *_: setattr(self, "precision_picked", True))
         self.precision_note = self._hint("")
         self.precision_note.setObjectName("precisionNote")
         self.loss_scaling = LossScalingForm()
@@ -239,7 +243,10 @@ class SetupPanel(QWidget):
         )
 
     def set_spec(self, spec: RunSpec) -> None:
+        """The form from ``spec`` (a config file, a run re-run from History): its
+        precision counts as the user's pick (the last session's restore says itself)."""
         self._extra = spec
+        self.precision_picked = True
         self.dataset.set_dataset(spec.dataset, spec.dataset_options)
         _select(self.template, spec.template)
         _select(self.precision, spec.precision)
@@ -371,10 +378,16 @@ class SetupPanel(QWidget):
         for group in self.findChildren(QGroupBox):
             group.setEnabled(not running)
 
-    def set_verdicts(self, marks: dict[str, tuple[str, str]], device: str) -> None:
-        """Mark each precision with the advisor's verdict for ``device``."""
+    def set_verdicts(self, marks: dict[str, tuple[str, str]], device: str,
+                     recommended: str = "") -> None:
+        """Mark each precision with the advisor's verdict for ``device``, and select
+        the ``recommended`` one until the user has picked a precision themselves (the
+        default mixed_float16 stood marked "slower here" while the log recommended
+        float32)."""
         self._marks = marks
         self._device = device
+        if recommended and not self.precision_picked:
+            _select(self.precision, recommended)
         for i in range(self.precision.count()):
             policy = str(self.precision.itemData(i))
             mark, reason = marks.get(policy, ("", ""))

@@ -9,13 +9,9 @@ from __future__ import annotations
 from mpstudio.engine.hardware.advisor import Advice
 from mpstudio.engine.hardware.verdict_rules import Verdict
 
-VERDICT_MARK = {
-    Verdict.RECOMMENDED: "recommended",
-    Verdict.NO_GAIN: "no faster",
-    Verdict.SLOWER: "slower here",
-    Verdict.MEASURE: "measure to know",
-    Verdict.UNSUPPORTED: "not supported",
-}
+# The advisor's own words, so the Hardware card and the precision list agree ("works
+# but slower" in one place and "slower here" in the other read as two verdicts).
+VERDICT_MARK = {v: v.value for v in Verdict}
 # Dark enough to read on a light background, light enough to read on a dark one.
 VERDICT_COLOR = {
     Verdict.RECOMMENDED: "#2e8b3a",

@@ -29,8 +29,9 @@ class GuiSettings:
 
     # ------------------------------------------------------------- the run
     def save_run(self, spec: RunSpec, with_baseline: bool,
-                 paths: dict[str, dict[str, Any]]) -> None:
+                 paths: dict[str, dict[str, Any]], precision_picked: bool = False) -> None:
         self.store.setValue("run/spec", spec.to_toml())
+        self.store.setValue("run/precision_picked", precision_picked)
         self.store.setValue("run/baseline", with_baseline)
         self.store.setValue("data/imported", json.dumps(paths))
 
@@ -60,6 +61,10 @@ class GuiSettings:
             spec = RunSpec()
         baseline = str(self.store.value("run/baseline", "false")).lower() == "true"
         return spec, baseline, paths, notes
+
+    def precision_picked(self) -> bool:
+        """Whether the saved precision was the user's choice (not the advisor's)."""
+        return str(self.store.value("run/precision_picked", "false")).lower() == "true"
 
     def save_compare(self, options: CompareOptions) -> None:
         self.store.setValue("run/trials", options.repeats)

@@ -32,12 +32,13 @@ from mpstudio.ui.history.history_panel import HistoryPanel
 from mpstudio.ui.models.run_progress import RunProgress
 from mpstudio.ui.models.workbench_state import WorkbenchState, controls
 from mpstudio.ui.setup.setup_panel import SetupPanel
+from mpstudio.ui.widgets.wheel_guard import WheelGuard
 from mpstudio.ui.window.file_actions import FileActions
 from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
 from mpstudio.ui.window.help_dialogs import AboutDialog, MixedPrecisionHelp
 from mpstudio.ui.window.log_panel import LogPanel
 from mpstudio.ui.window.notices import Notices
-from mpstudio.ui.window.run_outcome import describe_outcome
+from mpstudio.ui.window.run_outcome import describe_outcome, status_line
 from mpstudio.ui.window.tensorboard_actions import TensorBoardActions
 from mpstudio.ui.window.versions import ui_versions
 from mpstudio.ui.window.window_actions import build_actions
@@ -98,6 +99,8 @@ class MainWindow(QMainWindow):
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setMinimumWidth(self.setup.sizeHint().width() + 24)
+        self.wheel_guard = WheelGuard(scroll)
+        self.wheel_guard.guard(self.setup)
         # Run and Stop (Stop now) stay in view below the form, whatever its scroll.
         self.setup.layout().removeWidget(self.setup.button_row)
         setup_area = QWidget()
@@ -138,6 +141,7 @@ class MainWindow(QMainWindow):
         card_scroll = QScrollArea()
         card_scroll.setWidget(self.card_view)
         card_scroll.setWidgetResizable(True)
+        # the verdict wraps to the dock's width; only the card's table scrolls sideways
         card_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.card_dock = self._dock("Comparison", "comparisonDock", card_scroll,
                                     Qt.DockWidgetArea.RightDockWidgetArea)
@@ -178,8 +182,9 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.card_dock], [440], Qt.Orientation.Horizontal)
         if self._saved_state is not None:
             self.restoreState(self._saved_state)
-        else:  # a first launch: the charts get the width until there is a card to show
-            self.card_dock.hide()
+        # No card at launch: an empty Comparison dock restored from the last session
+        # took 420 px from the charts. It opens with the next comparison.
+        self.card_dock.hide()
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)
@@ -221,6 +226,7 @@ class MainWindow(QMainWindow):
             return
         self.save_settings()
         self.charts.clear()
+        self.history_actions.hide_card()  # the card belongs to the charts it was made of
         self.state.update(last_outcome=None)
         self.notices.hide_banner()
         baseline = ""
@@ -272,7 +278,7 @@ class MainWindow(QMainWindow):
         self.state.update(last_outcome=outcome if outcome.results else None)
         status, text, level = describe_outcome(outcome)
         self.notices.banner(text, level)
-        self.notices.status(f"{status}: {text.splitlines()[-1]}")
+        self.notices.status(status_line(status, text))
         self.history_actions.after_run(outcome)
         self._run_done(status)
 
@@ -332,6 +338,7 @@ class MainWindow(QMainWindow):
         for path, options in paths.items():
             self.setup.dataset.add_path(path, options, select=False)
         self.setup.set_spec(spec)
+        self.setup.precision_picked = self.settings.precision_picked()
         self.setup.set_comparison(baseline, self.settings.load_compare())
         for note in notes:
             self.notices.log(note, "warning")
@@ -342,7 +349,7 @@ class MainWindow(QMainWindow):
 
     def save_settings(self) -> None:
         self.settings.save_run(self.setup.spec(), self.setup.baseline.isChecked(),
-                               self.setup.dataset.path_options())
+                               self.setup.dataset.path_options(), self.setup.precision_picked)
         self.settings.save_compare(self.setup.compare_options())
         self.settings.save_window(self.saveGeometry(), self.saveState())
         self.settings.sync()

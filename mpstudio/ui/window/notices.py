@@ -23,7 +23,7 @@ class Notices:
         self._status.setText(text)
 
     def banner(self, text: str, level: str = "info") -> None:
-        """level: info | success | error (the banner's colour)."""
+        """level: info | success | warning | error (the banner's colour)."""
         banner = self._banner
         banner.setText(text)
         banner.setProperty("level", level)

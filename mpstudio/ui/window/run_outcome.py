@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+from mpstudio.engine.comparison.verdict import tone_of
 from mpstudio.engine.event_text import summary_line
 from mpstudio.engine.run_session import TrainingOutcome
+
+BANNER_LEVEL = {"good": "success", "bad": "error", "warn": "warning"}
 
 
 def describe_outcome(outcome: TrainingOutcome) -> tuple[str, str, str]:
@@ -23,6 +26,16 @@ def describe_outcome(outcome: TrainingOutcome) -> tuple[str, str, str]:
         return status, f"The run {status}: {failure.reason}\n" + "\n".join(lines), "error"
     statuses = [r.summary.status for r in outcome.results]
     status = "stopped" if "stopped" in statuses else "finished"
+    level = "success" if status == "finished" else "info"
     if outcome.card is not None:
         lines.append(f"Verdict: {outcome.card.verdict.sentence}")
-    return status, "\n".join(lines), "success" if status == "finished" else "info"
+        # the banner takes the verdict's colour: green beside a red verdict misled
+        level = BANNER_LEVEL[tone_of(outcome.card.verdict.kind)]
+    return status, "\n".join(lines), level
+
+
+def status_line(status: str, text: str) -> str:
+    """The status bar's one line: the banner's last line, which names the run and its
+    status already ("mixed_float16 finished: ..."), or the comparison's verdict."""
+    last = text.splitlines()[-1]
+    return f"Comparison {status}. {last}" if last.startswith("Verdict:") else last
