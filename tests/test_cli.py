@@ -89,7 +89,7 @@ def test_tensorflow_logs_show_only_when_asked_for(log_level):
                     log_level=log_level, env_extra={"CUDA_VISIBLE_DEVICES": ""})
     assert proc.returncode == 0, proc.stderr
     assert "warning: mixed_float16 on a CPU" in proc.stderr
-    assert "mixed_float16: finished" in proc.stderr
+    assert "mixed_float16: finished" in proc.stdout  # the results: stdout
     shown = [line for line in TENSORFLOW_NOISE if line in proc.stderr]
     if log_level != "0":
         assert shown == [], proc.stderr
@@ -173,12 +173,12 @@ def test_ctrl_c_stops_cleanly_and_prints_the_summary():
             if line.startswith("epoch 1/500"):
                 break
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
+        out, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
     assert proc.returncode == 0, err
     assert "Traceback" not in err
-    assert "stopping after this step" in err and "mixed_float16: stopped" in err
+    assert "stopping after this step" in err and "mixed_float16: stopped" in out
     assert "epoch 500/500" not in err
 
 
@@ -234,3 +234,13 @@ def test_json_failures_still_print_one_json_document(args, exit_code, words, tmp
     document = json.loads(out)
     assert document["exit_code"] == exit_code and words in document["error"]
     assert document["command"] == " ".join(args[:2]) if args[0] == "runs" else args[0]
+
+
+def test_train_results_go_to_stdout_and_progress_to_stderr(capsys):
+    """`mpstudio train ... > results.txt` must keep the results: the summary table is on
+    stdout; epoch lines and warnings stay on stderr."""
+    assert main(["train", "--epochs", "1", "--batch-size", "64", "--precision",
+                 "float32"]) == 0
+    captured = capsys.readouterr()
+    assert "steady examples/s" in captured.out and "float32: finished" in captured.out
+    assert "epoch 1/1" in captured.err and "steady examples/s" not in captured.err

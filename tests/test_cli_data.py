@@ -85,12 +85,12 @@ def test_train_mnist_downloads_with_progress_then_trains(served_mnist, capsys):
     args = ["train", "--dataset", "mnist", "--template", "mlp", "--precision", "float32",
             "--steps", "4", "--batch-size", "32"]
     assert main(args) == 0
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     size = len(served_mnist.files["mnist.npz"]) / 1e6
     assert f"mnist: downloading mnist.npz ({size:,.1f} MB) ..." in err
     assert f"mnist: downloading mnist.npz ({size:,.1f} MB) done" in err
     assert "256 training examples, 64 test, image input 28x28x1" in err
-    assert "test loss / accuracy" in err and "finished" in err
+    assert "test loss / accuracy" in out and "finished" in out  # results: stdout
     assert main(args) == 0  # offline now: no second download
     assert "downloading" not in capsys.readouterr().err
     assert served_mnist.requests == ["mnist.npz"]

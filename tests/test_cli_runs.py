@@ -108,3 +108,25 @@ def test_delete_asks_for_yes(history, tmp_path, monkeypatch, capsys):
     assert main(["runs", "delete", "5", "--yes"]) == 0
     with RunStore(copy) as store:
         assert [r.id for r in store.runs()] == [4, 3, 2, 1]
+
+
+def test_the_run_ids_survive_an_80_column_terminal(history):
+    """`runs list` in an 80-column terminal squeezed the # column until the ids were
+    gone; they are what a user types next."""
+    import io
+
+    from rich.console import Console
+
+    from mpstudio.cli.history_tables import runs_table
+
+    with RunStore(history) as store:
+        rows = store.runs()
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(runs_table(rows, len(rows), 80))
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    shown = {line.split("│")[1].strip() for line in lines
+             if line.startswith("│") and line.split("│")[1].strip()}
+    assert {str(r.id) for r in rows} <= shown
+    text = out.getvalue()
+    assert "float32 baseline · trial 2/2" in text and "digits · mlp" in text

@@ -229,6 +229,17 @@ def redraw_timer(widget: LiveCharts) -> QTimer:
     return widget.findChild(QTimer, "LiveCharts.redrawTimer")
 
 
+def test_empty_charts_say_what_to_do_instead_of_drawing_empty_axes(charts, qtbot):
+    """Before the first run the charts showed axes from 0.2 to 0.8 that meant nothing."""
+    assert charts.empty.isVisible() and not charts.panel.isVisible()
+    assert "click Run (Ctrl+R)" in charts.empty.text()
+    charts.add_events(comparison_events())
+    qtbot.waitUntil(charts.panel.isVisible, timeout=2000)
+    assert not charts.empty.isVisible()
+    charts.clear()  # a new run: empty until its first step
+    assert charts.empty.isVisible() and "first step" in charts.empty.text()
+
+
 def test_redraws_come_from_the_timer_not_from_each_call(charts, qtbot):
     events = list(synthetic_run("mixed_float16", steps=10_000, steps_per_epoch=1000,
                                 log_every=1))
@@ -298,6 +309,24 @@ def test_save_png_and_svg(charts, tmp_path):
     assert root.tag.endswith("svg")
     assert any(el.tag.endswith("path") or el.tag.endswith("polyline") for el in root.iter())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["charts.png", "charts.svg"]
+
+
+def test_saved_charts_are_shareable(charts, tmp_path):
+    """Saved charts get the usual 0644 under umask 022 (they were mkstemp's private
+    0600: a colleague on the same machine could not open them)."""
+    import os
+    import stat
+
+    charts.add_events(comparison_events())
+    png, svg = tmp_path / "charts.png", tmp_path / "charts.svg"
+    old = os.umask(0o022)
+    try:
+        charts.save(png)
+        charts.save(svg)
+    finally:
+        os.umask(old)
+    for path in (png, svg):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
 
 
 def test_save_refuses_other_formats_and_leaves_nothing(charts, tmp_path):

@@ -221,6 +221,10 @@ def test_screenshot_of_the_distribution_group(panel, tmp_path):
     panel.set_strategy_options(strategy_options(report(2), environ), environ)
     select(panel.distribution.strategy, "mirrored")
     panel.distribution.warmup_steps.setValue(100)
+    folded = panel.folding["distribution"]
+    assert not panel.distribution.isVisibleTo(panel)  # folded away until opened
+    folded.header.click()  # as a user opens it
+    assert folded.is_open
     panel.resize(380, 1400)
     panel.show()
     QApplication.processEvents()

@@ -163,6 +163,9 @@ def test_settings_persist_between_launches(qtbot, tmp_path):
         first.setup.precision.findData("mixed_float16"))  # the Hardware card's words
     lines = first.log.lines()
     assert len(lines) == len(set(lines)), [x for x in lines if lines.count(x) > 1]
+    # The rarely changed groups start folded; the one the user opens stays open.
+    assert first.setup.open_groups() == []
+    first.setup.folding["aids"].header.click()
     _set_up(first, "mixed_bfloat16", epochs=7)
     first.setup.learning_rate.setValue(0.0123)
     select(first.setup.template, "cnn")
@@ -175,6 +178,7 @@ def test_settings_persist_between_launches(qtbot, tmp_path):
     second.background.run_check(measure=False)  # a later check keeps the user's pick
     qtbot.waitUntil(lambda: not second.background.measuring, timeout=RUN_TIMEOUT_MS)
     assert second.setup.spec().precision == "mixed_bfloat16"
+    assert second.setup.open_groups() == ["aids"]
     close_window(qtbot, second)
 
 

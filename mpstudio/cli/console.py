@@ -54,8 +54,12 @@ from mpstudio.engine.events import (
 class ConsoleReporter:
     """Prints a run's progress; ``quiet`` (for --json) prints nothing and only collects."""
 
-    def __init__(self, console: Console, quiet: bool = False, summaries: bool = True):
+    def __init__(self, console: Console, quiet: bool = False, summaries: bool = True,
+                 results: Console | None = None):
         self.console = console
+        # Where the summary tables go: the results (stdout, so `> file` keeps them),
+        # while progress and warnings stay on ``console`` (stderr).
+        self.results = results or console
         self.quiet = quiet
         self.summaries = summaries  # print each run's summary table (compare prints its own)
         self.bars = console.is_terminal  # a live bar makes no sense in a log file
@@ -192,14 +196,14 @@ class ConsoleReporter:
         if event.summary.status == "stopped":
             self.console.print("[yellow]stopped[/]: the summary covers the steps that ran")
         if self.summaries:
-            self.console.print(summary_table(event.summary))
+            self.results.print(summary_table(event.summary))
 
     def _on_RunFailed(self, event: RunFailed) -> None:
         self._close_bar()
         label = self._started.label if self._started is not None else ""
         self._tagged(f"run failed: {failed_line(label, event)}", "red bold")
         if self.summaries and event.summary is not None and event.summary.steps_done:
-            self.console.print(summary_table(event.summary))
+            self.results.print(summary_table(event.summary))
 
     # Progress bar
     def _epochs_total(self) -> int:

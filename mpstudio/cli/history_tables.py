@@ -27,17 +27,28 @@ STATUS_STYLE = {"finished": "green", "stopped": "yellow", "interrupted": "yellow
                 "diverged": "red", "failed": "red", "running": "cyan"}
 
 
-def runs_table(rows: Sequence[RunRow], total: int) -> Table:
+NARROW = 100  # columns: below this, each run's where and when share its "run" cell
+
+
+def runs_table(rows: Sequence[RunRow], total: int, width: int = NARROW) -> Table:
+    """The history's runs. An 80-column terminal squeezed the eight columns until the
+    ids vanished (they are what a user types next): below NARROW columns the started
+    time, dataset and template go under the run's label, and the ids keep their width."""
     shown = f"{len(rows)} of {total}" if len(rows) != total else f"{total}"
     table = Table(title=f"run history: {shown} runs", title_justify="left")
-    for name, justify in (("#", "right"), ("started", "left"), ("dataset", "left"),
-                          ("template", "left"), ("run", "left"), ("status", "left"),
-                          ("examples/s", "right"), ("val acc", "right")):
-        table.add_column(name, justify=justify, no_wrap=name != "dataset")  # type: ignore[arg-type]
+    narrow = width < NARROW
+    names = ["#", "run", "status", "examples/s", "val acc"] if narrow else [
+        "#", "started", "dataset", "template", "run", "status", "examples/s", "val acc"]
+    widest_id = max((len(str(r.id)) for r in rows), default=1)
+    for name in names:
+        table.add_column(name, justify="right" if name in ("#", "examples/s", "val acc")
+                         else "left", no_wrap=name not in ("dataset", "run"),
+                         min_width=widest_id if name == "#" else None)
     for r in rows:
+        where = [r.started_text, r.dataset, r.template]
+        cells = [f"{r.label}\n{' · '.join(where)}"] if narrow else [*where, r.label]
         table.add_row(
-            str(r.id), r.started_text, r.dataset, r.template, r.label,
-            Text(r.status, style=STATUS_STYLE.get(r.status, "")),
+            str(r.id), *cells, Text(r.status, style=STATUS_STYLE.get(r.status, "")),
             fmt(r.examples_per_sec, ",.0f"), fmt_pct(r.val_accuracy, 2),
         )
     return table

@@ -74,7 +74,8 @@ def _list(store: RunStore, args: argparse.Namespace) -> int:
     if args.json:
         _print_json([r.to_dict() for r in rows])
     else:
-        make_console(stderr=False).print(runs_table(rows, len(store.runs())))
+        console = make_console(stderr=False)
+        console.print(runs_table(rows, len(store.runs()), console.width))
     return EXIT_OK
 
 

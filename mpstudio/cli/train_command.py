@@ -192,7 +192,7 @@ def run_train_command(args: argparse.Namespace) -> int:
 
     console = ConsoleReporter(
         make_console(stderr=True), quiet=args.json or args.events,
-        summaries=args.command == "train"
+        summaries=args.command == "train", results=make_console(stderr=False)
     )
     front: Any = EventPrinter(console) if args.events else console
     comparison = CompareOptions(args.repeats, args.baseline, args.profile) \

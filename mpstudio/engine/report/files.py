@@ -32,6 +32,16 @@ def _advice(err: OSError, path: Path) -> str:
     return f"{err.strerror or err}; choose another folder or file name"
 
 
+def document_mode(path: Path) -> int:
+    """The mode for a document written through a temp file: mkstemp makes the file
+    private (0600), but a report or a saved chart is a document to share, so it gets the
+    mode of the file it replaces, or the usual 0644."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return 0o644
+
+
 def atomic_write_text(path: Path | str, text: str, *, newline: str | None = None) -> Path:
     """Write ``text`` (UTF-8) to ``path`` all at once; raise ReportError on OSError."""
     path = Path(path)
@@ -42,13 +52,7 @@ def atomic_write_text(path: Path | str, text: str, *, newline: str | None = None
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        # mkstemp makes the file private (0600); a report is a document to share, so it
-        # gets the mode of the file it replaces, or the usual 0644.
-        try:
-            mode = stat.S_IMODE(path.stat().st_mode)
-        except OSError:
-            mode = 0o644
-        os.chmod(tmp, mode)
+        os.chmod(tmp, document_mode(path))
         os.replace(tmp, path)
         tmp = None
         return path

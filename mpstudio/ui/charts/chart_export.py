@@ -16,6 +16,8 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
+from mpstudio.engine.report.files import document_mode
+
 SUFFIXES = (".png", ".svg")
 
 
@@ -40,6 +42,7 @@ def save_widget(widget: QWidget, path: str | Path, title: str = "mpstudio charts
                 raise OSError(f"could not write a PNG image to {path}")
         else:
             _write_svg(widget, tmp, title)
+        os.chmod(tmp, document_mode(path))  # not mkstemp's private 0600
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
@@ -27,6 +27,13 @@ from mpstudio.ui.charts.underflow_chart import UnderflowChart
 
 NO_SCALING_ONE = "no loss scaling in this run"
 NO_SCALING_ALL = "no loss scaling in these runs"
+
+
+EMPTY_TEXT = ("No run yet.\n\nPick a dataset, a template and a precision on the left, "
+              "then click Run (Ctrl+R): the loss, the loss scale, the throughput and the "
+              "accuracy stream here as it trains. Tick Compare with float32 to see both "
+              "precisions side by side.")
+STARTING_TEXT = "Starting: the charts appear with the run's first step."
 
 
 class LiveCharts(QWidget):
@@ -57,11 +64,21 @@ class LiveCharts(QWidget):
             f"color: {AXIS_COLOR}; background: white; border-top: 1px solid #e4e4e4;"
             " padding: 3px 8px;"
         )
+        # Before any run, empty charts showed axes from 0.2 to 0.8 that meant nothing:
+        # say what to do instead, until a run's first curves arrive.
+        self.empty = QLabel(EMPTY_TEXT)
+        self.empty.setObjectName("chartsEmpty")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setStyleSheet(f"color: {AXIS_COLOR}; background: white; padding: 24px;"
+                                 " font-size: 14px;")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
+        layout.addWidget(self.empty, 1)
         layout.addWidget(self.panel, 1)
         layout.addWidget(self.readout)
+        self._show_empty(True)
         self.hover = HoverReadout(
             self.panel, self.plots, self._runs, self.readout, self._series_visible
         )
@@ -100,6 +117,8 @@ class LiveCharts(QWidget):
         self._no_scaling.hide()
         self.underflow.hide()
         self._ranges.reset()
+        self.empty.setText(STARTING_TEXT)
+        self._show_empty(True)
 
     def finish(self) -> None:
         """The run ended: draw what is left, fit the step axis to it, stop the timer."""
@@ -178,7 +197,14 @@ class LiveCharts(QWidget):
         for label, run in new:
             others = sum(1 for other in self._items if not is_baseline(other))
             self._items[label] = RunItems(run, self.plots, run_color(label, run.baseline, others))
+        if new:
+            self._show_empty(False)
         return bool(new)
+
+    def _show_empty(self, empty: bool) -> None:
+        self.empty.setVisible(empty)
+        self.panel.setVisible(not empty)
+        self.readout.setVisible(not empty)
 
     def _redraw(self, fit: bool = False) -> None:
         """Every changed buffer to its curve; ``fit``: the step axis to the data."""

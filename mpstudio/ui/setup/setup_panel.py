@@ -25,7 +25,15 @@ from PySide6.QtWidgets import (
 
 from mpstudio.engine.distribute.lr_plan import scaled_learning_rate
 from mpstudio.engine.distribute.options import StrategyOption
-from mpstudio.engine.spec import LOOPS, OPTIMIZERS, PRECISIONS, XLA_MODES, Distribution, RunSpec
+from mpstudio.engine.spec import (
+    LOOPS,
+    OPTIMIZERS,
+    PRECISIONS,
+    XLA_MODES,
+    Distribution,
+    RunSpec,
+    TrainingAids,
+)
 from mpstudio.engine.templates.registry import template_entry, template_names
 from mpstudio.engine.trainer.compare_options import MAX_REPEATS, CompareOptions
 from mpstudio.ui.setup.aids_form import AidsForm
@@ -34,6 +42,7 @@ from mpstudio.ui.setup.layer_table import LayerTable
 from mpstudio.ui.setup.loss_scaling_form import LossScalingForm
 from mpstudio.ui.setup.strategy_form import DistributionForm
 from mpstudio.ui.setup.verdict_marks import mark_color, precision_choice_text
+from mpstudio.ui.widgets.folding_group import FoldingGroup
 from mpstudio.ui.widgets.panel_labels import spin_box
 
 XLA_TEXT = {"auto": "auto (on for GPUs)", "on": "on", "off": "off"}
@@ -187,8 +196,11 @@ class SetupPanel(QWidget):
         layout.addWidget(self._group("Precision", self.precision, self.precision_note))
         layout.addWidget(self._group("Loss scaling", self.loss_scaling))
         layout.addWidget(self._group("Training", hyper, self.baseline, compare))
-        layout.addWidget(self._group("Distribution", self.distribution))
-        layout.addWidget(self._group("Training aids", self.aids))
+        # Rarely changed: folded until opened (the window remembers which are open).
+        self.folding = {"distribution": FoldingGroup("Distribution", self.distribution),
+                        "aids": FoldingGroup("Training aids", self.aids)}
+        for group in self.folding.values():
+            layout.addWidget(group)
         layout.addWidget(self.button_row)
         layout.addStretch(1)
 
@@ -262,6 +274,11 @@ class SetupPanel(QWidget):
                                            dist.devices)
         self.aids.set_validation_split(spec.validation_split)
         self.aids.set_aids(spec.aids)
+        # a spec that uses a folded group's settings opens it: nothing set stays hidden
+        if dist != Distribution() or spec.warmup_steps:
+            self.folding["distribution"].set_open(True)
+        if spec.aids != TrainingAids() or spec.validation_split != RunSpec().validation_split:
+            self.folding["aids"].set_open(True)
         self._training_changed()
         self._learning_rate_set()
         self._template_changed()
@@ -285,6 +302,14 @@ class SetupPanel(QWidget):
             return None
         return CompareOptions(self.trials.value(), str(self.baseline_math.currentData()),
                               self.profile.isChecked())
+
+    def open_groups(self) -> list[str]:
+        return [name for name, group in self.folding.items() if group.is_open]
+
+    def set_open_groups(self, names: list[str]) -> None:
+        for name, group in self.folding.items():
+            if name in names:
+                group.set_open(True)
 
     def set_comparison(self, checked: bool, options: CompareOptions) -> None:
         self.baseline.setChecked(checked)
@@ -377,6 +402,8 @@ class SetupPanel(QWidget):
             if stop_now else "Stop before the next batch")
         for group in self.findChildren(QGroupBox):
             group.setEnabled(not running)
+        for folding in self.folding.values():  # its header still opens and closes it
+            folding.body.setEnabled(not running)
 
     def set_verdicts(self, marks: dict[str, tuple[str, str]], device: str,
                      recommended: str = "") -> None:

@@ -62,6 +62,17 @@ class GuiSettings:
         baseline = str(self.store.value("run/baseline", "false")).lower() == "true"
         return spec, baseline, paths, notes
 
+    def save_open_groups(self, names: list[str]) -> None:
+        self.store.setValue("setup/open_groups", json.dumps(names))
+
+    def open_groups(self) -> list[str]:
+        """The folded setup groups the user left open (none at a first launch)."""
+        try:
+            names = json.loads(str(self.store.value("setup/open_groups", "[]")))
+        except ValueError:
+            return []
+        return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
     def precision_picked(self) -> bool:
         """Whether the saved precision was the user's choice (not the advisor's)."""
         return str(self.store.value("run/precision_picked", "false")).lower() == "true"

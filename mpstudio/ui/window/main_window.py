@@ -339,6 +339,7 @@ class MainWindow(QMainWindow):
             self.setup.dataset.add_path(path, options, select=False)
         self.setup.set_spec(spec)
         self.setup.precision_picked = self.settings.precision_picked()
+        self.setup.set_open_groups(self.settings.open_groups())
         self.setup.set_comparison(baseline, self.settings.load_compare())
         for note in notes:
             self.notices.log(note, "warning")
@@ -351,6 +352,7 @@ class MainWindow(QMainWindow):
         self.settings.save_run(self.setup.spec(), self.setup.baseline.isChecked(),
                                self.setup.dataset.path_options(), self.setup.precision_picked)
         self.settings.save_compare(self.setup.compare_options())
+        self.settings.save_open_groups(self.setup.open_groups())
         self.settings.save_window(self.saveGeometry(), self.saveState())
         self.settings.sync()
 
