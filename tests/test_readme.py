@@ -68,3 +68,13 @@ def test_every_readme_command_parses():
             build_parser().parse_args(shlex.split(command)[1:])
         except SystemExit as exc:
             pytest.fail(f"README command does not parse ({exc.code}): {command}")
+
+
+def test_every_relative_link_in_the_readme_exists():
+    """A link to a file that moved is a dead end on a fresh clone."""
+    text = (ROOT / "README.md").read_text()
+    links = re.findall(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)", text)
+    local = [link.split("#")[0] for link in links
+             if not link.startswith(("http://", "https://", "mailto:", "#"))]
+    missing = [link for link in local if link and not (ROOT / link).exists()]
+    assert not missing, missing
