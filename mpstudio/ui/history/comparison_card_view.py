@@ -7,14 +7,12 @@ say the same thing.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
-    QSizePolicy,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -25,6 +23,7 @@ from mpstudio.engine.comparison.card_text import card_rows, profile_table, side_
 from mpstudio.engine.comparison.verdict import RULE, tone_of
 from mpstudio.ui.history.op_profile_view import OpProfileView
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
+from mpstudio.ui.widgets.read_only_table import fit_height, read_only_table
 
 PLACEHOLDER = ('Tick "Compare with float32" and run, or select two runs in History and '
                "click Compare.")
@@ -72,19 +71,10 @@ class ComparisonCardView(QWidget):
         self.rule_label.setObjectName("rule")
         self.rule_label.hide()
 
-        self.table = QTableWidget(0, COLUMNS)
-        self.table.setObjectName("cardTable")
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(True)  # the loss-gap sentence wraps in a narrow window
-        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         # As tall as its rows, never stretched: the card reads as one page, not a box
         # with its own scrollbar.
-        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.table = read_only_table("cardTable", COLUMNS)
+        self.table.setWordWrap(True)  # the loss-gap sentence wraps in a narrow window
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
@@ -208,6 +198,10 @@ class ComparisonCardView(QWidget):
                   if (item := self.table.item(r, column)) and " " not in item.text().strip()]
         return max(widths, default=0)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_later()  # a narrower card may need the table's scroll bar (or not)
+
     def _fit_later(self, *_: object) -> None:
         if not self._fit_pending:
             self._fit_pending = True
@@ -216,15 +210,8 @@ class ComparisonCardView(QWidget):
     def _fit_table(self) -> None:
         """Rows as tall as their (wrapped) text, the table as tall as its rows."""
         self._fit_pending = False
-        self.table.resizeRowsToContents()
+        fit_height(self.table)
         header = self.table.horizontalHeader()
-        # Before the first show the header has no height yet: its size hint does.
-        height = max(header.height(), header.sizeHint().height()) + 2 * self.table.frameWidth()
-        height += sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
-        if header.length() > self.table.viewport().width():  # room for the scroll bar
-            height += self.table.horizontalScrollBar().sizeHint().height()
-        if self.table.height() != height or self.table.minimumHeight() != height:
-            self.table.setFixedHeight(height)
         # The two side columns stretch, but never below their headers' widest line (a
         # narrow dock clipped "float32 baseline" to "oat32 baselin"), nor below their
         # numbers; a dock too narrow for that scrolls the table sideways, while the

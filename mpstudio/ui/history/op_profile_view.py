@@ -4,11 +4,9 @@ op profile (Profile ops), hidden otherwise."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHeaderView,
-    QSizePolicy,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -16,6 +14,7 @@ from PySide6.QtWidgets import (
 
 from mpstudio.engine.comparison.card_text import PROFILE_TITLE, ProfileTable
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
+from mpstudio.ui.widgets.read_only_table import fit_height, read_only_table
 
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
@@ -28,17 +27,8 @@ class OpProfileView(QWidget):
         self.title.setWordWrap(True)
         self.note = secondary(wrapped_label(""))
         self.note.setObjectName("opProfileNote")
-        self.table = QTableWidget(0, 0)
-        self.table.setObjectName("opProfileTable")
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.table.setAlternatingRowColors(True)
-        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # op type names are long (Conv2DBackpropFilter): never cut, scroll sideways
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.table = read_only_table("opProfileTable")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 6, 0, 0)
         layout.addWidget(self.title)
@@ -63,13 +53,14 @@ class OpProfileView(QWidget):
                 if c:
                     item.setTextAlignment(_RIGHT)
                 self.table.setItem(r, c, item)
-        self.table.resizeRowsToContents()
-        height = header.sizeHint().height() + 2 * self.table.frameWidth()
-        height += self.table.horizontalScrollBar().sizeHint().height()
-        height += sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
-        self.table.setFixedHeight(height)
+        fit_height(self.table)
         self.note.setText(table.note)
         self.show()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.table.rowCount():
+            fit_height(self.table)  # the scroll bar comes and goes with the width
 
     def rows_text(self) -> list[tuple[str, ...]]:
         return [tuple(self.table.item(r, c).text() for c in range(self.table.columnCount()))

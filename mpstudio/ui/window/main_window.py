@@ -179,7 +179,10 @@ class MainWindow(QMainWindow):
             self.tabifyDockWidget(first, second)  # side by side they would squeeze the charts
             first.raise_()
         self.resizeDocks([self._tab_groups[1][0]], [230], Qt.Orientation.Vertical)
-        self.resizeDocks([self.card_dock], [440], Qt.Orientation.Horizontal)
+        # the card's four columns need about 540 px; give them that where the window has
+        # room (1920 wide), 440 at 1280 so the charts keep theirs
+        card_width = max(440, min(540, round(0.28 * self.width())))
+        self.resizeDocks([self.card_dock], [card_width], Qt.Orientation.Horizontal)
         if self._saved_state is not None:
             self.restoreState(self._saved_state)
         # No card at launch: an empty Comparison dock restored from the last session

@@ -1,0 +1,36 @@
+"""A table that shows figures: not editable, not selectable, no focus, alternating rows,
+as tall as its rows (the panel around it scrolls, not the table)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QSizePolicy, QTableWidget
+
+
+def read_only_table(name: str, columns: int = 0) -> QTableWidget:
+    table = QTableWidget(0, columns)
+    table.setObjectName(name)
+    table.verticalHeader().setVisible(False)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+    table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    table.setAlternatingRowColors(True)
+    table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+    table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+    return table
+
+
+def fit_height(table: QTableWidget) -> int:
+    """Set ``table`` as tall as its header and rows (and its horizontal scroll bar when
+    the columns are wider than the view); returns the height."""
+    table.resizeRowsToContents()
+    header = table.horizontalHeader()
+    # Before the first show the header has no height yet: its size hint does.
+    height = max(header.height(), header.sizeHint().height()) + 2 * table.frameWidth()
+    height += sum(table.rowHeight(r) for r in range(table.rowCount()))
+    if header.length() > table.viewport().width():
+        height += table.horizontalScrollBar().sizeHint().height()
+    if table.height() != height or table.minimumHeight() != height:
+        table.setFixedHeight(height)
+    return height
