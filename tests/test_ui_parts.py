@@ -142,3 +142,27 @@ def test_scrolling_the_setup_panel_changes_no_setting(qtbot):
     qtbot.waitUntil(batch.hasFocus)
     wheel(batch, 1)
     assert batch.value() != before[1]  # focused: the wheel is the field's
+
+
+def test_dynamic_scale_numbers_fold_away_unless_a_spec_sets_them(qtbot):
+    """Initial scale and growth steps (rarely changed) fold under "Scale numbers": folded
+    at first, opened by a spec that sets them, remembered with the other folded groups."""
+    from mpstudio.engine.spec import LossScaling
+    from mpstudio.ui.setup.setup_panel import SetupPanel
+
+    panel = SetupPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    numbers = panel.loss_scaling.numbers
+    assert numbers.isVisible() and not panel.loss_scaling.initial_scale.isVisible()
+    spec = RunSpec(precision="mixed_float16",
+                   loss_scaling=LossScaling(mode="dynamic", initial_scale=1024.0))
+    panel.set_spec(spec)
+    assert panel.loss_scaling.initial_scale.isVisible()
+    assert panel.loss_scaling.initial_scale.value() == 1024.0
+    assert "loss_scale_numbers" in panel.open_groups()
+    panel.set_spec(RunSpec(precision="mixed_float16",
+                           loss_scaling=LossScaling(mode="fixed", factor=128.0)))
+    assert not numbers.isVisible()  # fixed scaling has its factor, not these numbers
+    assert panel.loss_scaling.factor.isVisible()

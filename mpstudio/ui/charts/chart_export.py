@@ -12,13 +12,14 @@ import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QRect, QRectF
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
 from mpstudio.engine.report.files import document_mode
 
 SUFFIXES = (".png", ".svg")
+PNG_MIN_WIDTH = 1600  # px: a saved PNG is at least this wide (a page at 150 dpi and more)
 
 
 def check_suffix(path: str | Path) -> str:
@@ -38,7 +39,7 @@ def save_widget(widget: QWidget, path: str | Path, title: str = "mpstudio charts
     tmp = Path(tmp_name)
     try:
         if suffix == ".png":
-            if not widget.grab().save(str(tmp), "PNG"):
+            if not _png_image(widget).save(str(tmp), "PNG"):
                 raise OSError(f"could not write a PNG image to {path}")
         else:
             _write_svg(widget, tmp, title)
@@ -48,6 +49,31 @@ def save_widget(widget: QWidget, path: str | Path, title: str = "mpstudio charts
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+def _png_image(widget: QWidget) -> QImage:
+    """The widget as a picture at least ``PNG_MIN_WIDTH`` pixels wide: a chart panel beside
+    the docks is some 500 px, too coarse for a document. A QGraphicsView's scene is
+    drawn again at the larger size (sharp lines and text, the same layout); any other
+    widget is grabbed as it is on screen."""
+    if not isinstance(widget, QGraphicsView):
+        return widget.grab().toImage()
+    width, height = widget.width(), widget.height()
+    scale = max(PNG_MIN_WIDTH / max(width, 1), widget.devicePixelRatioF(), 1.0)
+    image = QImage(round(width * scale), round(height * scale), QImage.Format.Format_ARGB32)
+    # A high-density picture of the same layout, as on a screen of ``scale`` device
+    # pixels per pixel: lines and text drawn sharp at that density.
+    image.setDevicePixelRatio(scale)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    try:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        source = widget.mapToScene(widget.viewport().rect()).boundingRect()
+        widget.scene().render(painter, QRectF(0, 0, width, height), source)
+    finally:
+        painter.end()
+    return image
 
 
 def _write_svg(widget: QWidget, tmp: Path, title: str) -> None:

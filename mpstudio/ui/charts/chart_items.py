@@ -172,7 +172,7 @@ class RunItems:
         curve = self.curves[MAIN_SERIES[chart]]
         for sample, label in self._plots[chart].legend.items:
             if sample.item is curve and label.text != text:
-                label.setText(text)
+                self._plots[chart].legend.relabel(label, text)
 
     def remove(self) -> None:
         for series, curve in self.curves.items():

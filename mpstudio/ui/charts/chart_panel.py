@@ -20,6 +20,7 @@ from PySide6.QtGui import QFont
 
 from mpstudio.ui.charts.chart_axes import Log2Axis, StepAxis, nice_ceil
 from mpstudio.ui.charts.chart_items import AXIS_COLOR, TEXT_COLOR, WARMUP_COLOR
+from mpstudio.ui.charts.legend_fit import FittedLegend
 
 CHARTS = {  # chart name -> title, in grid order
     "loss": "Loss",
@@ -47,13 +48,17 @@ def build_panel() -> tuple[pg.GraphicsLayoutWidget, dict[str, pg.PlotItem]]:
         plot = panel.addPlot(row=i // 2, col=i % 2, axisItems=axes)
         style_plot(plot, title)
         plots[name] = plot
+    for column in (0, 1):  # two equal columns, whatever their titles and legends hold
+        panel.ci.layout.setColumnStretchFactor(column, 1)
+        panel.ci.layout.setColumnPreferredWidth(column, 1)
     for name in ("loss_scale", "throughput", "accuracy"):
         plots[name].setXLink(plots["loss"])  # one step axis: zooming one zooms all
     return panel, plots
 
 
-def style_plot(plot: pg.PlotItem, title: str) -> None:
-    plot.setTitle(title, color=TEXT_COLOR, size="10pt", bold=True, justify="left")
+def style_plot(plot: pg.PlotItem, title: str, legend: bool = True) -> None:
+    """The look every chart shares; ``legend``: give it a ``FittedLegend`` (in the title
+    row, or under the title when the plot is narrow: it never hides a curve)."""
     plot.setLabel("bottom", "step", color=AXIS_COLOR)
     font = QFont()
     font.setPointSizeF(8.5)
@@ -71,13 +76,12 @@ def style_plot(plot: pg.PlotItem, title: str) -> None:
     # The plot hands these to every curve it adds (its context menu offers them too).
     plot.setDownsampling(auto=True, mode="peak")
     plot.setClipToView(True)
-    # The legend sits in the title row, right of the title: it never hides a curve.
-    legend = pg.LegendItem(
-        offset=(-4, 1), colCount=4, labelTextSize="8pt", labelTextColor=TEXT_COLOR,
-        frame=False, horSpacing=2,
-    )
-    legend.setParentItem(plot)
-    plot.legend = legend
+    title_font = QFont()
+    title_font.setPointSizeF(10)
+    title_font.setBold(True)
+    plot.header = FittedLegend(plot, title, title_font, "8pt", TEXT_COLOR)
+    if legend:  # else the caller puts a legend of its own elsewhere
+        plot.legend = plot.header
 
 
 def warmup_region(plot: pg.PlotItem) -> pg.LinearRegionItem:

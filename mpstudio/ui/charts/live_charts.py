@@ -25,6 +25,7 @@ from mpstudio.ui.charts.hover_readout import HoverReadout
 from mpstudio.ui.charts.run_curves import SERIES, ChartData, RunCurves, is_baseline
 from mpstudio.ui.charts.underflow_chart import UnderflowChart
 
+MIN_CHART_WIDTH = 260  # px
 NO_SCALING_ONE = "no loss scaling in this run"
 NO_SCALING_ALL = "no loss scaling in these runs"
 
@@ -78,6 +79,9 @@ class LiveCharts(QWidget):
         layout.addWidget(self.empty, 1)
         layout.addWidget(self.panel, 1)
         layout.addWidget(self.readout)
+        # Two charts of at least this width side by side: a run's legend entry fits one
+        # line (the window's docks give way; below this the charts were unreadable).
+        self.setMinimumWidth(2 * MIN_CHART_WIDTH)
         self._show_empty(True)
         self.hover = HoverReadout(
             self.panel, self.plots, self._runs, self.readout, self._series_visible

@@ -73,12 +73,11 @@ class UnderflowChart:
         # the latest sample's worst layers beside it. Hidden, they take no room (Qt lays
         # out visible items only; stretch factors would keep an empty row's room).
         self.plot = panel.addPlot(row=2, col=0, axisItems={"bottom": StepAxis()})
-        style_plot(self.plot, TITLE)
+        style_plot(self.plot, TITLE, legend=False)
         self.plot.setXLink(plots["loss"])  # one step axis with the other charts
         self.side = panel.ci.addLayout(row=2, col=1)
         self.side.setContentsMargins(12, 6, 4, 4)
-        old = self.plot.legend  # the legend goes in the side column: the title row is short
-        old.scene().removeItem(old)
+        # the legend goes in the side column: the title row is short
         self.plot.legend = pg.LegendItem(
             colCount=1, labelTextSize="8pt", labelTextColor=TEXT_COLOR, frame=False,
             horSpacing=2, verSpacing=-4,

@@ -1,7 +1,9 @@
 """Loss scaling: dynamic (initial scale, growth steps), fixed (a factor) or off.
 
 Only float16 needs it; under float32 and bfloat16 the form is disabled and says
-why, and the run gets no scaling whatever the form holds.
+why, and the run gets no scaling whatever the form holds. Dynamic scaling's two
+numbers are rarely changed (Keras' defaults suit nearly every run): they fold away
+under "Scale numbers", and the window remembers the fold open.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from PySide6.QtWidgets import (
 )
 
 from mpstudio.engine.spec import FLOAT32_MAX, LossScaling
+from mpstudio.ui.widgets.folding_group import FoldingGroup
 
 MODES = (
-    ("dynamic", "dynamic: halve on overflow, grow when stable"),
+    ("dynamic", "dynamic"),  # the explanation under the form says what each does
     ("fixed", "fixed factor"),
     ("off", "off"),
 )
@@ -73,11 +76,17 @@ class LossScalingForm(QWidget):
         self.explanation.setWordWrap(True)
         self.explanation.setProperty("role", "hint")
 
+        numbers = QWidget()
+        numbers_form = QFormLayout(numbers)
+        numbers_form.setContentsMargins(0, 0, 0, 0)
+        numbers_form.addRow("Initial scale", self.initial_scale)
+        numbers_form.addRow("Growth steps", self.growth_steps)
+        self.numbers = FoldingGroup("Scale numbers", numbers)
+        self.numbers.setObjectName("lossScaleNumbers")
         self.form = QFormLayout()
         self.form.setContentsMargins(0, 0, 0, 0)
         self.form.addRow("Mode", self.mode)
-        self.form.addRow("Initial scale", self.initial_scale)
-        self.form.addRow("Growth steps", self.growth_steps)
+        self.form.addRow(self.numbers)
         self.form.addRow("Factor", self.factor)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -110,6 +119,9 @@ class LossScalingForm(QWidget):
         self.initial_scale.setValue(float(ls.initial_scale))
         self.growth_steps.setValue(int(ls.growth_steps))
         self.factor.setValue(float(ls.factor))
+        defaults = LossScaling()
+        if (ls.initial_scale, ls.growth_steps) != (defaults.initial_scale, defaults.growth_steps):
+            self.numbers.set_open(True)  # numbers set stay in view
         self.set_precision(precision)
 
     def _update(self) -> None:
@@ -117,8 +129,7 @@ class LossScalingForm(QWidget):
         mode = str(self.mode.currentData())
         for widget in (self.mode, self.initial_scale, self.growth_steps, self.factor):
             widget.setEnabled(active)
-        self.form.setRowVisible(self.initial_scale, mode == "dynamic")
-        self.form.setRowVisible(self.growth_steps, mode == "dynamic")
+        self.form.setRowVisible(self.numbers, mode == "dynamic")
         self.form.setRowVisible(self.factor, mode == "fixed")
         self.explanation.setText(WHY_FLOAT16[mode] if active else WHY_NOT[self._precision])
         self.changed.emit()

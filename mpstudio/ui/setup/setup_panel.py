@@ -201,6 +201,7 @@ class SetupPanel(QWidget):
                         "aids": FoldingGroup("Training aids", self.aids)}
         for group in self.folding.values():
             layout.addWidget(group)
+        self.folding["loss_scale_numbers"] = self.loss_scaling.numbers  # inside its group
         layout.addWidget(self.button_row)
         layout.addStretch(1)
 
