@@ -157,7 +157,7 @@ def test_open_in_tensorboard_messages_and_server(window, qtbot, monkeypatch, log
     monkeypatch.setattr(QMessageBox, "information",
                         lambda parent, title, text, *a, **k: shown.append(text))
     menu_texts = [a.text() for m in window.menuBar().actions() for a in m.menu().actions()]
-    assert "Open in &TensorBoard" in menu_texts
+    assert "Open in Tensor&Board" in menu_texts
     action = window.actions.open_tensorboard
 
     action.trigger()  # no run yet

@@ -9,21 +9,6 @@ import time
 
 STARTED = time.perf_counter()  # as early as this module is imported (by `mpstudio`)
 
-STYLE = """
-QLabel[role="hint"] { color: #4b5563; }
-QLabel[role="error"] { color: #b91c1c; }
-QLabel#banner { padding: 8px 10px; border-radius: 4px; border: 1px solid #d1d5db;
-                background: #f3f4f6; }
-QLabel#banner[level="success"] { background: #ecfdf5; border-color: #86efac; }
-QLabel#banner[level="error"] { background: #fef2f2; border-color: #fca5a5; color: #7f1d1d; }
-QLabel#banner[level="warning"] { background: #fffbeb; border-color: #fcd34d; color: #78350f; }
-QPushButton#runButton:enabled { background: #2563eb; color: white; font-weight: bold;
-                                padding: 6px; border-radius: 4px; }
-QGroupBox { font-weight: bold; }
-QGroupBox QLabel, QGroupBox QComboBox, QGroupBox QCheckBox, QGroupBox QSpinBox,
-QGroupBox QDoubleSpinBox, QGroupBox QTableWidget { font-weight: normal; }
-"""
-
 
 def _display_problem() -> str | None:
     """Why no window can open here (a server without a display), or None."""
@@ -49,8 +34,7 @@ def launch(argv: list[str] | None = None) -> int:
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setApplicationName("mpstudio")
     app.setOrganizationName("mpstudio")
-    app.setStyle("Fusion")
-    app.setStyleSheet(STYLE)
+    app.setStyle("Fusion")  # the window's theme (and style sheet) comes with it: View > Theme
     app.setQuitOnLastWindowClosed(False)  # quit once the run has stopped, not on hide
 
     from mpstudio.ui.window.main_window import MainWindow

@@ -51,6 +51,13 @@ def save_widget(widget: QWidget, path: str | Path, title: str = "mpstudio charts
         raise
 
 
+def _background(widget: QWidget) -> QColor:
+    """The chart's own ground (dark under a dark theme): the file shows what the screen does."""
+    if isinstance(widget, QGraphicsView):
+        return widget.backgroundBrush().color()
+    return QColor("white")
+
+
 def _png_image(widget: QWidget) -> QImage:
     """The widget as a picture at least ``PNG_MIN_WIDTH`` pixels wide: a chart panel beside
     the docks is some 500 px, too coarse for a document. A QGraphicsView's scene is
@@ -64,7 +71,7 @@ def _png_image(widget: QWidget) -> QImage:
     # A high-density picture of the same layout, as on a screen of ``scale`` device
     # pixels per pixel: lines and text drawn sharp at that density.
     image.setDevicePixelRatio(scale)
-    image.fill(QColor("white"))
+    image.fill(_background(widget))
     painter = QPainter(image)
     try:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -91,7 +98,7 @@ def _write_svg(widget: QWidget, tmp: Path, title: str) -> None:
         raise OSError(f"could not start an SVG file at {tmp.parent}")
     try:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.fillRect(QRectF(0, 0, width, height), QColor("white"))
+        painter.fillRect(QRectF(0, 0, width, height), _background(widget))
         if isinstance(widget, QGraphicsView):
             # The scene itself, item by item: paths and text stay vectors (the view's
             # own paint would bring its cached background along as a bitmap).

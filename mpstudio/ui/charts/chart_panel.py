@@ -19,8 +19,8 @@ import pyqtgraph as pg
 from PySide6.QtGui import QFont
 
 from mpstudio.ui.charts.chart_axes import Log2Axis, StepAxis, nice_ceil
-from mpstudio.ui.charts.chart_items import AXIS_COLOR, TEXT_COLOR, WARMUP_COLOR
 from mpstudio.ui.charts.legend_fit import FittedLegend
+from mpstudio.ui.theme import LIGHT_CHARTS, ChartColors
 
 CHARTS = {  # chart name -> title, in grid order
     "loss": "Loss",
@@ -28,8 +28,6 @@ CHARTS = {  # chart name -> title, in grid order
     "throughput": "Throughput (examples/s)",
     "accuracy": "Accuracy",
 }
-GRID_COLOR = "#ececec"  # opaque: see the module docstring
-WARMUP_FILL = "#eeeeee"
 HEADROOM = 1.15  # when the step axis widens, it reaches at least this far past the data
 LOOKAHEAD_S = 1.0  # ... and at least as far as the run gets in this long at its pace
 MARGIN = 0.06  # a y range reaches this far (of the data's height) past the data
@@ -38,7 +36,7 @@ SLACK = 2.0  # a y range more than this many times the data's height shrinks to 
 
 def build_panel() -> tuple[pg.GraphicsLayoutWidget, dict[str, pg.PlotItem]]:
     panel = pg.GraphicsLayoutWidget()
-    panel.setBackground("w")
+    panel.setBackground(LIGHT_CHARTS.background)
     panel.ci.setContentsMargins(4, 4, 8, 4)
     plots: dict[str, pg.PlotItem] = {}
     for i, (name, title) in enumerate(CHARTS.items()):
@@ -59,15 +57,11 @@ def build_panel() -> tuple[pg.GraphicsLayoutWidget, dict[str, pg.PlotItem]]:
 def style_plot(plot: pg.PlotItem, title: str, legend: bool = True) -> None:
     """The look every chart shares; ``legend``: give it a ``FittedLegend`` (in the title
     row, or under the title when the plot is narrow: it never hides a curve)."""
-    plot.setLabel("bottom", "step", color=AXIS_COLOR)
     font = QFont()
     font.setPointSizeF(8.5)
     for side in ("left", "bottom"):
         axis = plot.getAxis(side)
         axis.enableAutoSIPrefix(False)  # it rewrites the label's HTML on every range change
-        axis.setPen(pg.mkPen(AXIS_COLOR))
-        axis.setTextPen(pg.mkPen(TEXT_COLOR))
-        axis.setTickPen(pg.mkPen(GRID_COLOR))  # with the grid on, ticks are the grid lines
         axis.setTickFont(font)
         axis.setGrid(255)
         axis.setStyle(tickAlpha=255, maxTickLevel=1)
@@ -79,18 +73,31 @@ def style_plot(plot: pg.PlotItem, title: str, legend: bool = True) -> None:
     title_font = QFont()
     title_font.setPointSizeF(10)
     title_font.setBold(True)
-    plot.header = FittedLegend(plot, title, title_font, "8pt", TEXT_COLOR)
+    plot.header = FittedLegend(plot, title, title_font, "8pt", LIGHT_CHARTS.text)
     if legend:  # else the caller puts a legend of its own elsewhere
         plot.legend = plot.header
+    recolor_plot(plot, LIGHT_CHARTS)
+
+
+def recolor_plot(plot: pg.PlotItem, colors: ChartColors) -> None:
+    """The axes, grid, title and legend in ``colors`` (light or dark)."""
+    plot.setLabel("bottom", "step", color=colors.axis)
+    for side in ("left", "bottom"):
+        axis = plot.getAxis(side)
+        axis.setPen(pg.mkPen(colors.axis))
+        axis.setTextPen(pg.mkPen(colors.text))
+        axis.setTickPen(pg.mkPen(colors.grid))  # with the grid on, ticks are the grid lines
+    plot.header.set_text_color(colors.text)
 
 
 def warmup_region(plot: pg.PlotItem) -> pg.LinearRegionItem:
-    """A shaded strip over the warm-up steps, labelled along its edge."""
-    region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(WARMUP_FILL), pen=pg.mkPen(None))
+    """A shaded strip over the warm-up steps, labelled along its edge (``region.label``)."""
+    region = pg.LinearRegionItem(movable=False, brush=pg.mkBrush(LIGHT_CHARTS.band),
+                                 pen=pg.mkPen(None))
     region.setZValue(-10)
-    pg.InfLineLabel(  # along the strip's right edge, inside it: clear of the curves
+    region.label = pg.InfLineLabel(  # along the strip's right edge, inside it: clear of curves
         region.lines[1], text="warm-up", position=0.8, rotateAxis=(1, 0),
-        anchors=[(0.5, 1), (0.5, 1)], color=WARMUP_COLOR,
+        anchors=[(0.5, 1), (0.5, 1)], color=LIGHT_CHARTS.muted,
     )
     plot.addItem(region, ignoreBounds=True)
     region.hide()
@@ -100,7 +107,7 @@ def warmup_region(plot: pg.PlotItem) -> pg.LinearRegionItem:
 def centered_note(plot: pg.PlotItem) -> pg.TextItem:
     """A grey note in the middle of the plot's view, kept there when it resizes."""
     view = plot.getViewBox()
-    note = pg.TextItem(color=WARMUP_COLOR, anchor=(0.5, 0.5))
+    note = pg.TextItem(color=LIGHT_CHARTS.muted, anchor=(0.5, 0.5))
     note.setParentItem(view)  # view pixels, not data: it stays centred however it zooms
     view.sigResized.connect(lambda v: note.setPos(v.rect().center()))
     note.hide()

@@ -48,6 +48,13 @@ class FittedLegend(pg.LegendItem):
         plot.geometryChanged.connect(self.fit)
         self.fit()
 
+    def set_text_color(self, color: str) -> None:
+        self.title.setBrush(QColor(color))
+        self.setLabelTextColor(color)  # pyqtgraph keeps it for the next entries only...
+        for _, label in self.items:
+            label.setText(label.text)  # ... so the ones there are drawn again
+        self.fit()
+
     def updateSize(self) -> None:  # pyqtgraph calls this after every change of entries
         self.fit()
 

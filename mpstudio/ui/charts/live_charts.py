@@ -14,16 +14,24 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer, Signal
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from mpstudio.ui.charts import chart_export
-from mpstudio.ui.charts.chart_items import AXIS_COLOR, CHART_OF, RunItems, legend_key, run_color
-from mpstudio.ui.charts.chart_panel import RangeFollower, build_panel, centered_note, warmup_region
+from mpstudio.ui.charts.chart_items import CHART_OF, RunItems, legend_key, run_color
+from mpstudio.ui.charts.chart_panel import (
+    RangeFollower,
+    build_panel,
+    centered_note,
+    recolor_plot,
+    warmup_region,
+)
 from mpstudio.ui.charts.hover_readout import HoverReadout
 from mpstudio.ui.charts.run_curves import SERIES, ChartData, RunCurves, is_baseline
 from mpstudio.ui.charts.underflow_chart import UnderflowChart
+from mpstudio.ui.theme import LIGHT_CHARTS, ChartColors, chart_colors
 
 MIN_CHART_WIDTH = 260  # px
 NO_SCALING_ONE = "no loss scaling in this run"
@@ -61,18 +69,12 @@ class LiveCharts(QWidget):
         self._no_scaling = centered_note(self.plots["loss_scale"])
 
         self.readout = QLabel()
-        self.readout.setStyleSheet(
-            f"color: {AXIS_COLOR}; background: white; border-top: 1px solid #e4e4e4;"
-            " padding: 3px 8px;"
-        )
         # Before any run, empty charts showed axes from 0.2 to 0.8 that meant nothing:
         # say what to do instead, until a run's first curves arrive.
         self.empty = QLabel(EMPTY_TEXT)
         self.empty.setObjectName("chartsEmpty")
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty.setStyleSheet(f"color: {AXIS_COLOR}; background: white; padding: 24px;"
-                                 " font-size: 14px;")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -91,12 +93,38 @@ class LiveCharts(QWidget):
                 lambda curve, chart=name: self._on_legend_clicked(chart, curve)
             )
 
+        self.colors = LIGHT_CHARTS
+        self.set_colors(chart_colors(self.palette()))
+
         self._timer = QTimer(self)
         self._timer.setObjectName("LiveCharts.redrawTimer")
         self._timer.setInterval(max(1, round(1000 / redraw_hz)))
         self._timer.timeout.connect(self._on_tick)
 
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # the theme changed (View > Theme,
+            colors = chart_colors(self.palette())     # or the system's scheme)
+            if colors != self.colors:
+                self.set_colors(colors)
+
     # ------------------------------------------------------------------ API
+    def set_colors(self, colors: ChartColors) -> None:
+        """Light or dark (``theme.chart_colors``): everything drawn so far and after."""
+        self.colors = colors
+        self.panel.setBackground(colors.background)
+        for plot in self.plots.values():
+            recolor_plot(plot, colors)
+        self.underflow.set_colors(colors)
+        self._warmup_region.setBrush(pg.mkBrush(colors.band))
+        self._warmup_region.label.setColor(colors.muted)
+        self._no_scaling.setColor(colors.muted)
+        self.readout.setStyleSheet(
+            f"color: {colors.axis}; background: {colors.background};"
+            f" border-top: 1px solid {colors.rule}; padding: 3px 8px;")
+        self.empty.setStyleSheet(f"color: {colors.axis}; background: {colors.background};"
+                                 " padding: 24px; font-size: 14px;")
+
     def add_events(self, events: Sequence[object]) -> None:
         """Buffer engine events; the next timer tick draws them."""
         self._data.add_events(events)

@@ -22,6 +22,7 @@ from mpstudio.ui.charts.chart_axes import StepAxis, nice_ceil
 from mpstudio.ui.charts.chart_items import AXIS_COLOR, TEXT_COLOR
 from mpstudio.ui.charts.chart_panel import style_plot
 from mpstudio.ui.charts.run_curves import ChartData
+from mpstudio.ui.theme import ChartColors
 
 TITLE = "Gradient underflow in float16"
 MEANING = "% of the nonzero gradient values float16 rounds to 0"
@@ -46,9 +47,9 @@ def worst_layers(sample: GradientUnderflow, n: int = WORST_LAYERS) -> list[str]:
     return lines
 
 
-def breakdown_html(label: str, sample: GradientUnderflow) -> str:
+def breakdown_html(label: str, sample: GradientUnderflow, muted: str = AXIS_COLOR) -> str:
     """The text beside the plot: the latest sample, overall and its worst layers."""
-    grey = f'<span style="color:{AXIS_COLOR}">'
+    grey = f'<span style="color:{muted}">'
     rows = [
         f"{grey}{MEANING}</span>",
         "",
@@ -87,9 +88,18 @@ class UnderflowChart:
         self.side.addItem(self.layers, row=1, col=0)
         self.side.layout.setRowStretchFactor(1, 1)
         self._text = ""
+        self._muted = AXIS_COLOR
         self._top = 0.0
         self.plot.hide()
         self.side.hide()
+
+    def set_colors(self, colors: ChartColors) -> None:
+        self._muted = colors.axis
+        self.plot.legend.setLabelTextColor(colors.text)
+        for _, label in self.plot.legend.items:
+            label.setText(label.text)
+        self.layers.setAttr("color", colors.text)
+        self._text = ""  # the next update writes the column again in these colours
 
     @property
     def shown(self) -> bool:
@@ -105,7 +115,7 @@ class UnderflowChart:
             self.plot.show()
             self.side.show()
             self._grid.invalidate()  # Qt does not notice a shown or hidden item by itself
-        text = breakdown_html(*latest)
+        text = breakdown_html(*latest, muted=self._muted)
         if text != self._text:  # setText lays the label out again: only when it changed
             self._text = text
             self.layers.setText(text)

@@ -115,6 +115,16 @@ class GuiSettings:
         return kept
 
     # ----------------------------------------------------------- the window
+    def save_theme(self, theme: str) -> None:
+        self.store.setValue("view/theme", theme)
+
+    def theme(self) -> str:
+        """System, light or dark (``theme.THEMES``); the system's for anything else."""
+        from mpstudio.ui.theme import THEMES
+
+        value = str(self.store.value("view/theme", "system"))
+        return value if value in THEMES else "system"
+
     def save_window(self, geometry: QByteArray, state: QByteArray) -> None:
         self.store.setValue("window/geometry", geometry)
         self.store.setValue("window/state", state)

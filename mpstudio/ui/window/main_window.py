@@ -8,6 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QLabel,
     QMainWindow,
@@ -41,6 +42,7 @@ from mpstudio.ui.window.notices import Notices
 from mpstudio.ui.window.run_outcome import describe_outcome, status_line
 from mpstudio.ui.window.tensorboard_actions import TensorBoardActions
 from mpstudio.ui.window.versions import ui_versions
+from mpstudio.ui.window.view_menu import ViewMenu
 from mpstudio.ui.window.window_actions import build_actions
 
 CLOSE_WAIT_SECONDS = 5.0  # closing during a run: how long it may take to stop
@@ -67,6 +69,10 @@ class MainWindow(QMainWindow):
         self._close_deadline.timeout.connect(self._end_engine_now)
         self._build()
         self.actions = build_actions(self)
+        closable = [dock for dock in self.findChildren(QDockWidget)
+                    if dock.features() & QDockWidget.DockWidgetFeature.DockWidgetClosable]
+        self.view_menu = ViewMenu(self, sorted(closable, key=self._dock_order.index),
+                                  self.settings)
         self.notices = Notices(self.log, self.status_text, self.banner)
         # Each collaborator gets the pieces it works with, never the window.
         state, engine, notices, a = self.state, self.engine, self.notices, self.actions
@@ -146,6 +152,7 @@ class MainWindow(QMainWindow):
         self.card_dock = self._dock("Comparison", "comparisonDock", card_scroll,
                                     Qt.DockWidgetArea.RightDockWidgetArea)
         self._tab_groups = ((setup_dock, hardware_dock), (log_dock, history_dock))
+        self._dock_order = [setup_dock, hardware_dock, log_dock, history_dock, self.card_dock]
         self._saved_state: QByteArray | None = None
         self._arranged = False
 
@@ -188,6 +195,20 @@ class MainWindow(QMainWindow):
         # No card at launch: an empty Comparison dock restored from the last session
         # took 420 px from the charts. It opens with the next comparison.
         self.card_dock.hide()
+
+    def focusNextPrevChild(self, next_: bool) -> bool:
+        """Tab skips the docks behind another's tab: Qt keeps their widgets in the focus
+        chain, so Tab went on into the History filter and the Hardware panel unseen."""
+        for _ in range(500):  # the chain is finite: this only bounds a cycle of hidden ones
+            if not super().focusNextPrevChild(next_):
+                return False
+            widget = QApplication.focusWidget()
+            dock = widget
+            while dock is not None and not isinstance(dock, QDockWidget):
+                dock = dock.parentWidget()
+            if dock is None or not dock.visibleRegion().isEmpty():
+                return True
+        return True
 
     def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         dock = QDockWidget(title, self)

@@ -68,7 +68,7 @@ def build_actions(window: QMainWindow) -> WindowActions:
                                tip="A few real training steps per template and precision, "
                                "the build, driver, TF32 and timing, as a pass/warn/fail "
                                "report (also `mpstudio doctor`)"),
-        open_tensorboard=_action(window, "Open in &TensorBoard", "openTensorBoard",
+        open_tensorboard=_action(window, "Open in Tensor&Board", "openTensorBoard",
                                  "Ctrl+Shift+T", tip="Show the TensorBoard logs of the run "
                                  "selected in History (or the last run) in the browser"),
         help_page=_action(window, "What &mixed precision does", "helpPage", std.HelpContents),
