@@ -79,13 +79,20 @@ def test_mpstudio_opens_the_window_before_tensorflow():
     assert proc.returncode == 0, proc.stderr
     assert "window visible after" in proc.stdout
     assert wall < 60  # it never waited for TensorFlow (the exact time is the benchmark's)
+    # an offscreen window is invisible: the terminal says so, and how to quit
+    assert "QT_QPA_PLATFORM=offscreen shows no window" in proc.stderr
+    assert "Ctrl-C" in proc.stderr
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="X11/Wayland check is Linux's")
 def test_mpstudio_without_a_display_says_what_to_do():
     proc = _launch({"QT_QPA_PLATFORM": None, "DISPLAY": None, "WAYLAND_DISPLAY": None})
     assert proc.returncode == 2
-    assert "no display" in proc.stderr and "mpstudio train" in proc.stderr
+    assert "no display" in proc.stderr
+    assert "mpstudio train --help" in proc.stderr and "mpstudio compare --help" in proc.stderr
+    assert "ssh -X" in proc.stderr and "VNC" in proc.stderr  # a display from elsewhere
+    # offscreen starts an app nobody can see or close: never the advice
+    assert "offscreen" not in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
@@ -166,3 +173,29 @@ def test_dynamic_scale_numbers_fold_away_unless_a_spec_sets_them(qtbot):
                            loss_scaling=LossScaling(mode="fixed", factor=128.0)))
     assert not numbers.isVisible()  # fixed scaling has its factor, not these numbers
     assert panel.loss_scaling.factor.isVisible()
+
+
+def test_layer_names_are_shown_whole(qtbot):
+    """A stretched name column cut names to "batch_normaliza…" in the narrow setup panel:
+    every column is now as wide as its text, and the table scrolls sideways instead."""
+    from mpstudio.engine.model_summary import LayerInfo, ModelSummary
+    from mpstudio.ui.setup.layer_table import LayerTable
+
+    names = ["input_layer", "conv2d_12", "batch_normalization_12", "layer_normalization_3",
+             "global_average_pooling2d", "logits"]
+    kinds = ["InputLayer", "Conv2D", "BatchNormalization", "LayerNormalization",
+             "GlobalAveragePooling2D", "Dense"]
+    layers = tuple(LayerInfo(n, k, "float16", "float32", 1234) for n, k in zip(names, kinds))
+    table = LayerTable()
+    qtbot.addWidget(table)
+    table.resize(340, 300)  # as in the setup panel
+    table.show()
+    qtbot.waitExposed(table)
+    table.show_summary(ModelSummary("m", "mixed_float16", 6170, 6170, layers), "resnet")
+    grid = table.table
+    metrics = grid.fontMetrics()
+    for row, (name, kind) in enumerate(zip(names, kinds)):
+        for column, text in ((0, name), (1, kind)):
+            assert grid.columnWidth(column) >= metrics.horizontalAdvance(text), text
+        assert grid.item(row, 0).toolTip().startswith(f"{name} ({kind})")
+    qtbot.waitUntil(lambda: grid.horizontalScrollBar().maximum() > 0)  # it scrolls sideways

@@ -49,9 +49,12 @@ class LayerTable(QWidget):
         self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.table.setAlternatingRowColors(True)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, TENSOR_CORES):
+        # Every column as wide as its longest text (names were cut to "batch_normaliza…"
+        # by a stretched first column); the table scrolls sideways when the panel is
+        # narrower, and any room to spare goes to the last column.
+        for column in range(TENSOR_CORES):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setMinimumHeight(150)
         self.table.setColumnHidden(TENSOR_CORES, True)  # shown when a layer has a note
@@ -88,7 +91,7 @@ class LayerTable(QWidget):
         # set re-measured its column over all rows (a resnet's table took 115 ms, a
         # visible freeze when its run starts); one measure at the end is enough.
         header = self.table.horizontalHeader()
-        sized = range(1, TENSOR_CORES)
+        sized = range(TENSOR_CORES)
         for column in range(len(COLUMNS)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
         self.table.setUpdatesEnabled(False)
@@ -99,6 +102,8 @@ class LayerTable(QWidget):
                          f"{layer.params:,}", layer.tensor_cores)
                 for column, text in enumerate(cells):
                     item = QTableWidgetItem(text)
+                    if column == 0:
+                        item.setToolTip(f"{layer.name} ({layer.kind})")
                     if column == 4:
                         item.setTextAlignment(RIGHT)
                     if column == 2 and text in HALF_DTYPES:
@@ -112,10 +117,6 @@ class LayerTable(QWidget):
         finally:
             for column in sized:
                 header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-            # With the Tensor Core column the table outgrows the setup panel and scrolls
-            # sideways: the names then keep their own width, not what a stretch leaves.
-            header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents if checked
-                                        else QHeaderView.ResizeMode.Stretch)
             if checked:
                 self.table.resizeColumnToContents(TENSOR_CORES)
                 self.table.setColumnWidth(TENSOR_CORES, min(
@@ -131,7 +132,9 @@ class LayerTable(QWidget):
             item = self.table.item(row, column)
             item.setBackground(QBrush(OUTPUT_BACKGROUND))
             item.setFont(bold)
-            if not item.toolTip():  # a Tensor Core cell keeps its own tip
+            if column == 0:  # the name's tip, then why the row stands out
+                item.setToolTip(f"{item.toolTip()}\n{OUTPUT_TIP}")
+            elif not item.toolTip():  # a Tensor Core cell keeps its own tip
                 item.setToolTip(OUTPUT_TIP)
 
     def output_row_highlighted(self) -> bool:
