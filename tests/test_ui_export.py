@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 from gui_helpers import RUN_TIMEOUT_MS, close_window, select
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QLabel
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QCheckBox, QFrame, QLabel
 
 from mpstudio.engine.export.formats import FORMATS, unavailable_reason
 from mpstudio.engine.export.results import ExportRequest
 from mpstudio.engine.history.run_models import model_file
 from mpstudio.engine.history.store import RunStore
-from mpstudio.ui.export import export_dialog
-from mpstudio.ui.export.export_dialog import ExportDialog
+from mpstudio.ui.export import format_entries
+from mpstudio.ui.export.export_dialog import EXISTS_NOTE, ExportDialog
 
 pytestmark = pytest.mark.slow
 EXPORT_TIMEOUT_MS = 120_000
@@ -52,6 +52,33 @@ def _leftovers(folder: Path) -> list[Path]:
     return [p for p in folder.rglob("*") if "partial" in p.name or "staging" in p.name]
 
 
+def _result_rows(qtbot, dialog: ExportDialog) -> list[QFrame]:
+    """The result rows as laid out on screen, top to bottom."""
+    qtbot.wait(50)  # the layout settles and the last export's rows are deleted
+    rows = [f for f in dialog.findChildren(QFrame) if f.objectName().startswith("result-")]
+    return sorted(rows, key=lambda r: r.mapTo(dialog, QPoint(0, 0)).y())
+
+
+def _out_of_view(rows: list[QFrame]) -> list[str]:
+    """The rows a user would have to scroll to (or could not see at all)."""
+    return [r.objectName() for r in rows
+            if not r.isVisible() or r.visibleRegion().boundingRect() != r.rect()]
+
+
+def _banner(dialog: ExportDialog) -> QLabel:
+    banner = dialog.findChild(QLabel, "banner")
+    assert banner is not None and banner.isVisible(), "no summary banner above the results"
+    # Read as easily as the rest: not the small grey of the status line.
+    assert banner.font().pointSizeF() >= dialog.font().pointSizeF()
+    return banner
+
+
+def _back_to_form(qtbot, dialog: ExportDialog) -> None:
+    if dialog.back_button.isVisible():
+        qtbot.mouseClick(dialog.back_button, Qt.MouseButton.LeftButton)
+    assert dialog.export_button.isVisible() and dialog.name_edit.isVisible()
+
+
 def test_the_dialog_turns_off_a_format_whose_dependency_is_missing(qtbot, tmp_path,
                                                                     monkeypatch):
     def fake(fmt):  # as if tf2onnx were not installed
@@ -59,7 +86,7 @@ def test_the_dialog_turns_off_a_format_whose_dependency_is_missing(qtbot, tmp_pa
             return None
         return f"{fmt.label} needs tf2onnx, which is not installed: {fmt.install_hint}"
 
-    monkeypatch.setattr(export_dialog, "unavailable_reason", fake)
+    monkeypatch.setattr(format_entries, "unavailable_reason", fake)
     dialog = ExportDialog(tmp_path)
     qtbot.addWidget(dialog)
     dialog.set_source("Run 3 · mlp · mixed_float16 (the run you just trained)",
@@ -113,19 +140,27 @@ def test_export_the_run_just_trained_to_every_format(qtbot, window, tmp_path):
     lines = dialog.result_lines()
     assert len(lines) == len(available), lines
     assert all(line.endswith("· OK") for line in lines), lines
+    # Every result is on screen at the size the dialog takes, under a success banner.
+    rows = _result_rows(qtbot, dialog)
+    assert len(rows) == len(available) and not _out_of_view(rows)
+    assert _banner(dialog).property("level") == "success"
     paths = [r.path for r in dialog.requests()]
     assert all(p.exists() for p in paths)
     assert len([x for x in w.log.lines("success") if x.startswith("export: ")]) == len(available)
-    assert not dialog.cancel_button.isVisible() and dialog.export_button.isEnabled()
+    assert not dialog.cancel_button.isVisible()
     assert not _leftovers(tmp_path)
+    _back_to_form(qtbot, dialog)
+    assert dialog.export_button.isEnabled()
 
     # Cancelled at once: nothing is written.
     dialog.name_edit.setText("cancelled")
     qtbot.mouseClick(dialog.export_button, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: w.exports.job is None, timeout=EXPORT_TIMEOUT_MS)
-    assert "cancelled" in dialog.status.text().lower()
+    said = f"{dialog.status.text()} {dialog.findChild(QLabel, 'banner').text()}"
+    assert "cancelled" in said.lower()
     assert not list(out.glob("cancelled*")) and not _leftovers(tmp_path)
+    _back_to_form(qtbot, dialog)
     dialog.name_edit.setText("digits")
 
     # Exporting again over the files: asked first; No starts nothing and touches nothing.
@@ -175,4 +210,56 @@ def test_export_a_run_picked_in_history(qtbot, window, tmp_path):
     model_file(run_id).unlink()
     qtbot.mouseClick(w.history.export_button, Qt.MouseButton.LeftButton)
     assert f"Run {run_id} kept no trained model" in w.banner.text()
+    close_window(qtbot, w)
+
+
+def test_a_failed_check_heads_the_results_and_every_line_is_on_screen(qtbot, window,
+                                                                      tmp_path):
+    """Every available format, one of which cannot be written: a folder stands where
+    its file goes (or a file where its folder goes), which the export refuses to
+    replace. The failure is the first thing the results show, under an error banner;
+    the other files then read as written, not as files that were already there."""
+    w = window
+    _train(qtbot, w, "float32")
+    w.actions.export_model.trigger()
+    dialog = w.exports.dialog
+    available = [f for f in FORMATS if unavailable_reason(f) is None]
+    _tick_only(dialog, [f.id for f in available])
+    dialog.folder_edit.setText(str(tmp_path))
+    dialog.name_edit.setText("digits")
+    blocked = dialog.requests()[-1]  # the last row: furthest from view in a list in order
+    if available[-1].is_folder:
+        blocked.path.write_text("in the way")
+    else:
+        blocked.path.mkdir()
+    asked: list[list[Path]] = []
+    dialog.confirm_overwrite = lambda paths: asked.append(paths) or True
+    _export(qtbot, w, dialog)
+    assert asked == [[blocked.path]]
+
+    rows = _result_rows(qtbot, dialog)
+    assert len(rows) == len(available)
+    assert not _out_of_view(rows), "result lines only seen by scrolling"
+    assert dialog.height() <= dialog.screen().availableGeometry().height()
+    first = rows[0]
+    assert first.objectName() == f"result-{blocked.format_id}", [r.objectName() for r in rows]
+    assert first.findChild(QLabel, "resultMark").text() == "FAILED"
+    detail = first.findChild(QLabel, "resultDetail")
+    assert detail.text().startswith("Not exported: ") and detail.property("role") == "error"
+    banner = _banner(dialog)
+    assert banner.property("level") == "error", banner.text()
+    assert available[-1].label in banner.text() and "failed" in banner.text()
+    assert banner.mapTo(dialog, QPoint(0, 0)).y() < first.mapTo(dialog, QPoint(0, 0)).y()
+    assert sum(line.endswith("· OK") for line in dialog.result_lines()) == len(available) - 1
+
+    # Back on the form, the files just written say so, and what stood in the way too.
+    _back_to_form(qtbot, dialog)
+    targets = dialog.targets_label.text().splitlines()[1:]
+    assert len(targets) == len(available), targets
+    for request, line in zip(dialog.requests(), targets, strict=True):
+        assert line.startswith(request.path.name), (request, line)
+        if request == blocked:
+            assert "is in the way" in line, line
+        else:
+            assert "written just now" in line and EXISTS_NOTE not in line, line
     close_window(qtbot, w)

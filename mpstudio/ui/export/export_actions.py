@@ -21,7 +21,8 @@ from mpstudio.engine.export.formats import export_base_name, export_label
 from mpstudio.engine.export.results import ExportOutcome, ExportRequest
 from mpstudio.engine.history.store import HistoryError
 from mpstudio.ui.engine_client.engine_job import EngineJob
-from mpstudio.ui.export.export_dialog import ExportDialog, summary_text
+from mpstudio.ui.export.export_dialog import ExportDialog
+from mpstudio.ui.export.export_summary import summary_text
 from mpstudio.ui.models.workbench_state import controls
 
 if TYPE_CHECKING:

@@ -1,6 +1,10 @@
 """File > Export model…: pick the formats, the folder and a base name, export in the
 background with progress, and read each format's verification line.
 
+Two pages: the form, and once an export has ended its results, which then get the
+whole dialog (seven formats' lines do not fit below the form on a laptop screen);
+Back returns to the form.
+
 The dialog is only a form: it says what to export (``export_clicked``) and shows what
 it is told (progress, outcomes). ExportActions runs the job. It is non-modal, so the
 window stays usable while a model converts.
@@ -10,7 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -23,22 +28,22 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QScrollArea,
-    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
-from mpstudio.engine.export.formats import FORMATS, ExportFormat, default_path, unavailable_reason
+from mpstudio.engine.export.formats import FORMATS, ExportFormat, default_path, export_format
 from mpstudio.engine.export.results import ExportOutcome, ExportRequest
 from mpstudio.ui.export.export_results_view import ExportResultsView
+from mpstudio.ui.export.export_summary import written_note
+from mpstudio.ui.export.format_entries import format_entry
 from mpstudio.ui.hardware.gpu_memory_form import ERROR_COLOR
 from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
 
-DEFAULT_FORMATS = ("keras",)
 DIALOG_WIDTH = 760  # two columns of formats with their descriptions on 2-3 lines
-RESULTS_MIN_HEIGHT = 170
-RESULTS_MAX_HEIGHT = 420  # beyond this the results scroll
+RESULTS_MIN_HEIGHT = 170  # the rows get at least this, scrolling, on a tiny screen
+SCREEN_SHARE = 0.9  # the dialog grows to fit its text up to this much of the screen
+EXISTS_NOTE = "exists: asks before replacing it"
 BAD_NAME_CHARS = '/\\:*?"<>|'  # a base name is one file name, valid on every desktop
 
 
@@ -53,6 +58,8 @@ class ExportDialog(QDialog):
         self.setModal(False)
         self._blocked = ""  # why the owner refuses an export now ("" = it does not)
         self._busy = False
+        self._existed: set[Path] = set()  # the targets already there when Export was pressed
+        self._written: dict[Path, str] = {}  # what the last export wrote, for the file list
 
         self.heading = wrapped_label()
         self.heading.setObjectName("exportHeading")
@@ -67,7 +74,8 @@ class ExportDialog(QDialog):
         grid.setHorizontalSpacing(18)
         grid.setVerticalSpacing(8)
         for i, fmt in enumerate(FORMATS):
-            grid.addWidget(self._format_entry(fmt), i // 2, i % 2)
+            entry, self.checks[fmt.id] = format_entry(fmt)
+            grid.addWidget(entry, i // 2, i % 2)
         grid.setColumnStretch(0, 1)
         grid.setColumnStretch(1, 1)
 
@@ -104,14 +112,7 @@ class ExportDialog(QDialog):
         self.status.setObjectName("exportStatus")
 
         self.results = ExportResultsView()
-        self.results_area = QScrollArea()
-        self.results_area.setWidget(self.results)
-        self.results_area.setWidgetResizable(True)
-        self.results_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.results_area.setMinimumHeight(RESULTS_MIN_HEIGHT)
-        # Ignored: the results get what is left once every wrapped line has its room.
-        self.results_area.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
-        self.results_area.hide()
+        self.results.hide()
 
         self.export_button = QPushButton("Export")
         self.export_button.setObjectName("exportButton")
@@ -120,27 +121,38 @@ class ExportDialog(QDialog):
         self.cancel_button = QPushButton("Cancel export")
         self.cancel_button.setObjectName("cancelExportButton")
         self.cancel_button.hide()
+        self.back_button = QPushButton("Back")
+        self.back_button.setObjectName("exportBackButton")
+        self.back_button.setToolTip("Back to the formats and the folder, to export again")
+        self.back_button.setAutoDefault(False)
+        self.back_button.hide()
         self.close_button = QPushButton("Close")
         self.close_button.setObjectName("closeButton")
         self.close_button.setAutoDefault(False)
         buttons = QHBoxLayout()
         buttons.addWidget(self.status, 1)
         buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.back_button)
         buttons.addWidget(self.export_button)
         buttons.addWidget(self.close_button)
 
         intro = secondary(wrapped_label(
             "Each format is loaded back in its own runtime and compared with the trained "
             "model on held-out examples; a file is only put in place once it converted."))
+        self.form_page = QWidget()
+        self.form_page.setObjectName("exportForm")
+        page = QVBoxLayout(self.form_page)
+        page.setContentsMargins(0, 0, 0, 0)
+        page.addWidget(intro)
+        page.addWidget(formats)
+        page.addLayout(form)
+        page.addWidget(self.hint)
+        page.addWidget(self.progress)
+        page.addStretch(1)  # the slack goes below the form, not between its parts
         layout = QVBoxLayout(self)
         layout.addWidget(self.heading)
-        layout.addWidget(intro)
-        layout.addWidget(formats)
-        layout.addLayout(form)
-        layout.addWidget(self.hint)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.results_area, 1)
-        layout.addStretch(0)  # takes the slack while there are no results
+        layout.addWidget(self.form_page, 1)
+        layout.addWidget(self.results, 1)
         layout.addLayout(buttons)
 
         for check in self.checks.values():
@@ -150,38 +162,10 @@ class ExportDialog(QDialog):
         self.browse_button.clicked.connect(self._browse)
         self.export_button.clicked.connect(self._export)
         self.cancel_button.clicked.connect(self.cancel_clicked)
+        self.back_button.clicked.connect(self.show_form)
         self.close_button.clicked.connect(self.close)
         self.resize(DIALOG_WIDTH, 560)
         self._refresh()
-
-    def _format_entry(self, fmt: ExportFormat) -> QWidget:
-        """A format's check box with its description (and why it is off) below."""
-        check = QCheckBox(fmt.label)
-        check.setObjectName(f"format-{fmt.id}")
-        reason = unavailable_reason(fmt)
-        check.setChecked(reason is None and fmt.id in DEFAULT_FORMATS)
-        check.setEnabled(reason is None)
-        self.checks[fmt.id] = check
-        indent = check.style().pixelMetric(check.style().PixelMetric.PM_IndicatorWidth) + 6
-        box = QWidget()
-        layout = QVBoxLayout(box)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(1)
-        layout.addWidget(check)
-        texts = [_sentence(fmt.description)]
-        if reason is not None:
-            check.setToolTip(reason)
-            texts.append(f"Not installed: {fmt.install_hint}")
-        for i, text in enumerate(texts):
-            label = secondary(wrapped_label(text))
-            label.setContentsMargins(indent, 0, 0, 0)
-            if i:  # the install note
-                label.setObjectName(f"format-{fmt.id}-note")
-                label.setStyleSheet(f"color: {ERROR_COLOR};")
-                label.setToolTip(reason)
-            layout.addWidget(label)
-        layout.addStretch(1)  # entries side by side start level, however long their text
-        return box
 
     # ------------------------------------------------------------ set up
     def set_source(self, heading: str, base: str) -> None:
@@ -189,9 +173,9 @@ class ExportDialog(QDialog):
         self.heading.setText(heading)
         self.name_edit.setText(base)
         self.results.clear()
-        self.results_area.hide()
+        self._written = {}
         self.status.setText("")
-        self._refresh()
+        self.show_form()
 
     def set_blocked(self, reason: str) -> None:
         """Refuse an export while ``reason`` (a run in progress...); "" allows it again."""
@@ -243,12 +227,22 @@ class ExportDialog(QDialog):
         lines = []
         if self.base_name and self.folder_edit.text().strip():
             for request in self.requests():
-                exists = "   (exists: asks before replacing it)" if request.path.exists() else ""
-                lines.append(f"{request.path.name}{exists}")
+                lines.append(request.path.name + self._target_note(request))
         self.targets_label.setText("Writes into that folder:\n" + "\n".join(lines)
                                    if lines else "")
         self.targets_label.setVisible(bool(lines))
         self._fit_height()  # more ticked formats, more lines
+
+    def _target_note(self, request: ExportRequest) -> str:
+        """A file the last export wrote says so; one that was there before is replaced
+        only after asking; a folder where a file goes (or the reverse) never is."""
+        path = request.path
+        if not path.exists():
+            return ""
+        if path.is_dir() != export_format(request.format_id).is_folder:
+            kind = "a folder" if path.is_dir() else "a file"
+            return f"   ({kind} of that name is in the way: pick another name)"
+        return f"   ({self._written.get(path) or EXISTS_NOTE})"
 
     # ---------------------------------------------------------------- seams
     def ask_folder(self) -> str:
@@ -279,6 +273,7 @@ class ExportDialog(QDialog):
         if existing and not self.confirm_overwrite(existing):
             self.status.setText("Nothing exported: the existing files were kept")
             return
+        self._existed = set(existing)
         self.export_clicked.emit(requests, bool(existing))
 
     # ------------------------------------------------------------ progress
@@ -292,7 +287,8 @@ class ExportDialog(QDialog):
             self.progress.setRange(0, 0)  # busy until the first progress report
             self.status.setText("Starting the export…")
             self.results.clear()
-            self.results_area.hide()
+            self._written = {}
+            self.show_form()  # the progress bar is on the form
         self._refresh()
 
     def show_progress(self, done: int, total: int, text: str) -> None:
@@ -306,12 +302,18 @@ class ExportDialog(QDialog):
         self.status.setText("Cancelling: the export stops after the current step…")
 
     def show_outcomes(self, outcomes: list[ExportOutcome], cancelled: bool = False) -> None:
+        """The results page: the banner says the verdict, so the status line is free."""
         self.set_busy(False)
-        self.results.show_outcomes(outcomes)
-        self.results_area.setVisible(bool(outcomes))
-        self._fit_height(min(self.results.sizeHint().height() + 8, RESULTS_MAX_HEIGHT))
-        self.status.setText(summary_text(outcomes, cancelled))
-        self._refresh()  # targets now exist
+        self._written = {o.request.path: note for o in outcomes
+                         if (note := written_note(o, o.request.path in self._existed))}
+        self._existed = set()
+        self.status.setText("")
+        self.results.hide()  # rows are measured before they are shown (see _fit_height)
+        self.results.show_outcomes(outcomes, cancelled)
+        if outcomes:
+            self.show_results()
+        else:
+            self._refresh()
 
     def show_failure(self, text: str, error: bool = True) -> None:
         """The job ended without outcomes: an error (in red, above) or a cancel."""
@@ -321,42 +323,49 @@ class ExportDialog(QDialog):
             self.hint.setText(text)
             self.hint.show()
 
-    def _fit_height(self, results: int = 0) -> None:
-        """Grow to fit every wrapped line at this width, plus ``results`` pixels of
-        results: Qt does not make a window's minimum height follow word wrap, so a short
-        dialog would clip the format descriptions instead."""
+    # --------------------------------------------------------------- pages
+    def show_results(self) -> None:
+        self.form_page.hide()
+        self.export_button.hide()
+        self.back_button.show()
+        self.results.show()
+        self._fit_height()
+
+    def show_form(self) -> None:
+        self.results.hide()
+        self.back_button.hide()
+        self.export_button.show()
+        self.form_page.show()
+        self._refresh()
+
+    def _fit_height(self) -> None:
+        """Grow to fit every wrapped line at this width, and every result row up to what
+        the screen leaves: Qt does not make a window's minimum height follow word wrap,
+        so a short dialog would clip the format descriptions or scroll the results."""
         layout = self.layout()
-        needed = layout.totalHeightForWidth(self.width())
-        if needed < 0:
-            needed = layout.totalSizeHint().height()
-        needed += max(0, results - RESULTS_MIN_HEIGHT) if self.results_area.isVisible() else 0
+        width = self.width()
         screen = self.screen()
-        cap = int(screen.availableGeometry().height() * 0.9) if screen else needed
-        self.resize(self.width(), min(max(needed, self.height()), cap))
+        cap = int(screen.availableGeometry().height() * SCREEN_SHARE) if screen else 1 << 20
+        if not self.results.isHidden():
+            area = self.results.area
+            rest = _height_for(layout, width) - max(area.sizeHint().height(),
+                                                    area.minimumSizeHint().height())
+            margins = layout.contentsMargins()
+            rows = self.results.rows_height(width - margins.left() - margins.right())
+            self.results.set_rows_height(min(rows, max(cap - rest, RESULTS_MIN_HEIGHT)))
+        needed = _height_for(layout, width)
+        self.resize(width, min(max(needed, self.height()), cap))
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._fit_height()  # text measured before the first show can come out short
 
     def result_lines(self) -> list[str]:
-        """The verification line (or the error) of each format shown, in order."""
+        """The verification line (or the error) of each format shown, failed ones first."""
         return [view.detail.text() for view in self.results.views]
 
 
-def _sentence(text: str) -> str:
-    """Capitalized, except a leading type name ("int8 weights…" stays as it is)."""
-    first = text.split(" ", 1)[0]
-    return text if any(c.isdigit() for c in first) else text[:1].upper() + text[1:]
+def _height_for(layout: QVBoxLayout, width: int) -> int:
+    needed = layout.totalHeightForWidth(width)
+    return needed if needed >= 0 else layout.totalSizeHint().height()
 
-
-def summary_text(outcomes: list[ExportOutcome], cancelled: bool = False) -> str:
-    """"3 of 4 exported and verified; 1 not exported" for the status line."""
-    written = sum(o.result is not None for o in outcomes)
-    if cancelled:
-        return (f"Export cancelled: {written} of {len(outcomes)} written before the stop, "
-                "nothing else")
-    ok = sum(o.ok for o in outcomes)
-    below = sum(o.result is not None and not o.ok for o in outcomes)
-    failed = sum(o.result is None for o in outcomes)
-    text = f"{ok} of {len(outcomes)} exported and verified"
-    if below:
-        text += f"; {below} below the agreement threshold"
-    if failed:
-        text += f"; {failed} not exported"
-    return text
