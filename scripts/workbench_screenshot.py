@@ -4,6 +4,7 @@ offscreen. Settings, history and data go to a temporary folder, never the user's
 
     python scripts/workbench_screenshot.py                 # docs/workbench.png, 1480x940
     python scripts/workbench_screenshot.py --size 1280x720 -o /tmp/small.png
+    python scripts/workbench_screenshot.py --theme dark -o /tmp/dark.png
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-o", "--output", default=str(ROOT / "docs" / "workbench.png"))
     parser.add_argument("--size", default="1480x940", metavar="WxH")
-    parser.add_argument("--epochs", type=int, default=25)  # long enough to time: 1 s+
+    parser.add_argument("--epochs", type=int, default=40)  # long enough to time: 1 s+
+    parser.add_argument("--theme", choices=("light", "dark"), default="light")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
     scratch = Path(tempfile.mkdtemp(prefix="mpstudio-shot-"))
@@ -41,6 +43,7 @@ def main() -> int:
     window.confirm_close = lambda: True
     window.resize(width, height)
     window.show()
+    window.view_menu.set_theme(args.theme, save=False)
 
     def wait(done, seconds: float = 300.0) -> None:
         end = time.monotonic() + seconds

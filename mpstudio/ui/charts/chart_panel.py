@@ -44,7 +44,7 @@ def build_panel() -> tuple[pg.GraphicsLayoutWidget, dict[str, pg.PlotItem]]:
         if name == "loss_scale":
             axes["left"] = Log2Axis()
         plot = panel.addPlot(row=i // 2, col=i % 2, axisItems=axes)
-        style_plot(plot, title)
+        style_plot(plot, title, step_label=i >= 2)  # the row above shares the step axis
         plots[name] = plot
     for column in (0, 1):  # two equal columns, whatever their titles and legends hold
         panel.ci.layout.setColumnStretchFactor(column, 1)
@@ -54,7 +54,8 @@ def build_panel() -> tuple[pg.GraphicsLayoutWidget, dict[str, pg.PlotItem]]:
     return panel, plots
 
 
-def style_plot(plot: pg.PlotItem, title: str, legend: bool = True) -> None:
+def style_plot(plot: pg.PlotItem, title: str, legend: bool = True,
+               step_label: bool = True) -> None:
     """The look every chart shares; ``legend``: give it a ``FittedLegend`` (in the title
     row, or under the title when the plot is narrow: it never hides a curve)."""
     font = QFont()
@@ -73,6 +74,8 @@ def style_plot(plot: pg.PlotItem, title: str, legend: bool = True) -> None:
     title_font = QFont()
     title_font.setPointSizeF(10)
     title_font.setBold(True)
+    if step_label:
+        plot.setLabel("bottom", "step")
     plot.header = FittedLegend(plot, title, title_font, "8pt", LIGHT_CHARTS.text)
     if legend:  # else the caller puts a legend of its own elsewhere
         plot.legend = plot.header
@@ -81,7 +84,8 @@ def style_plot(plot: pg.PlotItem, title: str, legend: bool = True) -> None:
 
 def recolor_plot(plot: pg.PlotItem, colors: ChartColors) -> None:
     """The axes, grid, title and legend in ``colors`` (light or dark)."""
-    plot.setLabel("bottom", "step", color=colors.axis)
+    if plot.getAxis("bottom").labelText:  # only the lowest row names its axis
+        plot.setLabel("bottom", "step", color=colors.axis)
     for side in ("left", "bottom"):
         axis = plot.getAxis(side)
         axis.setPen(pg.mkPen(colors.axis))

@@ -26,6 +26,7 @@ TENSOR_CORES_MAX_WIDTH = 230
 HALF_COLOR = QColor("#c2410c")  # half-precision compute: the part mixed precision speeds up
 HALF_DTYPES = ("float16", "bfloat16")
 OUTPUT_BACKGROUND = QColor("#dcfce7")
+OUTPUT_TEXT = QColor("#14532d")  # dark on the pale green under a dark theme too
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 OUTPUT_TIP = (
     "The output layer computes in float32: the softmax and the loss stay exact even "
@@ -131,6 +132,8 @@ class LayerTable(QWidget):
         for column in range(len(COLUMNS)):
             item = self.table.item(row, column)
             item.setBackground(QBrush(OUTPUT_BACKGROUND))
+            if item.foreground().style() == Qt.BrushStyle.NoBrush:  # keeps a cell's own colour
+                item.setForeground(QBrush(OUTPUT_TEXT))
             item.setFont(bold)
             if column == 0:  # the name's tip, then why the row stands out
                 item.setToolTip(f"{item.toolTip()}\n{OUTPUT_TIP}")

@@ -185,7 +185,9 @@ class MainWindow(QMainWindow):
         for first, second in self._tab_groups:
             self.tabifyDockWidget(first, second)  # side by side they would squeeze the charts
             first.raise_()
-        self.resizeDocks([self._tab_groups[1][0]], [230], Qt.Orientation.Vertical)
+        # the Log under the charts: 230 px of a 940 px window, less of a 720 px one
+        log_height = max(140, min(230, round(0.22 * self.height())))
+        self.resizeDocks([self._tab_groups[1][0]], [log_height], Qt.Orientation.Vertical)
         # the card's four columns need about 540 px; give them that where the window has
         # room (1920 wide), 440 at 1280 so the charts keep theirs
         card_width = max(440, min(540, round(0.28 * self.width())))

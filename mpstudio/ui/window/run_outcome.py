@@ -28,7 +28,9 @@ def describe_outcome(outcome: TrainingOutcome) -> tuple[str, str, str]:
     status = "stopped" if "stopped" in statuses else "finished"
     level = "success" if status == "finished" else "info"
     if outcome.card is not None:
-        lines.append(f"Verdict: {outcome.card.verdict.sentence}")
+        # the card beside the charts has each side's figures, the Log each run's line:
+        # the verdict alone (five lines of banner left the charts some 40 px at 1280x720)
+        lines = [f"Verdict: {outcome.card.verdict.sentence}"]
         # the banner takes the verdict's colour: green beside a red verdict misled
         level = BANNER_LEVEL[tone_of(outcome.card.verdict.kind)]
     return status, "\n".join(lines), level
