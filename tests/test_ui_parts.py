@@ -185,7 +185,7 @@ def test_layer_names_are_shown_whole(qtbot):
              "global_average_pooling2d", "logits"]
     kinds = ["InputLayer", "Conv2D", "BatchNormalization", "LayerNormalization",
              "GlobalAveragePooling2D", "Dense"]
-    layers = tuple(LayerInfo(n, k, "float16", "float32", 1234) for n, k in zip(names, kinds))
+    layers = tuple(LayerInfo(n, k, "float16", "float32", 1234) for n, k in zip(names, kinds, strict=True))
     table = LayerTable()
     qtbot.addWidget(table)
     table.resize(340, 300)  # as in the setup panel
@@ -197,6 +197,6 @@ def test_layer_names_are_shown_whole(qtbot):
     for column, texts in ((0, names), (1, kinds)):
         for text in texts:
             assert grid.columnWidth(column) >= metrics.horizontalAdvance(text), text
-    for row, (name, kind) in enumerate(zip(names, kinds)):
+    for row, (name, kind) in enumerate(zip(names, kinds, strict=True)):
         assert grid.item(row, 0).toolTip().startswith(f"{name} ({kind})")
     qtbot.waitUntil(lambda: grid.horizontalScrollBar().maximum() > 0)  # it scrolls sideways
