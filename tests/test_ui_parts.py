@@ -185,7 +185,8 @@ def test_layer_names_are_shown_whole(qtbot):
              "global_average_pooling2d", "logits"]
     kinds = ["InputLayer", "Conv2D", "BatchNormalization", "LayerNormalization",
              "GlobalAveragePooling2D", "Dense"]
-    layers = tuple(LayerInfo(n, k, "float16", "float32", 1234) for n, k in zip(names, kinds, strict=True))
+    layers = tuple(LayerInfo(n, k, "float16", "float32", 1234)
+                   for n, k in zip(names, kinds, strict=True))
     table = LayerTable()
     qtbot.addWidget(table)
     table.resize(340, 300)  # as in the setup panel
