@@ -323,3 +323,23 @@ def test_early_stopping_and_underflow_in_a_real_run(qtbot, window, monkeypatch):
     summary_ = w.runs.progress.summaries[-1]
     assert summary_.epochs_done == 2 and summary_.underflow_unscaled is not None
     w.grab().save("/tmp/underflow_gui.png")
+
+
+def test_a_comparisons_banner_is_its_verdict_and_the_status_bar_its_headline():
+    """Five lines of banner (each run, then the verdict the card beside it repeats) left the
+    charts some 40 px at 1280x720, and the status bar cut the verdict mid-word."""
+    from types import SimpleNamespace
+
+    from mpstudio.engine.comparison.verdict import Verdict
+    from mpstudio.ui.window.run_outcome import status_line
+
+    sentence = ("Slower on this hardware: mixed_float16 ran at 0.66x the speed of float32; "
+                "no native float16 arithmetic on this CPU.")
+    card = SimpleNamespace(verdict=Verdict("slower", sentence))
+    runs = [_Result(summary(precision="float32")), _Result(summary())]
+    status, text, level = describe_outcome(TrainingOutcome(runs, card=card))
+    assert (status, text, level) == ("finished", f"Verdict: {sentence}", "warning")
+    assert status_line(status, text) == ("Comparison finished: Slower on this hardware. "
+                                         "The Comparison card says why.")
+    single = describe_outcome(TrainingOutcome([_Result(summary())]))[1]
+    assert status_line("finished", single) == single  # a run's line names it already

@@ -7,6 +7,7 @@ from mpstudio.engine.comparison.verdict import tone_of
 from mpstudio.engine.event_text import summary_line
 from mpstudio.engine.run_session import TrainingOutcome
 
+VERDICT = "Verdict: "
 BANNER_LEVEL = {"good": "success", "bad": "error", "warn": "warning"}
 
 
@@ -30,7 +31,7 @@ def describe_outcome(outcome: TrainingOutcome) -> tuple[str, str, str]:
     if outcome.card is not None:
         # the card beside the charts has each side's figures, the Log each run's line:
         # the verdict alone (five lines of banner left the charts some 40 px at 1280x720)
-        lines = [f"Verdict: {outcome.card.verdict.sentence}"]
+        lines = [f"{VERDICT}{outcome.card.verdict.sentence}"]
         # the banner takes the verdict's colour: green beside a red verdict misled
         level = BANNER_LEVEL[tone_of(outcome.card.verdict.kind)]
     return status, "\n".join(lines), level
@@ -38,6 +39,10 @@ def describe_outcome(outcome: TrainingOutcome) -> tuple[str, str, str]:
 
 def status_line(status: str, text: str) -> str:
     """The status bar's one line: the banner's last line, which names the run and its
-    status already ("mixed_float16 finished: ..."), or the comparison's verdict."""
+    status already ("mixed_float16 finished: ..."); for a comparison, the verdict's
+    headline (the whole sentence ran past the device label and was cut mid-word)."""
     last = text.splitlines()[-1]
-    return f"Comparison {status}. {last}" if last.startswith("Verdict:") else last
+    if not last.startswith(VERDICT):
+        return last
+    headline = last[len(VERDICT):].split(":")[0].rstrip(".")
+    return f"Comparison {status}: {headline}. The Comparison card says why."
