@@ -16,9 +16,11 @@ from mpstudio.engine.spec import RunSpec
 def isolated_datasets(tmp_path_factory, monkeypatch):
     """Downloads go to a fresh folder and never reach the network: the mirror is a
     closed local port, and Keras' own cache is an empty folder. Saved settings go to
-    a fresh config folder, and the run history to a fresh file."""
+    a fresh config folder, the run history to a fresh file, the engine log to a fresh
+    folder."""
     root = tmp_path_factory.mktemp("data")
     monkeypatch.setenv("MPSTUDIO_CONFIG_DIR", str(root / "config"))
+    monkeypatch.setenv("MPSTUDIO_LOG_DIR", str(root / "log"))
     monkeypatch.setenv("MPSTUDIO_DATA_DIR", str(root / "mpstudio"))
     monkeypatch.setenv("MPSTUDIO_HISTORY", str(root / "history.sqlite3"))
     monkeypatch.setenv("MPSTUDIO_DATASETS_MIRROR", "http://127.0.0.1:9/")

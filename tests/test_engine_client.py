@@ -118,6 +118,32 @@ def test_dataset_summaries_do_not_wait_behind_the_main_lane(engine, qtbot):
     qtbot.waitUntil(lambda: slow.state == "done", timeout=60_000)
 
 
+def test_images_read_while_tensorflow_loads_wait_for_it(qtbot, tmp_path):
+    """The window reads its dataset as soon as the engine starts. An image folder's
+    summary imports TensorFlow: beside the main thread's import, that deadlocked on
+    TensorFlow's module locks and TensorFlow never loaded (and its start-up lines reached
+    the terminal). The data lane now waits until TensorFlow has loaded."""
+    from user_data_files import write_image_folder
+
+    root = write_image_folder(tmp_path / "pets")
+    client = EngineClient()
+    failed: list[str] = []
+    client.load_failed.connect(failed.append)
+    read = EngineJob("inspect_dataset", {"dataset": str(root), "options": {}}, data_lane=True)
+    seen = _record(read)
+    try:
+        client.start()
+        client.submit(read)  # as BackgroundWork.start does, before the engine is ready
+        qtbot.waitUntil(lambda: bool(seen) and seen[-1][0] == "finished", timeout=READY_MS)
+        qtbot.waitUntil(lambda: client.engine_ready is not None or bool(failed),
+                        timeout=READY_MS)
+        assert not failed and client.engine_ready is not None
+        assert [kind for kind, _ in seen] == ["started", "result", "finished"], seen
+        assert seen[1][1].num_classes == 2
+    finally:
+        assert client.shutdown(30_000)
+
+
 def test_a_flood_of_events_reaches_the_gui_in_few_batches(engine, qtbot, tiny_spec):
     """A run that reports every step, while the GUI thread is busy: what arrived in
     the meantime comes as one batch, not one signal per event."""

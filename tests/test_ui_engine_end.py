@@ -81,3 +81,28 @@ def test_stop_now_when_a_run_does_not_stop_in_time(qtbot, window):
     assert not [line for line in w.log.lines("error") if "engine" in line]  # asked for
     _set_up(w, epochs=1)
     _run_again(qtbot, w)
+
+
+def test_each_hardware_check_writes_one_log_line_also_when_the_engine_ends_under_it(
+        qtbot, window):
+    """The real check: one line per check; a measurement whose engine is killed is
+    logged once (the engine's end), not again by the check that failed with it."""
+    w = window
+
+    def recommended() -> list[str]:
+        return [line for line in w.log.lines() if line.startswith("recommended here:")]
+
+    assert len(recommended()) == 1  # the check the window ran at start
+    with qtbot.waitSignal(w.background.hardware_checked, timeout=TF_TIMEOUT_MS):
+        qtbot.mouseClick(w.hardware.check_button, Qt.MouseButton.LeftButton)
+    assert len(recommended()) == 2
+    first_pid = w.engine.pid
+    w.hardware.seconds_spin.setValue(2.0)
+    with qtbot.waitSignal(w.engine.ready, timeout=TF_TIMEOUT_MS):
+        qtbot.mouseClick(w.hardware.measure_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: w.engine.running_job() is not None, timeout=TF_TIMEOUT_MS)
+        os.kill(first_pid, signal.SIGKILL)
+    ended = [line for line in w.log.lines() if "SIGKILL" in line]
+    assert len(ended) == 1 and "during the measurement" in ended[0], w.log.lines()
+    assert "SIGKILL" in w.hardware.error_label.text()  # the panel still says why
+    assert len(recommended()) == 2

@@ -67,6 +67,17 @@ def test_accuracy_loss_beats_any_speedup():
         c.verdict.sentence
 
 
+@pytest.mark.parametrize(("mixed_speed", "joined", "not_said"), [
+    (440, ", and it ran at 0.44x the speed", "although"),  # less accurate and slower
+    (1800, ", although it ran at 1.80x the speed", ", and it ran"),  # a trade-off
+])
+def test_an_accuracy_loss_joins_the_speed_by_what_it_was(mixed_speed, joined, not_said):
+    c = card(1000, mixed_speed, 0.900, 0.7524)
+    assert c.verdict.kind == "accuracy_loss"
+    assert "lost 14.76 percentage points" in c.verdict.sentence
+    assert joined in c.verdict.sentence and not_said not in c.verdict.sentence
+
+
 def test_a_loss_at_the_tolerance_cannot_be_ruled_out():
     """-0.5 points measured: its interval reaches past -0.5, so "worth it" is not earned."""
     c = card(1000, 2000, 0.900, 0.895, device=GPU)

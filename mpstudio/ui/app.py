@@ -8,17 +8,31 @@ import sys
 import time
 
 STARTED = time.perf_counter()  # as early as this module is imported (by `mpstudio`)
+NO_WINDOW_PLATFORMS = ("offscreen", "minimal")  # Qt draws these windows nowhere
 
 
 def _display_problem() -> str | None:
-    """Why no window can open here (a server without a display), or None."""
+    """Why no window can open here (a server without a display), or None. It never
+    suggests QT_QPA_PLATFORM=offscreen: that starts an app nobody can see or close."""
     if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
         return None
     if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
         return None
-    return ("no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set). "
-            "On a server, train headless: `mpstudio train --help`; or set "
-            "QT_QPA_PLATFORM=offscreen")
+    return ("no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
+            "  Without a window, the command line trains and compares: "
+            "`mpstudio train --help`, `mpstudio compare --help` (`mpstudio --help` lists "
+            "the rest).\n"
+            "  To see the window from another machine, connect with a display: `ssh -X` "
+            "(or `ssh -Y`), or a VNC or remote desktop session.")
+
+
+def _no_window_note() -> str | None:
+    """What to expect when QT_QPA_PLATFORM names a platform that shows no window."""
+    platform = os.environ.get("QT_QPA_PLATFORM", "").split(":")[0].strip()
+    if platform not in NO_WINDOW_PLATFORMS:
+        return None
+    return (f"QT_QPA_PLATFORM={platform} shows no window: the app runs invisibly until "
+            "you press Ctrl-C here. Without a display, use `mpstudio train --help`.")
 
 
 def launch(argv: list[str] | None = None) -> int:
@@ -26,8 +40,11 @@ def launch(argv: list[str] | None = None) -> int:
     if problem:
         print(f"mpstudio: {problem}", file=sys.stderr)
         return 2
-    # TensorFlow loads in the engine process (started behind the window), which hides
-    # its start-up logs unless the user asks (quiet_stderr.tensorflow_logs_hidden).
+    note = _no_window_note()
+    if note:
+        print(f"mpstudio: {note}", file=sys.stderr, flush=True)
+    # TensorFlow loads in the engine process (started behind the window), which writes
+    # what it prints to its log file, not this terminal (quiet_stderr.engine_log).
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 

@@ -22,6 +22,7 @@ import signal
 import sys
 import threading
 import traceback
+from pathlib import Path
 from typing import IO, Any
 
 from mpstudio.engine.datasets.errors import DataLoadStopped
@@ -159,9 +160,9 @@ def failure_message(call: str, exc: BaseException) -> str:
     return f"{what} failed: {type(exc).__name__}: {exc}"
 
 
-def _load_tensorflow() -> p.EngineReady | p.EngineLoadFailed:
+def _load_tensorflow(log_file: Path | None) -> p.EngineReady | p.EngineLoadFailed:
     """Import TensorFlow and Keras and apply the saved GPU memory settings, before any
-    op can initialise a GPU."""
+    op can initialise a GPU. ``log_file``: where this process's stderr goes, if a file."""
     from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
     try:
@@ -176,10 +177,10 @@ def _load_tensorflow() -> p.EngineReady | p.EngineLoadFailed:
         log.error("loading TensorFlow failed:\n%s", traceback.format_exc())
         return p.EngineLoadFailed(f"{type(exc).__name__}: {exc}")
     return p.EngineReady({"TensorFlow": tf.__version__, "Keras": keras.__version__},
-                         memory, os.getpid())
+                         memory, os.getpid(), str(log_file or ""))
 
 
-def serve(inbound: IO[bytes], outbound: FrameWriter) -> None:
+def serve(inbound: IO[bytes], outbound: FrameWriter, log_file: Path | None = None) -> None:
     """Run the engine until the window says Shutdown or goes away."""
     # Ctrl-C in the terminal that launched the app reaches every process of its group;
     # the window decides what a stop means.
@@ -187,10 +188,13 @@ def serve(inbound: IO[bytes], outbound: FrameWriter) -> None:
     logging.basicConfig(format="mpstudio engine: %(message)s")
     loop = EngineLoop(inbound, outbound)
     threading.Thread(target=loop.read_control, name="engine-control", daemon=True).start()
+    loop._send_quietly(_load_tensorflow(log_file))
+    # The data lane starts once TensorFlow is in: a summary that reads images imports it
+    # too, and two threads importing TensorFlow at once deadlock on its module locks or
+    # leave it half-imported.
     data = threading.Thread(target=loop.run_lane, args=(p.DATA_LANE,), name="engine-data",
                             daemon=True)
     data.start()
-    loop._send_quietly(_load_tensorflow())
     loop.run_lane(p.MAIN_LANE)
     data.join(5.0)
 
@@ -198,7 +202,11 @@ def serve(inbound: IO[bytes], outbound: FrameWriter) -> None:
 def serve_stdio() -> None:
     """The process's entry point: frames on stdin and stdout. Anything else that writes
     to file descriptor 1 (a C++ library, a stray print) goes to stderr instead, and the
-    processes this one starts get no stdin, so nothing can corrupt or steal a frame."""
+    processes this one starts get no stdin, so nothing can corrupt or steal a frame.
+    Its stderr goes to the engine log, not the terminal (quiet_stderr.engine_log)."""
+    from mpstudio.engine.quiet_stderr import engine_log
+
+    log_file = engine_log()
     sys.stdout.flush()
     inbound = os.fdopen(os.dup(0), "rb", buffering=0)
     outbound = os.fdopen(os.dup(1), "wb")
@@ -207,7 +215,7 @@ def serve_stdio() -> None:
     os.dup2(devnull, 0)
     os.close(devnull)
     writer = FrameWriter(outbound)
-    serve(inbound, writer)
+    serve(inbound, writer, log_file)
     try:
         writer.close()
     finally:

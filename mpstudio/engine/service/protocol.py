@@ -39,6 +39,7 @@ class EngineReady:
     versions: dict[str, str]  # TensorFlow and Keras versions, for About and the log
     memory: Any  # MemoryApplyResult: the saved GPU memory settings, applied first
     pid: int
+    log_file: str = ""  # where the engine's stderr goes; "": the terminal's, as asked
 
 
 @dataclass(frozen=True)

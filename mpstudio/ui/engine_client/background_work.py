@@ -46,6 +46,7 @@ class BackgroundWork(QObject):
         self.check: HardwareCheck | None = None
         self._reports: dict[str, DataReport] = {}
         self._hardware_job: EngineJob | None = None
+        self._engine_log = ""  # where the engine process's stderr goes, once it is ready
         self._preview_job: EngineJob | None = None
         self._preview_timer = QTimer(self)  # coalesces quick changes into one preview
         self._preview_timer.setObjectName("previewDebounce")
@@ -94,12 +95,15 @@ class BackgroundWork(QObject):
     def _engine_ready(self, ready: EngineReady) -> None:
         first = not self.versions.get("TensorFlow")
         self.versions.update(ready.versions)
+        self._engine_log = ready.log_file
+        # TensorFlow's own warnings and errors go to that file, not the terminal
+        where = f"; its log: {ready.log_file}" if ready.log_file else ""
         if first:
             self.notices.log(f"TensorFlow {ready.versions['TensorFlow']}, Keras "
                       f"{ready.versions['Keras']} loaded in the engine process "
-                      f"(pid {ready.pid})")
+                      f"(pid {ready.pid}{where})")
         else:
-            self.notices.log(f"a fresh engine process is ready (pid {ready.pid})")
+            self.notices.log(f"a fresh engine process is ready (pid {ready.pid}{where})")
         memory = ready.memory
         if memory.status in ("applied", "failed", "needs_restart"):
             self.notices.log(f"GPU memory: {memory.message}", "info" if memory.ok else "warning")
@@ -123,7 +127,9 @@ class BackgroundWork(QObject):
         self.state.update(engine="starting")
         self.notices.status("starting a fresh engine process…")
         if not end.requested:
-            self.notices.log(f"{end.message}; starting a fresh engine process", "error")
+            last_words = f" (what it printed is in {self._engine_log})" if self._engine_log else ""
+            self.notices.log(f"{end.message}; starting a fresh engine process{last_words}",
+                             "error")
             if not end.doing:  # a job's own failure (a run's banner) says more
                 self.notices.banner(f"The engine process {end.how} while idle. A fresh one "
                                    "is starting; your setup is unchanged.", "error")
@@ -140,7 +146,7 @@ class BackgroundWork(QObject):
         if measure:
             job.progress.connect(self.hardware.set_progress)
         job.result.connect(self._checked)
-        job.errored.connect(self._check_failed)
+        job.errored.connect(lambda message: self._check_failed(job, message))
         job.finished.connect(self._check_ended)
         job.finished.connect(job.deleteLater)
         self._hardware_job = self.engine.submit(job)
@@ -154,9 +160,12 @@ class BackgroundWork(QObject):
         if self._hardware_job is not None:
             self._hardware_job.cancel()
 
-    def _check_failed(self, message: str) -> None:
-        if message != "cancelled":
-            self.hardware.show_error(message)
+    def _check_failed(self, job: EngineJob, message: str) -> None:
+        if message == "cancelled":
+            return
+        self.hardware.show_error(message)
+        end = job.engine_end
+        if end is None or end.requested:  # an unasked-for end is logged by _engine_ended
             self.notices.log(message, "error")
 
     def _check_ended(self) -> None:
