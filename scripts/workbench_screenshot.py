@@ -30,7 +30,7 @@ def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="mpstudio-shot-"))
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     for name, sub in (("MPSTUDIO_CONFIG_DIR", "config"), ("MPSTUDIO_DATA_DIR", "data"),
-                      ("MPSTUDIO_HISTORY", "history.sqlite3")):
+                      ("MPSTUDIO_HISTORY", "history.sqlite3"), ("MPSTUDIO_LOG_DIR", "log")):
         os.environ[name] = str(scratch / sub)
 
     from PySide6.QtCore import QSettings

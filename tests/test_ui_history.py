@@ -474,3 +474,12 @@ def test_card_headers_fit_their_columns_in_a_narrow_dock(card_view, store, qtbot
     # too narrow for all four columns: the table scrolls sideways, nothing is squeezed
     assert header.length() > table.viewport().width()
     assert table.horizontalScrollBar().maximum() > 0
+    # ... after the figure names have wrapped (never inside a word) to leave the sides
+    # as much of the dock as they can have
+    names = [table.item(r, 0).text() for r in range(table.rowCount())]
+    metrics = table.fontMetrics()
+    longest = max(metrics.horizontalAdvance(n) for n in names)
+    widest_word = max(metrics.horizontalAdvance(w) for n in names for w in n.split())
+    assert widest_word < header.sectionSize(0) < longest
+    card_view.resize(900, 900)  # room again: one line each
+    qtbot.waitUntil(lambda: header.sectionSize(0) >= longest, timeout=2000)

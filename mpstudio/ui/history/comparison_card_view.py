@@ -210,16 +210,33 @@ class ComparisonCardView(QWidget):
     def _fit_table(self) -> None:
         """Rows as tall as their (wrapped) text, the table as tall as its rows."""
         self._fit_pending = False
-        fit_height(self.table)
         header = self.table.horizontalHeader()
         # The two side columns stretch, but never below their headers' widest line (a
         # narrow dock clipped "float32 baseline" to "oat32 baselin"), nor below their
         # numbers; a dock too narrow for that scrolls the table sideways, while the
         # verdict above keeps wrapping to the dock's width.
-        if self._card is None:
-            return
-        metrics = header.fontMetrics()
-        side = max((metrics.horizontalAdvance(line) for c in (1, 2)
-                    for line in self.header_labels()[c].split("\n")), default=0)
-        side = max(side + 16, *(self._widest_number(c) for c in (1, 2)))
-        header.setMinimumSectionSize(side)
+        if self._card is not None:
+            metrics = header.fontMetrics()
+            side = max((metrics.horizontalAdvance(line) for c in (1, 2)
+                        for line in self.header_labels()[c].split("\n")), default=0)
+            side = max(side + 16, *(self._widest_number(c) for c in (1, 2)))
+            header.setMinimumSectionSize(side)
+            self._fit_names(2 * side)
+        fit_height(self.table)
+
+    def _fit_names(self, sides: int) -> None:
+        """The figure names wrap (never mid-word) where the dock is too narrow for them on
+        one line beside the other columns: at 1280x720 the Change column was off the edge."""
+        header = self.table.horizontalHeader()
+        metrics = self.table.fontMetrics()
+        names = [item.text() for r in range(self.table.rowCount())
+                 if (item := self.table.item(r, 0))]
+        whole = max((metrics.horizontalAdvance(n) for n in names), default=0) + 16
+        word = max((metrics.horizontalAdvance(w) for n in names for w in n.split()),
+                   default=0) + 16
+        room = self.table.viewport().width() - sides - self.table.sizeHintForColumn(3)
+        if room >= whole:
+            header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        else:
+            header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(0, max(word, room))
