@@ -170,10 +170,22 @@ def test_no_gain_in_between_mentions_memory():
     assert "37.5% saved" in {r.change for r in card_rows(c)}
 
 
-def test_too_short_to_time():
-    c = build_card([run(1, "float32", 1000, 0.9, steps_done=10)],
-                   [run(2, "mixed_float16", 3000, 0.9, steps_done=10)])
-    assert c.verdict.kind == "too_short" and "8 steady steps" in c.verdict.sentence
+def test_too_short_to_time_says_how_much_longer_would_do():
+    """The window's first comparison (5 epochs of the digits) read "too short to time" with
+    no word on what would do: now it says how many times as long, in the runs' epochs."""
+    import math
+
+    c = build_card([run(1, "float32", 1000, 0.9, steps_done=10, spec={"epochs": 5})],
+                   [run(2, "mixed_float16", 3000, 0.9, steps_done=10, spec={"epochs": 5})])
+    sentence = c.verdict.sentence
+    assert c.verdict.kind == "too_short" and "8 steady steps" in sentence
+    seconds = min(c.baseline.steady_seconds, c.mixed.steady_seconds)
+    factor = 1.2 * max(20 / 8, 1.0 / seconds)
+    assert f"train about {math.ceil(factor)}x as long ({math.ceil(5 * factor)} epochs)" \
+        in sentence
+    budget = build_card([run(1, "float32", 1000, 0.9, steps_done=10, spec={"steps": 10})],
+                        [run(2, "mixed_float16", 3000, 0.9, steps_done=10, spec={"steps": 10})])
+    assert f"({math.ceil(10 * factor)} steps), or on more data" in budget.verdict.sentence
 
 
 def test_a_side_that_did_not_finish_gets_no_speed_verdict():

@@ -239,6 +239,8 @@ def build_card(
         differences=differences,
         profile_reason=slower_reason(profile, half.precision, device_phrase(half.device))
         if profile else "",
+        epochs=mixed[0].spec.get("epochs"),
+        steps=mixed[0].spec.get("steps"),
     ))
     return ComparisonCard(
         base, half, speedup, memory, delta, best_delta, gap, verdict, accuracy,

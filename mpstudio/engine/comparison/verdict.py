@@ -21,6 +21,7 @@ The rule, in order (the first that applies decides):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from mpstudio.engine.comparison.paired_accuracy import LOSS, UNCLEAR, PairedAccuracy
@@ -69,6 +70,8 @@ class VerdictInputs:
     baseline_label: str = "float32"
     differences: str = ""  # what differs besides the precision (differences.py)
     profile_reason: str = ""  # the op profile's slowest ops, when one was taken
+    epochs: int | None = None  # what the runs were asked for: a too-short run says how many
+    steps: int | None = None  # would do (``steps``: a step budget, instead of epochs)
 
 
 # How each kind reads at a glance, the same in every front end: good, bad or warn.
@@ -86,6 +89,22 @@ class Verdict:
     # | differs
     kind: str
     sentence: str
+
+
+def _longer(v: VerdictInputs) -> str:
+    """"; train about 15x as long (75 epochs)": what reaches the timing minimum, with a
+    fifth to spare (the warm-up is not timed, and a second run varies)."""
+    if v.steady_steps <= 0 or v.steady_seconds <= 0:
+        return ": train longer"
+    factor = 1.2 * max(MIN_STEADY_STEPS / v.steady_steps, MIN_STEADY_SECONDS / v.steady_seconds)
+    times = math.ceil(factor)
+    if v.steps:
+        what = f" ({math.ceil(v.steps * factor):,} steps)"
+    elif v.epochs:
+        what = f" ({math.ceil(v.epochs * factor):,} epochs)"
+    else:
+        what = ""
+    return f": train about {times}x as long{what}, or on more data"
 
 
 def _speed(v: VerdictInputs) -> str:
@@ -157,8 +176,8 @@ def decide(v: VerdictInputs) -> Verdict:
             or v.steady_seconds < MIN_STEADY_SECONDS):
         return Verdict("too_short", (
             f"Too short to time: {v.steady_steps} steady steps in {v.steady_seconds:.2f} s on "
-            f"the shorter side; train for at least {MIN_STEADY_STEPS} steps and "
-            f"{MIN_STEADY_SECONDS:g} s after the warm-up before reading a speedup "
+            f"the shorter side; a speedup needs at least {MIN_STEADY_STEPS} steps and "
+            f"{MIN_STEADY_SECONDS:g} s after the warm-up{_longer(v)} "
             f"({_accuracy(v)})."))
     if v.speedup < SLOWER_BELOW:
         return Verdict("slower", (
