@@ -31,6 +31,7 @@ CHARTS = {  # chart name -> title, in grid order
 HEADROOM = 1.15  # when the step axis widens, it reaches at least this far past the data
 LOOKAHEAD_S = 1.0  # ... and at least as far as the run gets in this long at its pace
 MARGIN = 0.06  # a y range reaches this far (of the data's height) past the data
+LEFT_AXIS_WIDTH = 52  # px, the same on every chart: their grids line up
 SLACK = 2.0  # a y range more than this many times the data's height shrinks to it
 
 
@@ -67,7 +68,7 @@ def style_plot(plot: pg.PlotItem, title: str, legend: bool = True,
         axis.setGrid(255)
         axis.setStyle(tickAlpha=255, maxTickLevel=1)
         axis.setZValue(-1)  # the grid under the curves (pyqtgraph puts axes above the view)
-    plot.getAxis("left").setWidth(52)  # the same width on every chart: the grids line up
+    plot.getAxis("left").setWidth(LEFT_AXIS_WIDTH)
     # The plot hands these to every curve it adds (its context menu offers them too).
     plot.setDownsampling(auto=True, mode="peak")
     plot.setClipToView(True)

@@ -38,6 +38,7 @@ class FittedLegend(pg.LegendItem):
                          verSpacing=-4)
         self._plot = plot
         self._fitting = False
+        self._title_row = -1.0
         self.layout.setContentsMargins(0, 0, 0, 0)  # the grid width below is all of it
         self.setParentItem(plot)
         plot.setTitle(None)  # pyqtgraph's own title row: see the module docstring
@@ -80,8 +81,7 @@ class FittedLegend(pg.LegendItem):
         room = plot.width() - RIGHT - left
         self._place_title(left, room)
         if not self.items:
-            self.setGeometry(QRectF(0, 0, 0, 0))
-            plot.layout.setRowFixedHeight(0, TITLE_HEIGHT)
+            self._place(QRectF(0, 0, 0, 0), TITLE_HEIGHT)
             return
         self._wrap_labels(room - SAMPLE_WIDTH - SPACING)
         widths = self.entry_widths()
@@ -97,8 +97,17 @@ class FittedLegend(pg.LegendItem):
         heights = [max(SAMPLE_WIDTH, label.itemRect().height()) for _, label in self.items]
         rows = [max(heights[i:i + columns]) for i in range(0, len(heights), columns)]
         height = sum(rows) + self.layout.verticalSpacing() * (len(rows) - 1)
-        self.setGeometry(QRectF(x, y, grid_width(widths, columns), height))
-        plot.layout.setRowFixedHeight(0, max(TITLE_HEIGHT, y + height + 2))
+        self._place(QRectF(x, y, grid_width(widths, columns), height),
+                    max(TITLE_HEIGHT, y + height + 2))
+
+    def _place(self, rect: QRectF, title_row: float) -> None:
+        """Only what changed: a new row height lays the whole plot out again, and this
+        runs on every resize of the plot."""
+        if self.geometry() != rect:
+            self.setGeometry(rect)
+        if title_row != self._title_row:
+            self._title_row = title_row
+            self._plot.layout.setRowFixedHeight(0, title_row)
 
     def _place_title(self, left: float, room: float) -> None:
         """The title at the view's left edge; cut with an ellipsis where the plot is

@@ -20,7 +20,7 @@ import pyqtgraph as pg
 from mpstudio.engine.events import GradientUnderflow
 from mpstudio.ui.charts.chart_axes import StepAxis, nice_ceil
 from mpstudio.ui.charts.chart_items import AXIS_COLOR, TEXT_COLOR
-from mpstudio.ui.charts.chart_panel import style_plot
+from mpstudio.ui.charts.chart_panel import LEFT_AXIS_WIDTH, style_plot
 from mpstudio.ui.charts.run_curves import ChartData
 from mpstudio.ui.theme import ChartColors
 
@@ -115,6 +115,9 @@ class UnderflowChart:
             self.plot.show()
             self.side.show()
             self._grid.invalidate()  # Qt does not notice a shown or hidden item by itself
+            # pyqtgraph sizes an axis restyled while hidden (a theme change) to 0: again
+            self.plot.getAxis("left").setWidth(LEFT_AXIS_WIDTH)
+            self.plot.getAxis("bottom").setHeight(None)
         text = breakdown_html(*latest, muted=self._muted)
         if text != self._text:  # setText lays the label out again: only when it changed
             self._text = text
