@@ -6,6 +6,9 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+# The tests read English unless they ask for another language (a developer's zh_CN
+# locale must not change what they see); engine processes inherit it.
+os.environ["MPSTUDIO_LANG"] = "en"
 
 import pytest
 

@@ -130,3 +130,27 @@ def test_the_run_ids_survive_an_80_column_terminal(history):
     assert {str(r.id) for r in rows} <= shown
     text = out.getvalue()
     assert "float32 baseline · trial 2/2" in text and "digits · mlp" in text
+
+
+def test_lang_gives_the_verdict_in_chinese_and_the_json_stays_the_same(history, monkeypatch,
+                                                                        capsys):
+    """``--lang zh_CN``: the card and the verdict of a comparison recorded in English read
+    in Chinese; the --json keys and values a script reads do not change with the language."""
+    from mpstudio.engine import i18n
+
+    monkeypatch.setenv(HISTORY_ENV, str(history))
+    monkeypatch.setenv(i18n.ENV, "en")  # restored after --lang set it for child processes
+    capsys.readouterr()
+    english = json.loads((main(["runs", "compare", "1", "2", "--json"]),
+                          capsys.readouterr().out)[1])
+    try:
+        assert main(["--lang", "zh_CN", "runs", "compare", "1", "2"]) == 0
+        out = capsys.readouterr().out
+        assert "稳态吞吐量（样本/秒）" in out and "最终验证准确率" in out
+        assert "steady examples/s" not in out
+        assert main(["--lang", "zh_CN", "runs", "compare", "1", "2", "--json"]) == 0
+        chinese = json.loads(capsys.readouterr().out)
+    finally:
+        i18n.set_language("en")
+    assert chinese.keys() == english.keys()
+    assert chinese["speedup"] == english["speedup"] and chinese["baseline"] == english["baseline"]

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication
 from mpstudio.engine.comparison.card import build_card
 from mpstudio.engine.comparison.card_text import card_rows, side_heading
 from mpstudio.engine.comparison.paired_accuracy import encode_hits
-from mpstudio.engine.comparison.verdict import RULE
+from mpstudio.engine.comparison.verdict import rule_text
 from mpstudio.engine.events import EpochMetrics, RunStarted, RunSummary, StepMetrics
 from mpstudio.engine.history.store import RunStore
 from mpstudio.engine.model_summary import ModelSummary
@@ -394,7 +394,7 @@ def test_card_view_shows_verdict_rows_and_headers(card_view, store, qtbot):
 
 
 def test_card_view_rule_colors_and_trials(card_view, store):
-    assert card_view.rule_link.toolTip() == RULE
+    assert card_view.rule_link.toolTip() == rule_text()
     bases, mixeds = add_comparison(store, trials=3, mixed_acc=0.9300)  # -2 pp
     card = build_card(store.side_of(bases[1]), store.side_of(mixeds[2]))
     assert card.trials == 3 and card.verdict.kind == "accuracy_loss"
@@ -404,7 +404,7 @@ def test_card_view_rule_colors_and_trials(card_view, store):
     assert card_view.header_labels()[2].replace("\n", " ") == side_heading(card.mixed)
     assert not card_view.rule_label.isVisible()
     card_view.rule_link.linkActivated.emit("rule")
-    assert card_view.rule_label.isVisible() and card_view.rule_label.text() == RULE
+    assert card_view.rule_label.isVisible() and card_view.rule_label.text() == rule_text()
     card_view.rule_link.linkActivated.emit("rule")
     assert not card_view.rule_label.isVisible()
 

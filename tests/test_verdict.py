@@ -13,9 +13,9 @@ from mpstudio.engine.comparison.card_text import card_rows
 from mpstudio.engine.comparison.paired_accuracy import encode_hits, paired_accuracy
 from mpstudio.engine.comparison.verdict import (
     ACCURACY_TOLERANCE_PP,
-    RULE,
     VerdictInputs,
     decide,
+    rule_text,
 )
 from mpstudio.engine.history.records import RunRow, StoredRun
 
@@ -233,7 +233,8 @@ def test_a_stopped_trial_is_left_out_when_an_earlier_one_is_whole():
 
 
 def test_the_rule_is_written_with_the_thresholds_it_uses():
-    assert "0.5 percentage points" in RULE and "1.05x" in RULE and "0.95x" in RULE
+    rule = rule_text()
+    assert "0.5 percentage points" in rule and "1.05x" in rule and "0.95x" in rule
     inputs = VerdictInputs("finished", "finished", "mixed_bfloat16", 1.06, None, None, 1,
                            paired_accuracy([np.ones(10_000, bool)], [np.ones(10_000, bool)]),
                            100, 5.0, None, True, 0.01, None, "")

@@ -11,6 +11,7 @@ Only this module knows every subcommand; none of them imports it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from typing import NoReturn
@@ -26,6 +27,7 @@ from mpstudio.cli.support import EXIT_INTERRUPTED, EXIT_USAGE
 from mpstudio.cli.tensorboard_command import add_tensorboard_command, run_tensorboard_command
 from mpstudio.cli.train_command import COMMANDS as TRAIN_COMMANDS
 from mpstudio.cli.train_command import add_train_commands, run_train_command
+from mpstudio.engine.i18n import ENV, LANGUAGES, set_language
 
 Runner = Callable[[argparse.Namespace], int]
 _RUNNERS: dict[str, Runner] = {
@@ -44,6 +46,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _language_option(argv: list[str]) -> str | None:
+    """``--lang X`` or ``--lang=X`` before the command, if given."""
+    for i, arg in enumerate(argv):
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1]
+        if not arg.startswith("-"):
+            return None  # the command: what follows is its own
+    return None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="mpstudio",
@@ -52,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="TensorFlow's own logs are hidden; set TF_CPP_MIN_LOG_LEVEL=0 to see them.",
     )
     parser.add_argument("--version", action="version", version=f"mpstudio {__version__}")
+    parser.add_argument("--lang", choices=["system", *LANGUAGES],
+                        help="the language of what mpstudio says: en, zh_CN, or system "
+                        f"(default: {ENV} if set, else the system's); --json keys, run "
+                        "specs and the history stay the same in every language")
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
     add_train_commands(commands)
     add_data_commands(commands)
@@ -65,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` (default: the command line) and run the command; the exit code."""
+    argv = sys.argv[1:] if argv is None else argv
+    choice = _language_option(argv)
+    if choice:  # before the parser: its help is written in the language chosen
+        os.environ[ENV] = set_language(choice)  # processes started from here speak it too
     args = build_parser().parse_args(argv)
     if args.command is None:
         from mpstudio.ui.app import launch

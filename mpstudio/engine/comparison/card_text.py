@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from mpstudio.engine.comparison.card import ComparisonCard, Side, Spread
 from mpstudio.engine.comparison.paired_accuracy import PairedAccuracy
+from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.profiling.profile_comparison import ROW_HEADERS
 
 
@@ -21,13 +22,13 @@ class CardRow:
 
 
 def _num(value: float | None, spec: str, unit: str = "") -> str:
-    return "n/a" if value is None else f"{value:{spec}}{unit}"
+    return _("n/a") if value is None else f"{value:{spec}}{unit}"
 
 
 def spread_text(s: Spread, spec: str, unit: str = "", scale: float = 1.0) -> str:
     """"1,234" for one trial; "1,234 (1,200-1,260)" for the median of several."""
     if s.median is None:
-        return "n/a"
+        return _("n/a")
     text = f"{s.median * scale:{spec}}{unit}"
     if s.n > 1 and s.low is not None and s.high is not None and s.low != s.high:
         text += f" ({s.low * scale:{spec}}-{s.high * scale:{spec}})"
@@ -45,14 +46,18 @@ def _mib(s: Spread) -> str:
 def scale_range_text(mode: str, low: float | None, high: float | None) -> str:
     """"off", "dynamic 32768" or "dynamic 8192 .. 32768" (also the CLI's summaries)."""
     if mode == "off" or low is None:
-        return "off"
+        return _("off")
     if low == high or high is None:
-        return f"{mode} {low:g}"
-    return f"{mode} {low:g} .. {high:g}"
+        return f"{_(mode)} {low:g}"
+    return f"{_(mode)} {low:g} .. {high:g}"
 
 
 def _scale_range(side: Side) -> str:
     return scale_range_text(side.loss_scale_mode, side.loss_scale_min, side.loss_scale_max)
+
+
+# Loss-scaling modes as the card names them.
+MODE_WORDS = (N_("dynamic"), N_("fixed"), N_("off"))
 
 
 def _ratio_change(base: Spread, mixed: Spread, lower_is_better: bool) -> str:
@@ -60,18 +65,19 @@ def _ratio_change(base: Spread, mixed: Spread, lower_is_better: bool) -> str:
         return ""
     ratio = mixed.median / base.median
     if lower_is_better:
-        return f"{ratio:.2f}x the time"
+        return _("{ratio:.2f}x the time").format(ratio=ratio)
     return f"{ratio:.2f}x"
 
 
 def loss_gap_text(card: ComparisonCard) -> str:
     gap = card.loss_gap
     if gap.mean_abs is None:
-        return "n/a"
+        return _("n/a")
     if not math.isfinite(gap.mean_abs):
-        return f"inf from step {gap.max_at_step}"
+        return _("inf from step {step}").format(step=gap.max_at_step)
     rel = f" ({100 * gap.relative:.1f}%)" if gap.relative is not None else ""
-    return f"{gap.mean_abs:.4f}{rel}, max {gap.max_abs:.4f} @{gap.max_at_step}"
+    return _("{mean:.4f}{relative}, max {max:.4f} @{step}").format(
+        mean=gap.mean_abs, relative=rel, max=gap.max_abs, step=gap.max_at_step)
 
 
 def card_rows(card: ComparisonCard) -> list[CardRow]:
@@ -79,48 +85,51 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
     speed = spread_text(card.speedup, ".2f", "x") if card.speedup.median else ""
     memory = ""
     if card.memory_saving is not None:
-        memory = (f"{100 * card.memory_saving:.1f}% saved" if card.memory_saving >= 0
-                  else f"{100 * -card.memory_saving:.1f}% more")
+        memory = (_("{percent:.1f}% saved").format(percent=100 * card.memory_saving)
+                  if card.memory_saving >= 0
+                  else _("{percent:.1f}% more").format(percent=100 * -card.memory_saving))
     delta = _tested(card.accuracy, card.accuracy_delta_pp)
     best = _tested(card.best_accuracy, card.best_accuracy_delta_pp)
     rows = [
-        CardRow("steady examples/s", spread_text(b.examples_per_sec, ",.0f"),
+        CardRow(_("steady examples/s"), spread_text(b.examples_per_sec, ",.0f"),
                 spread_text(m.examples_per_sec, ",.0f"), speed,
-                "training throughput after the warm-up; median (lowest-highest) over trials"
-                if card.speedup.n > 1 else "training throughput after the warm-up; one "
-                "trial a side, so the spread is unknown (3 trials measure it)"),
-        CardRow("time to first step", spread_text(b.time_to_first_step, ".2f", " s"),
+                _("training throughput after the warm-up; median (lowest-highest) over "
+                  "trials") if card.speedup.n > 1 else
+                _("training throughput after the warm-up; one trial a side, so the spread "
+                  "is unknown (3 trials measure it)")),
+        CardRow(_("time to first step"), spread_text(b.time_to_first_step, ".2f", " s"),
                 spread_text(m.time_to_first_step, ".2f", " s"),
                 _ratio_change(b.time_to_first_step, m.time_to_first_step, True),
-                "tracing, XLA compilation and the first batch"),
-        CardRow("epoch time", spread_text(b.epoch_time, ".2f", " s"),
+                _("tracing, XLA compilation and the first batch")),
+        CardRow(_("epoch time"), spread_text(b.epoch_time, ".2f", " s"),
                 spread_text(m.epoch_time, ".2f", " s"),
                 _ratio_change(b.epoch_time, m.epoch_time, True),
-                "mean over full epochs, the first (tracing) left out when there are more"),
-        CardRow("peak device memory", _mib(b.peak_memory_bytes), _mib(m.peak_memory_bytes),
-                memory, "peak allocated on the device during the run"
+                _("mean over full epochs, the first (tracing) left out when there are more")),
+        CardRow(_("peak device memory"), _mib(b.peak_memory_bytes), _mib(m.peak_memory_bytes),
+                memory, _("peak allocated on the device during the run")
                 if b.peak_memory_bytes.median is not None else
-                f"n/a: {b.memory_note or 'the device does not report it'}"),
-        CardRow("final val accuracy", _pct(b.final_val_accuracy), _pct(m.final_val_accuracy),
+                _("n/a: {why}").format(
+                    why=b.memory_note or _("the device does not report it"))),
+        CardRow(_("final val accuracy"), _pct(b.final_val_accuracy), _pct(m.final_val_accuracy),
                 delta, _tested_tip(card.accuracy)),
-        CardRow("best val accuracy", _pct(b.best_val_accuracy), _pct(m.best_val_accuracy), best,
+        CardRow(_("best val accuracy"), _pct(b.best_val_accuracy), _pct(m.best_val_accuracy), best,
                 _tested_tip(card.best_accuracy)),
-        CardRow("final train loss", spread_text(b.final_loss, ".4f"),
+        CardRow(_("final train loss"), spread_text(b.final_loss, ".4f"),
                 spread_text(m.final_loss, ".4f"), ""),
-        CardRow("loss-curve gap", "", loss_gap_text(card), "",
-                "mean |mixed loss - float32 loss| over the steps both runs sampled (as a "
-                "share of float32's loss), and the largest gap with its step"),
-        CardRow("overflow (skipped) steps", spread_text(b.overflow_steps, ".0f"),
+        CardRow(_("loss-curve gap"), "", loss_gap_text(card), "",
+                _("mean |mixed loss - float32 loss| over the steps both runs sampled (as a "
+                  "share of float32's loss), and the largest gap with its step")),
+        CardRow(_("overflow (skipped) steps"), spread_text(b.overflow_steps, ".0f"),
                 spread_text(m.overflow_steps, ".0f"), "",
-                "steps dynamic loss scaling skipped because a gradient was inf/NaN"),
-        CardRow("loss scale", _scale_range(b), _scale_range(m), ""),
+                _("steps dynamic loss scaling skipped because a gradient was inf/NaN")),
+        CardRow(_("loss scale"), _scale_range(b), _scale_range(m), ""),
     ]
     if b.test_accuracy.median is not None or m.test_accuracy.median is not None:
-        rows.insert(6, CardRow("test accuracy", _pct(b.test_accuracy), _pct(m.test_accuracy),
+        rows.insert(6, CardRow(_("test accuracy"), _pct(b.test_accuracy), _pct(m.test_accuracy),
                                _tested(card.test_accuracy, _delta_pp(b.test_accuracy,
                                                                      m.test_accuracy)),
                                _tested_tip(card.test_accuracy)))
-    rows.append(CardRow("status", b.status, m.status, ""))
+    rows.append(CardRow(_("status"), _(b.status), _(m.status), ""))
     return rows
 
 
@@ -134,15 +143,16 @@ def _tested(test: PairedAccuracy | None, delta_pp: float | None) -> str:
     """"-1.39 pp" over "(-3.90 to +1.11)": the change with its 95% interval."""
     if test is not None:
         # two lines: the change, then its interval (narrow columns stay readable)
-        return f"{test.delta_pp:+.2f} pp\n({test.low_pp:+.2f} to {test.high_pp:+.2f})"
+        return _("{delta:+.2f} pp\n({low:+.2f} to {high:+.2f})").format(
+            delta=test.delta_pp, low=test.low_pp, high=test.high_pp)
     return "" if delta_pp is None else f"{delta_pp:+.2f} pp"
 
 
 def _tested_tip(test: PairedAccuracy | None) -> str:
     if test is None:
-        return "percentage points, mixed minus float32"
-    return ("percentage points, mixed minus float32, with the 95% interval; "
-            + test.evidence_text())
+        return _("percentage points, mixed minus float32")
+    return _("percentage points, mixed minus float32, with the 95% interval; {evidence}").format(
+        evidence=test.evidence_text())
 
 
 def side_heading(side: Side) -> str:

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mpstudio.engine.i18n import _
+
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 LOSS, SAME, NO_LOSS, UNCLEAR = "loss", "same", "no_loss", "unclear"
 
@@ -87,31 +89,38 @@ class PairedAccuracy:
 
     def interval_text(self) -> str:
         """"-1.39 pp (95% interval -3.90 to +1.11)"."""
-        return (f"{self.delta_pp:+.2f} pp (95% interval {self.low_pp:+.2f} to "
-                f"{self.high_pp:+.2f})")
+        return _("{delta:+.2f} pp (95% interval {low:+.2f} to {high:+.2f})").format(
+            delta=self.delta_pp, low=self.low_pp, high=self.high_pp)
 
     def evidence_text(self) -> str:
         """What the test saw, for the card's tip and the report."""
         if not self.paired:
-            return (f"{self.examples:,} examples a side, not paired: these runs kept no "
-                    "per-example record (older runs), so the interval is the wider "
-                    "unpaired one")
-        trials = f" over {self.trials} trial pairs" if self.trials > 1 else ""
-        return (f"{self.examples:,} examples{trials}: only float32 right on "
-                f"{self.float32_only}, only mixed right on {self.mixed_only}; McNemar "
-                f"p = {self.p_value:.3g}")
+            return _("{examples:,} examples a side, not paired: these runs kept no "
+                     "per-example record (older runs), so the interval is the wider "
+                     "unpaired one").format(examples=self.examples)
+        values = {"examples": self.examples, "trials": self.trials,
+                  "float32_only": self.float32_only, "mixed_only": self.mixed_only,
+                  "p": self.p_value}
+        if self.trials > 1:
+            return _("{examples:,} examples over {trials} trial pairs: only float32 right on "
+                     "{float32_only}, only mixed right on {mixed_only}; McNemar "
+                     "p = {p:.3g}").format(**values)
+        return _("{examples:,} examples: only float32 right on {float32_only}, only mixed "
+                 "right on {mixed_only}; McNemar p = {p:.3g}").format(**values)
 
     def undecided_text(self) -> str:
         """Why it cannot be told, and what would tell it."""
         need = self.examples_to_decide
         if need is None:
-            return (f"{self.examples:,} examples a side, unpaired, cannot decide it; "
-                    "compare two runs recorded by this version (they keep each example's "
-                    "result)")
-        return (f"the sides disagree on {100 * self.disagreement:.1f}% of the "
-                f"{self.examples:,} examples; an interval within +-{self.tolerance_pp:g} "
-                f"points needs about {need:,} examples at that rate (a larger validation "
-                "split), or a longer run whose two models disagree less")
+            return _("{examples:,} examples a side, unpaired, cannot decide it; compare two "
+                     "runs recorded by this version (they keep each example's "
+                     "result)").format(examples=self.examples)
+        return _("the sides disagree on {percent:.1f}% of the {examples:,} examples; an "
+                 "interval within +-{tolerance:g} points needs about {need:,} examples at "
+                 "that rate (a larger validation split), or a longer run whose two models "
+                 "disagree less").format(percent=100 * self.disagreement,
+                                         examples=self.examples,
+                                         tolerance=self.tolerance_pp, need=need)
 
 
 def wilson(successes: float, n: int) -> tuple[float, float]:

@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 
 from mpstudio.engine.comparison.paired_accuracy import LOSS, UNCLEAR, PairedAccuracy
+from mpstudio.engine.i18n import N_, _
 
 ACCURACY_TOLERANCE_PP = 0.5  # mixed may be this many percentage points below float32
 WORTH_IT_SPEEDUP = 1.05  # median speedup above this is a real gain
@@ -34,18 +35,29 @@ MIN_STEADY_SECONDS = 1.0  # per side: timer noise and scheduling swamp shorter r
 INPUT_BOUND_FRACTION = 0.8  # the input pipeline alone needs this much of a step's time
 TINY_STEP_SECONDS = 0.002  # on a GPU, steps this short are kernel-launch bound
 
-RULE = (
-    f"Accuracy is tested on the examples both sides predicted: for each, did float32 get "
-    f"it right, did mixed? The 95% interval of the change comes from the examples where "
-    f"they disagree (McNemar's test). Accuracy loss: the whole interval is more than "
-    f"{ACCURACY_TOLERANCE_PP} percentage points below float32, however fast. Worth it: "
-    f"median speedup above {WORTH_IT_SPEEDUP:.2f}x and the interval rules out a loss "
-    f"beyond {ACCURACY_TOLERANCE_PP} points; if it cannot, the verdict is can't tell at "
-    f"this size. Slower: median speedup below {SLOWER_BELOW:.2f}x. No real gain: in "
-    f"between. Speeds count only with at least {MIN_STEADY_STEPS} steps and "
-    f"{MIN_STEADY_SECONDS:g} s of steady-state training per side; a side that did not "
+RULE = N_(
+    "Accuracy is tested on the examples both sides predicted: for each, did float32 get "
+    "it right, did mixed? The 95% interval of the change comes from the examples where "
+    "they disagree (McNemar's test). Accuracy loss: the whole interval is more than "
+    "{tolerance} percentage points below float32, however fast. Worth it: median speedup "
+    "above {worth_it:.2f}x and the interval rules out a loss beyond {tolerance} points; if "
+    "it cannot, the verdict is can't tell at this size. Slower: median speedup below "
+    "{slower:.2f}x. No real gain: in between. Speeds count only with at least {steps} "
+    "steps and {seconds:g} s of steady-state training per side; a side that did not "
     "finish, or runs that differ in more than the precision, get no verdict."
 )
+
+
+# A side's status, as the "No verdict" sentence names it.
+STATUS_WORDS = (N_("finished"), N_("stopped"), N_("failed"), N_("diverged"),
+                N_("interrupted"), N_("running"))
+
+
+def rule_text() -> str:
+    """``RULE`` in the language in force, with its numbers."""
+    return _(RULE).format(tolerance=ACCURACY_TOLERANCE_PP, worth_it=WORTH_IT_SPEEDUP,
+                          slower=SLOWER_BELOW, steps=MIN_STEADY_STEPS,
+                          seconds=MIN_STEADY_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -95,106 +107,118 @@ def _longer(v: VerdictInputs) -> str:
     """"; train about 15x as long (75 epochs)": what reaches the timing minimum, with a
     fifth to spare (the warm-up is not timed, and a second run varies)."""
     if v.steady_steps <= 0 or v.steady_seconds <= 0:
-        return ": train longer"
+        return _(": train longer")
     factor = 1.2 * max(MIN_STEADY_STEPS / v.steady_steps, MIN_STEADY_SECONDS / v.steady_seconds)
     times = math.ceil(factor)
     if v.steps:
-        what = f" ({math.ceil(v.steps * factor):,} steps)"
-    elif v.epochs:
-        what = f" ({math.ceil(v.epochs * factor):,} epochs)"
-    else:
-        what = ""
-    return f": train about {times}x as long{what}, or on more data"
+        return _(": train about {times}x as long ({steps:,} steps), or on more data").format(
+            times=times, steps=math.ceil(v.steps * factor))
+    if v.epochs:
+        return _(": train about {times}x as long ({epochs:,} epochs), or on more data").format(
+            times=times, epochs=math.ceil(v.epochs * factor))
+    return _(": train about {times}x as long, or on more data").format(times=times)
 
 
 def _speed(v: VerdictInputs) -> str:
     assert v.speedup is not None
-    text = f"{v.speedup:.2f}x the speed of {v.baseline_label}"
     if v.trials > 1 and v.speedup_low is not None and v.speedup_high is not None:
-        text += f" (median of {v.trials} trials, {v.speedup_low:.2f}-{v.speedup_high:.2f}x)"
-    else:  # one pair of runs says nothing about how much the next pair would vary
-        text += " (one trial: spread unknown; 3 trials measure it)"
-    return text
+        return _("{speedup:.2f}x the speed of {baseline} (median of {trials} trials, "
+                 "{low:.2f}-{high:.2f}x)").format(
+            speedup=v.speedup, baseline=v.baseline_label, trials=v.trials,
+            low=v.speedup_low, high=v.speedup_high)
+    # one pair of runs says nothing about how much the next pair would vary
+    return _("{speedup:.2f}x the speed of {baseline} (one trial: spread unknown; 3 trials "
+             "measure it)").format(speedup=v.speedup, baseline=v.baseline_label)
 
 
 def _accuracy(v: VerdictInputs) -> str:
     if v.accuracy is None:
-        return "no validation accuracy to test"
-    unpaired = "" if v.accuracy.paired else ", unpaired"
-    return f"validation accuracy {v.accuracy.interval_text()}{unpaired}"
+        return _("no validation accuracy to test")
+    if v.accuracy.paired:
+        return _("validation accuracy {interval}").format(interval=v.accuracy.interval_text())
+    return _("validation accuracy {interval}, unpaired").format(
+        interval=v.accuracy.interval_text())
 
 
 def _memory(v: VerdictInputs) -> str:
     if v.memory_saving is None:
         return ""
     if v.memory_saving > 0:
-        return f", {100 * v.memory_saving:.0f}% less peak memory"
-    return f", {100 * -v.memory_saving:.0f}% more peak memory"
+        return _(", {percent:.0f}% less peak memory").format(percent=100 * v.memory_saving)
+    return _(", {percent:.0f}% more peak memory").format(percent=100 * -v.memory_saving)
 
 
 def slower_reason(v: VerdictInputs) -> str:
     """Why mixed precision lost here, from the strongest evidence the runs left."""
     if v.profile_reason:
-        advisor = f"; {v.advisor_reason}" if v.advisor_reason else ""
+        advisor = _("; {advisor}").format(advisor=v.advisor_reason) if v.advisor_reason else ""
         return f"{v.profile_reason.rstrip('.')}{advisor}"
     if v.data_time_fraction is not None and v.data_time_fraction >= INPUT_BOUND_FRACTION:
-        return (f"the run is input-bound: the input pipeline alone takes "
-                f"{100 * min(v.data_time_fraction, 1.0):.0f}% of a training step's time, so "
-                "faster math cannot help (cache the data, prefetch, or decode faster)")
+        return _("the run is input-bound: the input pipeline alone takes {percent:.0f}% of a "
+                 "training step's time, so faster math cannot help (cache the data, "
+                 "prefetch, or decode faster)").format(
+            percent=100 * min(v.data_time_fraction, 1.0))
     if v.on_gpu and v.mixed_step_time is not None and v.mixed_step_time < TINY_STEP_SECONDS:
-        return (f"the model is too small to fill the GPU: a step takes "
-                f"{1000 * v.mixed_step_time:.2f} ms, mostly kernel launches and casts "
-                "(a larger batch or model shows the gain)")
+        return _("the model is too small to fill the GPU: a step takes {ms:.2f} ms, mostly "
+                 "kernel launches and casts (a larger batch or model shows the "
+                 "gain)").format(ms=1000 * v.mixed_step_time)
     if v.advisor_reason:
         return v.advisor_reason
-    return "this device gains nothing from half-precision math"
+    return _("this device gains nothing from half-precision math")
 
 
 def decide(v: VerdictInputs) -> Verdict:
+    mixed, baseline = v.mixed_precision, v.baseline_label
     if v.baseline_status != "finished" or v.mixed_status != "finished":
         if v.mixed_status == "diverged" and v.baseline_status == "finished":
-            return Verdict("incomplete", (
-                f"Not worth it as set up: {v.mixed_precision} diverged where "
-                f"{v.baseline_label} trained; see the run's advice (loss scaling, learning "
-                "rate)."))
-        return Verdict("incomplete", (
-            f"No verdict: the {v.baseline_label} side {v.baseline_status} and the "
-            f"{v.mixed_precision} side {v.mixed_status}; compare two finished runs."))
+            return Verdict("incomplete", _(
+                "Not worth it as set up: {mixed} diverged where {baseline} trained; see the "
+                "run's advice (loss scaling, learning rate).").format(
+                    mixed=mixed, baseline=baseline))
+        return Verdict("incomplete", _(
+            "No verdict: the {baseline} side {baseline_status} and the {mixed} side "
+            "{mixed_status}; compare two finished runs.").format(
+                baseline=baseline, mixed=mixed, baseline_status=_(v.baseline_status),
+                mixed_status=_(v.mixed_status)))
     if v.differences:
         return Verdict("differs", v.differences)
     if v.accuracy is not None and v.accuracy.outcome == LOSS:
-        speed = ""
-        if v.speedup:
-            speed = (f", although it ran at {_speed(v)}" if v.speedup > WORTH_IT_SPEEDUP
-                     else f", and it ran at {_speed(v)}")
-        return Verdict("accuracy_loss", (
-            f"Not worth it as set up: {v.mixed_precision} lost "
-            f"{-v.accuracy.delta_pp:.2f} percentage points of validation accuracy (95% "
-            f"interval {v.accuracy.low_pp:+.2f} to {v.accuracy.high_pp:+.2f}, wholly "
-            f"beyond -{ACCURACY_TOLERANCE_PP}){speed}."))
+        lost = _("Not worth it as set up: {mixed} lost {points:.2f} percentage points of "
+                 "validation accuracy (95% interval {low:+.2f} to {high:+.2f}, wholly beyond "
+                 "-{tolerance})").format(mixed=mixed, points=-v.accuracy.delta_pp,
+                                         low=v.accuracy.low_pp, high=v.accuracy.high_pp,
+                                         tolerance=ACCURACY_TOLERANCE_PP)
+        if not v.speedup:
+            return Verdict("accuracy_loss", _("{lost}.").format(lost=lost))
+        joined = (_("{lost}, although it ran at {speed}.") if v.speedup > WORTH_IT_SPEEDUP
+                  else _("{lost}, and it ran at {speed}."))
+        return Verdict("accuracy_loss", joined.format(lost=lost, speed=_speed(v)))
     if (v.speedup is None or v.steady_steps < MIN_STEADY_STEPS
             or v.steady_seconds < MIN_STEADY_SECONDS):
-        return Verdict("too_short", (
-            f"Too short to time: {v.steady_steps} steady steps in {v.steady_seconds:.2f} s on "
-            f"the shorter side; a speedup needs at least {MIN_STEADY_STEPS} steps and "
-            f"{MIN_STEADY_SECONDS:g} s after the warm-up{_longer(v)} "
-            f"({_accuracy(v)})."))
+        return Verdict("too_short", _(
+            "Too short to time: {steps} steady steps in {seconds:.2f} s on the shorter side; "
+            "a speedup needs at least {min_steps} steps and {min_seconds:g} s after the "
+            "warm-up{longer} ({accuracy}).").format(
+                steps=v.steady_steps, seconds=v.steady_seconds, min_steps=MIN_STEADY_STEPS,
+                min_seconds=MIN_STEADY_SECONDS, longer=_longer(v), accuracy=_accuracy(v)))
     if v.speedup < SLOWER_BELOW:
-        return Verdict("slower", (
-            f"Slower on this hardware: {v.mixed_precision} ran at {_speed(v)}; "
-            f"{slower_reason(v)}."))
+        return Verdict("slower", _("Slower on this hardware: {mixed} ran at {speed}; "
+                                   "{reason}.").format(mixed=mixed, speed=_speed(v),
+                                                       reason=slower_reason(v)))
     if v.speedup > WORTH_IT_SPEEDUP:
         if v.accuracy is not None and v.accuracy.outcome == UNCLEAR:
-            return Verdict("cant_tell", (
-                f"Faster, but the accuracy cost can't be told at this size: "
-                f"{v.mixed_precision} ran at {_speed(v)} with {_accuracy(v)}; "
-                f"{v.accuracy.undecided_text()}."))
-        return Verdict("worth_it", (
-            f"Worth it: {v.mixed_precision} ran at {_speed(v)} with {_accuracy(v)}"
-            f"{_memory(v)}."))
-    saving = _memory(v)
-    tail = (f"; it only saves memory{saving}" if v.memory_saving and v.memory_saving > 0
-            else "; keep float32 unless you need the memory")
-    return Verdict("no_gain", (
-        f"No real speed gain: {v.mixed_precision} ran at {_speed(v)} with {_accuracy(v)}"
-        f"{tail}."))
+            return Verdict("cant_tell", _(
+                "Faster, but the accuracy cost can't be told at this size: {mixed} ran at "
+                "{speed} with {accuracy}; {undecided}.").format(
+                    mixed=mixed, speed=_speed(v), accuracy=_accuracy(v),
+                    undecided=v.accuracy.undecided_text()))
+        return Verdict("worth_it", _("Worth it: {mixed} ran at {speed} with "
+                                     "{accuracy}{memory}.").format(
+            mixed=mixed, speed=_speed(v), accuracy=_accuracy(v), memory=_memory(v)))
+    if v.memory_saving and v.memory_saving > 0:
+        tail = _("; it only saves memory{memory}").format(memory=_memory(v))
+    else:
+        tail = _("; keep float32 unless you need the memory")
+    return Verdict("no_gain", _("No real speed gain: {mixed} ran at {speed} with "
+                                "{accuracy}{tail}.").format(
+        mixed=mixed, speed=_speed(v), accuracy=_accuracy(v), tail=tail))

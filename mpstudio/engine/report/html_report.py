@@ -14,7 +14,7 @@ from pathlib import Path
 
 from mpstudio.engine.comparison.card import build_card
 from mpstudio.engine.comparison.differences import ADVISOR_KEYS, hardware_differences
-from mpstudio.engine.comparison.verdict import RULE
+from mpstudio.engine.comparison.verdict import rule_text
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.report.files import ReportError, atomic_write_text
 from mpstudio.engine.report.html_parts import (
@@ -116,7 +116,7 @@ def render_html(
     parts = [
         *page_head(title, _STYLE, f"{data}{trial_text} · generated {when}"),
         f'<p class="verdict verdict-{kind}">{esc(card.verdict.sentence)}</p>',
-        f'<p class="rule">{esc(RULE)}</p>',
+        f'<p class="rule">{esc(rule_text())}</p>',
         "<h2>Comparison card</h2>",
         card_table(card),
         "<h2>Curves</h2>",

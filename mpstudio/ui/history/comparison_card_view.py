@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from mpstudio.engine.comparison.card import ComparisonCard, Side
 from mpstudio.engine.comparison.card_text import card_rows, profile_table, side_heading
-from mpstudio.engine.comparison.verdict import RULE, tone_of
+from mpstudio.engine.comparison.verdict import rule_text, tone_of
 from mpstudio.ui.history.op_profile_view import OpProfileView
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
 from mpstudio.ui.widgets.read_only_table import fit_height, read_only_table
@@ -65,9 +65,9 @@ class ComparisonCardView(QWidget):
         self.verdict.setObjectName("verdict")
         self.rule_link = secondary(QLabel(f'<a href="rule">{RULE_LINK}</a>'))
         self.rule_link.setObjectName("ruleLink")
-        self.rule_link.setToolTip(RULE)
+        self.rule_link.setToolTip(rule_text())
         self.rule_link.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.rule_label = secondary(wrapped_label(RULE))
+        self.rule_label = secondary(wrapped_label(rule_text()))
         self.rule_label.setObjectName("rule")
         self.rule_label.hide()
 
