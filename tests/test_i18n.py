@@ -19,7 +19,7 @@ from mpstudio.engine.comparison.verdict import rule_text
 # the units and abbreviations a number carries.
 LATIN = {"float32", "float16", "bfloat16", "mixed_float16", "mixed_bfloat16", "TF32", "XLA",
          "GPU", "CPU", "TPU", "McNemar", "Keras", "TensorFlow", "inf", "NaN", "MiB", "x",
-         "p", "F16C", "s", "ms", "pp"}
+         "p", "F16C", "s", "ms", "pp", "mpstudio", "CSV", "HTML", "PNG", "SVG", "TOML", "JSON"}
 
 
 def english_words(text: str, allowed: set[str] = LATIN) -> list[str]:
@@ -96,3 +96,29 @@ def test_english_is_the_source_and_unchanged():
     card = build_card([run(1, "float32", 1000, 0.9)], [run(2, "mixed_float16", 700, 0.9)])
     assert card.verdict.sentence.startswith("Slower on this hardware: mixed_float16 ran at "
                                             "0.70x the speed of float32")
+
+
+def test_the_html_report_reads_in_chinese(chinese):
+    """The page's headings, verdict, rule, card, chart titles and footer in Chinese, the
+    page marked as such; what is data stays as recorded (setting keys, run labels)."""
+    import xml.etree.ElementTree as ET
+
+    from mpstudio.engine.report.html_report import render_html
+
+    page = render_html([run(1, "float32", 1000, 0.9)], [run(2, "mixed_float16", 700, 0.9)])
+    root = ET.fromstring(page)
+    assert root.get("lang") == "zh-CN"
+    ns = {"h": "http://www.w3.org/1999/xhtml", "svg": "http://www.w3.org/2000/svg"}
+    headings = [h.text for h in root.iterfind(".//h:h2", ns)]
+    assert headings == ["对比卡片", "曲线", "运行配置", "硬件", "运行"]
+    title = root.find(".//h:h1", ns).text
+    assert title == "mpstudio 对比：mixed_float16 与 float32 baseline"
+    verdict = root.find(".//h:p[@class='verdict verdict-slower']", ns).text
+    assert verdict.startswith("在此硬件上更慢")
+    assert english_words(root.find(".//h:p[@class='rule']", ns).text) == []
+    assert english_words(root.find(".//h:footer", ns).text) == []
+    card = root.find(".//h:table[@class='card']", ns)
+    for cell in card.iterfind(".//h:tbody/h:tr/h:th", ns):
+        assert english_words("".join(cell.itertext()).replace("not reported", "")) == []
+    chart_titles = [t.text for t in root.iterfind(".//svg:svg/svg:text", ns)][:4]
+    assert "训练损失（验证为虚线，每轮一点）" in page and "稳态吞吐量" in page, chart_titles

@@ -20,6 +20,7 @@ from mpstudio.engine.comparison.card_text import (
 )
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.history.run_models import model_file
+from mpstudio.engine.i18n import N_, _, language
 from mpstudio.engine.report.svg_chart import (
     BASELINE_COLOR,
     MIXED_COLOR,
@@ -66,7 +67,7 @@ def page_head(title: str, style: str, meta: str) -> list[str]:
     up to its header: ``meta`` is the line under the title, as text."""
     return [
         "<!DOCTYPE html>",
-        '<html xmlns="http://www.w3.org/1999/xhtml" lang="en">',
+        f'<html xmlns="http://www.w3.org/1999/xhtml" lang="{language().replace("_", "-")}">',
         '<head><meta charset="utf-8"/>'
         '<meta name="viewport" content="width=device-width, initial-scale=1"/>'
         f'<meta name="generator" content="mpstudio"/><title>{esc(title)}</title>'
@@ -79,10 +80,11 @@ def page_head(title: str, style: str, meta: str) -> list[str]:
 def card_table(card: ComparisonCard) -> str:
     """The card's own text (card_rows), so the page shows the very numbers the
     window and the terminal show."""
-    head = (f'<tr><th scope="col">figure</th>'
+    figure, change = _("figure"), _("change")  # outside the f-string: Babel reads them
+    head = (f'<tr><th scope="col">{esc(figure)}</th>'
             f'<th scope="col" class="num base">{esc(side_heading(card.baseline))}</th>'
             f'<th scope="col" class="num mixed">{esc(side_heading(card.mixed))}</th>'
-            f'<th scope="col" class="num">change</th></tr>')
+            f'<th scope="col" class="num">{esc(change)}</th></tr>')
     body = []
     for row in card_rows(card):
         tip = f'<span class="tip">{esc(row.tip)}</span>' if row.tip else ""
@@ -92,9 +94,10 @@ def card_table(card: ComparisonCard) -> str:
                     f'<td class="num change">{esc(row.change)}</td></tr>')
     note = ""
     if max(len(card.baseline.run_ids), len(card.mixed.run_ids)) > 1:
-        note = ('<p class="note">With several trials a figure is the median, followed by '
-                "the lowest and highest trial in brackets; the speedup pairs trial i of "
-                "one side with trial i of the other.</p>")
+        note = '<p class="note">{}</p>'.format(esc(_(
+            "With several trials a figure is the median, followed by the lowest and "
+            "highest trial in brackets; the speedup pairs trial i of one side with trial i "
+            "of the other.")))
     return (f'<table class="card"><thead>{head}</thead><tbody>{"".join(body)}</tbody>'
             f"</table>{note}{_profile_html(card)}")
 
@@ -164,12 +167,14 @@ def charts(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]) -> list[st
         if val:
             acc.append(val)
     return [
-        line_chart("Training loss (validation dashed, per epoch)", loss, y_label="loss"),
-        line_chart("Loss scale", scale, y_label="loss scale (log2)", log2_y=True,
-                   empty_text="no loss scaling in these runs"),
-        line_chart("Steady throughput", speed, y_label="examples/s",
-                   empty_text="no steady-state samples (the runs ended in the warm-up)"),
-        line_chart("Accuracy (validation dashed, per epoch)", acc, y_label="accuracy (%)"),
+        line_chart(_("Training loss (validation dashed, per epoch)"), loss,
+                   y_label=_("loss")),
+        line_chart(_("Loss scale"), scale, y_label=_("loss scale (log2)"), log2_y=True,
+                   empty_text=_("no loss scaling in these runs")),
+        line_chart(_("Steady throughput"), speed, y_label=_("examples/s"),
+                   empty_text=_("no steady-state samples (the runs ended in the warm-up)")),
+        line_chart(_("Accuracy (validation dashed, per epoch)"), acc,
+                   y_label=_("accuracy (%)")),
     ]
 
 
@@ -200,13 +205,13 @@ def value_text(value: Any) -> str:
 
 
 def side_by_side(left_head: str, right_head: str | None, left: dict[str, Any],
-                 right: dict[str, Any] | None, key_head: str = "setting") -> str:
+                 right: dict[str, Any] | None, key_head: str = N_("setting")) -> str:
     """Two dicts as one table, keys in first-seen order, rows that differ marked; with
     no right-hand dict, a plain key/value table."""
     flat_l, flat_r = flatten(left), flatten(right or {})
     keys = list(dict.fromkeys([*flat_l, *flat_r]))
     if not keys:
-        return '<p class="note">nothing recorded</p>'
+        return '<p class="note">{}</p>'.format(esc(_("nothing recorded")))
     rows = []
     for key in keys:
         a = value_text(flat_l[key]) if key in flat_l else DASH
@@ -216,7 +221,8 @@ def side_by_side(left_head: str, right_head: str | None, left: dict[str, Any],
         rows.append(f'<tr{cls}><th scope="row">{esc(key)}</th><td>{esc(a)}</td>{second}</tr>')
     heads = [left_head] if right_head is None else [left_head, right_head]
     head = "".join(f'<th scope="col">{esc(h)}</th>' for h in heads)
-    return (f'<table class="kv"><thead><tr><th scope="col">{esc(key_head)}</th>{head}</tr></thead>'
+    return (f'<table class="kv"><thead><tr><th scope="col">{esc(_(key_head))}</th>{head}'
+            "</tr></thead>"
             f'<tbody>{"".join(rows)}</tbody></table>')
 
 
@@ -230,10 +236,10 @@ def runs_table(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun],
                history: Path | str | None = None) -> str:
     """Each run of both sides; "saved model": the model the run kept in the history's
     folder (when ``history`` is given and it is there) and every export of it."""
-    heads = ("run", "side", "label", "trial", "status", "started", "finished", "steps",
-             "failure", "saved model")
+    heads = (_("run"), _("side"), _("label"), _("trial"), _("status"), _("started"),
+             _("finished at"), _("steps"), _("failure"), _("saved model"))
     rows = []
-    for side, runs in (("baseline", baseline), ("mixed", mixed)):
+    for side, runs in ((_("baseline"), baseline), (_("mixed"), mixed)):
         for run in runs:
             kept = model_file(run.id, history) if history is not None else None
             saved = ([str(kept)] if kept else []) + [p for p in run.model_paths
@@ -241,7 +247,7 @@ def runs_table(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun],
             paths = "".join(f'<div class="path">{esc(p)}</div>' for p in saved)
             cells = [
                 f"#{run.id}", side, run.label, f"{run.row.trial}/{run.row.trials}",
-                run.status, _time_text(run.row.created), _time_text(run.finished),
+                _(run.status), _time_text(run.row.created), _time_text(run.finished),
                 f"{run.summary.steps_done if run.summary else len(run.steps)}",
             ]
             status_cls = "" if run.status == "finished" else ' class="bad"'

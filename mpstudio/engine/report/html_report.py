@@ -16,6 +16,7 @@ from mpstudio.engine.comparison.card import build_card
 from mpstudio.engine.comparison.differences import ADVISOR_KEYS, hardware_differences
 from mpstudio.engine.comparison.verdict import rule_text
 from mpstudio.engine.history.records import StoredRun
+from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.report.files import ReportError, atomic_write_text
 from mpstudio.engine.report.html_parts import (
     PAGE_STYLE,
@@ -93,7 +94,8 @@ def render_html(
         raise ValueError("a comparison report needs at least one run on each side")
     card = build_card(baseline, mixed)
     base_name, mixed_name = card.baseline.label, card.mixed.label
-    title = f"mpstudio comparison: {mixed_name} vs {base_name}"
+    title = _("mpstudio comparison: {mixed} vs {baseline}").format(mixed=mixed_name,
+                                                                    baseline=base_name)
     when = (generated or dt.datetime.now()).strftime("%Y-%m-%d %H:%M")
     data = _names(baseline)
     if _names(mixed) != data:
@@ -101,43 +103,52 @@ def render_html(
     kind = card.verdict.kind if card.verdict.kind in _KINDS else "other"
     trials = max(len(baseline), len(mixed))
     if len(baseline) == len(mixed):
-        trial_text = f" · {trials} trials per side" if trials > 1 else ""
+        trial_text = _(" · {trials} trials per side").format(trials=trials) if trials > 1 else ""
     else:
-        trial_text = f" · {len(baseline)} float32 and {len(mixed)} mixed trials"
+        trial_text = _(" · {baseline} float32 and {mixed} mixed trials").format(
+            baseline=len(baseline), mixed=len(mixed))
     first_b, first_m = baseline[0], mixed[0]
     differing = hardware_differences(first_b.hardware, first_m.hardware)
     if not differing:  # one machine: one column is enough
-        hardware = side_by_side("both sides", None, _machine(first_b.hardware), None, "item")
+        hardware = side_by_side(_("both sides"), None, _machine(first_b.hardware), None,
+                                N_("item"))
     else:
-        hardware = (f'<p class="note">The two sides report different hardware or software '
-                    f'({esc("; ".join(differing))}): compare their speeds with care.</p>'
+        note = _("The two sides report different hardware or software ({differences}): "
+                 "compare their speeds with care.").format(differences="; ".join(differing))
+        hardware = (f'<p class="note">{esc(note)}</p>'
                     + side_by_side(base_name, mixed_name, _machine(first_b.hardware),
-                                   _machine(first_m.hardware), "item"))
+                                   _machine(first_m.hardware), N_("item")))
+    thinner = _(" · extra trials drawn thinner and lighter") if trials > 1 else ""
     parts = [
-        *page_head(title, _STYLE, f"{data}{trial_text} · generated {when}"),
+        *page_head(title, _STYLE, _("{data}{trials} · generated {when}").format(
+            data=data, trials=trial_text, when=when)),
         f'<p class="verdict verdict-{kind}">{esc(card.verdict.sentence)}</p>',
         f'<p class="rule">{esc(rule_text())}</p>',
-        "<h2>Comparison card</h2>",
+        _heading(_("Comparison card")),
         card_table(card),
-        "<h2>Curves</h2>",
+        _heading(_("Curves")),
         f'<p class="note">{swatch(BASELINE_COLOR)}{esc(base_name)} '
-        f'&#160;&#160;{swatch(MIXED_COLOR)}{esc(mixed_name)}'
-        f"{esc(' · extra trials drawn thinner and lighter' if trials > 1 else '')}</p>",
+        f'&#160;&#160;{swatch(MIXED_COLOR)}{esc(mixed_name)}{esc(thinner)}</p>',
         f'<div class="charts">{"".join(charts(baseline, mixed))}</div>',
-        "<h2>Run specs</h2>",
-        '<p class="note">Rows that differ are highlighted; the first trial of each side '
-        "is shown.</p>",
+        _heading(_("Run specs")),
+        '<p class="note">{}</p>'.format(esc(_(
+            "Rows that differ are highlighted; the first trial of each side is shown."))),
         side_by_side(f"{base_name} (#{first_b.id})", f"{mixed_name} (#{first_m.id})",
                      first_b.spec, first_m.spec),
-        "<h2>Hardware</h2>",
+        _heading(_("Hardware")),
         hardware,
-        "<h2>Runs</h2>",
+        _heading(_("Runs")),
         runs_table(baseline, mixed, history),
-        f"<footer>Written by mpstudio on {esc(when)}. The metrics of every run are in the "
-        "CSV file saved beside this page.</footer>",
+        "<footer>{}</footer>".format(esc(_(
+            "Written by mpstudio on {when}. The metrics of every run are in the CSV file "
+            "saved beside this page.").format(when=when))),
         "</div></body></html>",
     ]
     return "\n".join(p for p in parts if p) + "\n"
+
+
+def _heading(text: str) -> str:
+    return f"<h2>{esc(text)}</h2>"
 
 
 def write_report(

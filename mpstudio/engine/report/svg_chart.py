@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
+from mpstudio.engine.i18n import N_, _
+
 BASELINE_COLOR = "#5b6b7f"  # blue-grey: float32, the reference
 MIXED_COLOR = "#e07b00"  # orange: mixed precision, the candidate
 _FONT = "font-family=\"system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif\""
@@ -112,12 +114,12 @@ def line_chart(
     title: str,
     series: list[ChartSeries],
     *,
-    x_label: str = "step",
+    x_label: str = N_("step"),
     y_label: str = "",
     log2_y: bool = False,
     width: int = 460,
     height: int = 260,
-    empty_text: str = "no data",
+    empty_text: str = N_("no data"),
 ) -> str:
     """An ``<svg>`` line chart. Non-finite values (and non-positive ones on a log axis)
     leave a gap in their line; no drawable value at all gives a chart saying so."""
@@ -132,7 +134,7 @@ def line_chart(
         return (head + f'<rect x="8" y="26" width="{width - 16}" height="{height - 34}" '
                 f'fill="#f6f7f9" stroke="#d9dde3"/><text x="{width / 2:.1f}" '
                 f'y="{height / 2 + 8:.1f}" text-anchor="middle" font-size="13" '
-                f'fill="#7b8794">{escape(empty_text)}</text></svg>')
+                f'fill="#7b8794">{escape(_(empty_text))}</text></svg>')
 
     legend_rows = _legend_layout(series, width)
     left, right, top = 60.0, 14.0, 28.0
@@ -169,7 +171,7 @@ def line_chart(
     parts.append(f'<rect x="{left:.1f}" y="{top:.1f}" width="{pw:.1f}" height="{ph:.1f}" '
                  f'fill="none" stroke="#9aa5b1" stroke-width="1"/>')
     parts.append(f'<text x="{left + pw / 2:.1f}" y="{top + ph + 32:.1f}" '
-                 f'text-anchor="middle" font-size="11" fill="#52606d">{escape(x_label)}</text>')
+                 f'text-anchor="middle" font-size="11" fill="#52606d">{escape(_(x_label))}</text>')
     if y_label:
         parts.append(f'<text transform="translate(14 {top + ph / 2:.1f}) rotate(-90)" '
                      f'text-anchor="middle" font-size="11" fill="#52606d">'
