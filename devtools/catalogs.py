@@ -9,6 +9,7 @@ library's gettext).
 
 from __future__ import annotations
 
+import ast
 import gettext
 import string
 from pathlib import Path
@@ -81,13 +82,34 @@ def compile_mo(lang: str) -> Path:
     return target
 
 
+def hidden_messages() -> list[str]:
+    """``_("...")`` inside an f-string: Babel does not read f-strings, so the message
+    would never reach a catalog."""
+    out = []
+    for pattern, _method in METHOD_MAP:
+        for path in sorted(PACKAGE.glob(pattern.replace("**.py", "**/*.py"))):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.JoinedStr):
+                    continue
+                for call in ast.walk(node):
+                    if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                            and call.func.id in KEYWORDS and call.args
+                            and isinstance(call.args[0], ast.Constant)):
+                        where = path.relative_to(PACKAGE.parent)
+                        out.append(f"{where}:{call.lineno}: a message inside an f-string "
+                                   "(Babel cannot extract it): move it out")
+    return out
+
+
 def problems(lang: str) -> list[str]:
     """What is out of step for ``lang``: a message in the code but not in the ``.po``,
     one in the ``.po`` the code no longer has, one untranslated or fuzzy, a ``.mo``
     that does not say what the ``.po`` says."""
     code = {m.id for m in extract() if m.id}
     catalog = read(lang)
-    out = [f"not in {po_path(lang).name} ({lang}): {_short(i)}"
+    out = hidden_messages()
+    out += [f"not in {po_path(lang).name} ({lang}): {_short(i)}"
            for i in sorted(code - {m.id for m in catalog if m.id}, key=str)]
     out += [f"no longer in the code: {_short(m.id)}"
             for m in catalog if m.id and m.id not in code]

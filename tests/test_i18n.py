@@ -122,3 +122,14 @@ def test_the_html_report_reads_in_chinese(chinese):
         assert english_words("".join(cell.itertext()).replace("not reported", "")) == []
     chart_titles = [t.text for t in root.iterfind(".//svg:svg/svg:text", ns)][:4]
     assert "训练损失（验证为虚线，每轮一点）" in page and "稳态吞吐量" in page, chart_titles
+
+
+def test_a_message_inside_an_f_string_is_caught(tmp_path, monkeypatch):
+    """Babel does not read f-strings: a ``_("...")`` there would never be translated."""
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / "bad.py").write_text(
+        'from mpstudio.engine.i18n import _\nx = f"<h2>{_(\'Curves\')}</h2>"\n')
+    monkeypatch.setattr(catalogs, "PACKAGE", tmp_path)
+    assert catalogs.hidden_messages() == [
+        f"{tmp_path.name}/engine/bad.py:2: a message inside an f-string (Babel cannot "
+        "extract it): move it out"]
