@@ -4,8 +4,7 @@ its rule read in Chinese with only the Latin names of the glossary left."""
 
 from __future__ import annotations
 
-import re
-
+import language_check
 import pytest
 from test_verdict import run
 
@@ -15,17 +14,12 @@ from mpstudio.engine.comparison.card import build_card
 from mpstudio.engine.comparison.card_text import card_rows
 from mpstudio.engine.comparison.verdict import rule_text
 
-# Names that stay in Latin letters in every language (../shared/GLOSSARY_zh.md), and
-# the units and abbreviations a number carries.
-LATIN = {"float32", "float16", "bfloat16", "mixed_float16", "mixed_bfloat16", "TF32", "XLA",
-         "GPU", "CPU", "TPU", "McNemar", "Keras", "TensorFlow", "inf", "NaN", "MiB", "x",
-         "p", "F16C", "s", "ms", "pp", "mpstudio", "CSV", "HTML", "PNG", "SVG", "TOML", "JSON"}
+# Beyond the glossary's names: the units and abbreviations a number carries here.
+UNITS = {"inf", "NaN", "MiB", "ms", "pp", "McNemar", "F16C"}
 
 
-def english_words(text: str, allowed: set[str] = LATIN) -> list[str]:
-    """Runs of Latin letters (two or more, or a word) that are not allowed names."""
-    words = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text)
-    return [w for w in words if w not in allowed and not w.isdigit() and len(w) > 1]
+def english_words(text: str) -> list[str]:
+    return language_check.english_words(text, language_check.LATIN_NAMES | UNITS)
 
 
 @pytest.fixture

@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         from mpstudio.ui.app import launch
 
-        return launch()
+        return launch(language=choice)
     command = " ".join(filter(None, (args.command, getattr(args, "runs_command", None),
                                      getattr(args, "data_command", None))))
 

@@ -35,7 +35,9 @@ def _no_window_note() -> str | None:
             "you press Ctrl-C here. Without a display, use `mpstudio train --help`.")
 
 
-def launch(argv: list[str] | None = None) -> int:
+def launch(argv: list[str] | None = None, language: str | None = None) -> int:
+    """Open the window; ``language``: this start's (``mpstudio --lang``), over the one
+    saved under View > Language."""
     problem = _display_problem()
     if problem:
         print(f"mpstudio: {problem}", file=sys.stderr)
@@ -54,10 +56,24 @@ def launch(argv: list[str] | None = None) -> int:
     app.setStyle("Fusion")  # the window's theme (and style sheet) comes with it: View > Theme
     app.setQuitOnLastWindowClosed(False)  # quit once the run has stopped, not on hide
 
+    from mpstudio.ui.translations import apply_language, font_note
+    from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
+
+    # Before any widget exists (none is retranslated later) and before the engine process
+    # starts (it inherits MPSTUDIO_LANG): View > Language takes effect at the next start.
+    choice = language or GuiSettings(open_settings()).language()
+    language, missing = apply_language(choice, app)
+
     from mpstudio.ui.window.main_window import MainWindow
     from mpstudio.ui.window.quit_signals import QuitSignals
 
     window = MainWindow()
+    if missing:  # an install without its .qm files: English (which is what this says in)
+        window.notices.log("translations not found, so parts of the window are in English: "
+                           + ", ".join(missing), "warning")
+    no_font = font_note(language)
+    if no_font:  # the Chinese would be boxes: say how to get a font, once per start
+        window.notices.log(no_font, "warning")
     window.closed.connect(app.quit)
     app.aboutToQuit.connect(window.shutdown)  # a logout: still end the engine
 

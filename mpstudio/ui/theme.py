@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
-THEMES = {"system": "&System", "light": "&Light", "dark": "&Dark"}  # View > Theme
+# View > Theme, translated where shown (the context is the menu's)
+THEMES = {"system": QT_TRANSLATE_NOOP("ViewMenu", "&System"),
+          "light": QT_TRANSLATE_NOOP("ViewMenu", "&Light"),
+          "dark": QT_TRANSLATE_NOOP("ViewMenu", "&Dark")}
 
 
 @dataclass(frozen=True)

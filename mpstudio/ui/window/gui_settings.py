@@ -125,6 +125,17 @@ class GuiSettings:
         value = str(self.store.value("view/theme", "system"))
         return value if value in THEMES else "system"
 
+    def save_language(self, choice: str) -> None:
+        self.store.setValue("view/language", choice)
+
+    def language(self) -> str:
+        """System or a language of ``translations.CHOICES``; the system's for anything
+        else (a language a later release dropped)."""
+        from mpstudio.ui.translations import CHOICES
+
+        value = str(self.store.value("view/language", "system"))
+        return value if value in CHOICES else "system"
+
     def save_window(self, geometry: QByteArray, state: QByteArray) -> None:
         self.store.setValue("window/geometry", geometry)
         self.store.setValue("window/state", state)

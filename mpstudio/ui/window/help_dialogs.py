@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import html
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
-MIXED_PRECISION_PAGE = """
+# One message, HTML and all, so a translation can reflow it as its language needs.
+MIXED_PRECISION_PAGE = QT_TRANSLATE_NOOP("HelpDialogs", """
 <h2>What mixed precision does</h2>
 <p>Mixed precision runs most of a model's math in a 16-bit type while keeping the
 model's weights in float32. Keras calls this a <i>dtype policy</i>:</p>
@@ -47,7 +49,7 @@ more than 5% faster and its validation accuracy is within 0.5 percentage points 
 float32. On Ampere and newer GPUs the baseline runs TensorFlow's default TF32 matmuls
 unless you choose strict float32, and is labelled with what it ran. Every run stays in
 History, where two runs can be compared again and exported as a report.</p>
-"""
+""")
 
 
 class _TextDialog(QDialog):
@@ -67,7 +69,9 @@ class _TextDialog(QDialog):
 
 class MixedPrecisionHelp(_TextDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("What mixed precision does", MIXED_PRECISION_PAGE, parent, (620, 640))
+        super().__init__(QCoreApplication.translate("HelpDialogs", "What mixed precision does"),
+                         QCoreApplication.translate("HelpDialogs", MIXED_PRECISION_PAGE),
+                         parent, (620, 640))
 
 
 def about_html(versions: dict[str, str], tensorflow_loaded: bool) -> str:
@@ -75,17 +79,18 @@ def about_html(versions: dict[str, str], tensorflow_loaded: bool) -> str:
         f"<tr><td>{html.escape(name)}</td><td>&nbsp;&nbsp;{html.escape(value)}</td></tr>"
         for name, value in versions.items()
     )
-    pending = "" if tensorflow_loaded else "<p><i>TensorFlow is still loading.</i></p>"
-    return (
-        "<h2>mpstudio</h2><p>A workbench for mixed-precision training with TensorFlow: "
-        "see what float16 and bfloat16 do on your hardware.</p>"
-        f"<table>{rows}</table>{pending}"
-        "<p>Licensed under the Apache License 2.0.</p>"
-    )
+    pending = "" if tensorflow_loaded else "<p><i>{}</i></p>".format(
+        QCoreApplication.translate("HelpDialogs", "TensorFlow is still loading."))
+    summary = QCoreApplication.translate(
+        "HelpDialogs", "A workbench for mixed-precision training with TensorFlow: see what "
+        "float16 and bfloat16 do on your hardware.")
+    licence = QCoreApplication.translate("HelpDialogs", "Licensed under the Apache License 2.0.")
+    return (f"<h2>mpstudio</h2><p>{summary}</p><table>{rows}</table>{pending}"
+            f"<p>{licence}</p>")
 
 
 class AboutDialog(_TextDialog):
     def __init__(self, versions: dict[str, str], tensorflow_loaded: bool,
                  parent: QWidget | None = None) -> None:
-        super().__init__("About mpstudio", about_html(versions, tensorflow_loaded), parent,
-                         (420, 380))
+        super().__init__(QCoreApplication.translate("HelpDialogs", "About mpstudio"),
+                         about_html(versions, tensorflow_loaded), parent, (420, 380))

@@ -5,7 +5,7 @@ WorkbenchState together. Which controls are enabled follows ``controls(state)``.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QCoreApplication, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -43,7 +43,7 @@ from mpstudio.ui.window.run_outcome import describe_outcome, status_line
 from mpstudio.ui.window.tensorboard_actions import TensorBoardActions
 from mpstudio.ui.window.versions import ui_versions
 from mpstudio.ui.window.view_menu import ViewMenu
-from mpstudio.ui.window.window_actions import build_actions
+from mpstudio.ui.window.window_actions import build_actions, stop_text
 
 CLOSE_WAIT_SECONDS = 5.0  # closing during a run: how long it may take to stop
 
@@ -115,8 +115,8 @@ class MainWindow(QMainWindow):
         setup_column.addWidget(scroll, 1)
         setup_column.addWidget(self.setup.button_row)
         self.setup.button_row.setContentsMargins(8, 0, 8, 0)
-        setup_dock = self._dock("Setup", "setupDock", setup_area,
-                                Qt.DockWidgetArea.LeftDockWidgetArea)
+        setup_dock = self._dock(QCoreApplication.translate("MainWindow", "Setup"), "setupDock",
+                                setup_area, Qt.DockWidgetArea.LeftDockWidgetArea)
         setup_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
 
         self.banner = QLabel()
@@ -133,14 +133,17 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(center)
 
         self.hardware = HardwarePanel()
-        hardware_dock = self._dock("Hardware", "hardwareDock", self.hardware,
+        hardware_dock = self._dock(QCoreApplication.translate("MainWindow", "Hardware"),
+                                   "hardwareDock", self.hardware,
                                    Qt.DockWidgetArea.LeftDockWidgetArea)
         hardware_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                                   | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self.log = LogPanel()
-        log_dock = self._dock("Log", "logDock", self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
+        log_dock = self._dock(QCoreApplication.translate("MainWindow", "Log"), "logDock",
+                              self.log, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.history = HistoryPanel()
-        history_dock = self._dock("History", "historyDock", self.history,
+        history_dock = self._dock(QCoreApplication.translate("MainWindow", "History"),
+                                  "historyDock", self.history,
                                   Qt.DockWidgetArea.BottomDockWidgetArea)
         self.history_dock = history_dock
         self.card_view = ComparisonCardView()
@@ -149,7 +152,8 @@ class MainWindow(QMainWindow):
         card_scroll.setWidgetResizable(True)
         # the verdict wraps to the dock's width; only the card's table scrolls sideways
         card_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.card_dock = self._dock("Comparison", "comparisonDock", card_scroll,
+        self.card_dock = self._dock(QCoreApplication.translate("MainWindow", "Comparison"),
+                                    "comparisonDock", card_scroll,
                                     Qt.DockWidgetArea.RightDockWidgetArea)
         self._tab_groups = ((setup_dock, hardware_dock), (log_dock, history_dock))
         self._dock_order = [setup_dock, hardware_dock, log_dock, history_dock, self.card_dock]
@@ -341,7 +345,7 @@ class MainWindow(QMainWindow):
         a = self.actions
         a.start.setEnabled(c.start)
         a.stop.setEnabled(c.stop)
-        a.stop.setText("Stop &now" if c.stop_now else "S&top")
+        a.stop.setText(stop_text(c.stop_now))
         a.measure.setEnabled(c.measure)
         a.hardware_check.setEnabled(c.hardware_check)
         a.open_config.setEnabled(c.open_config)
