@@ -87,8 +87,9 @@ def messages(ts: Path) -> dict[Key, str | None]:
 
 def problems(lang: str) -> list[str]:
     """What is out of step for ``lang``: a string in the code but not in the ``.ts``,
-    one in the ``.ts`` the code no longer has, one unfinished, a ``.qm`` that is not
-    what lrelease makes of the ``.ts``."""
+    one in the ``.ts`` the code no longer has, one unfinished. (Whether the ``.qm`` says
+    what the ``.ts`` does is checked by loading it: lrelease's bytes differ between Qt
+    releases.)"""
     ts, qm = ts_path(lang), qm_path(lang)
     if not ts.exists():
         return [f"{ts} is missing: run scripts/update_translations.py"]
@@ -97,16 +98,12 @@ def problems(lang: str) -> list[str]:
         fresh = Path(tmp) / ts.name
         lupdate(fresh, lang)
         code = set(messages(fresh))
-        compiled = Path(tmp) / qm.name
-        lrelease(ts, compiled)
-        made = compiled.read_bytes()
     out = [f"not in {ts.name}: {_short(key)}" for key in sorted(code - set(committed))]
     out += [f"no longer in the code: {_short(key)}" for key in sorted(set(committed) - code)]
     out += [f"unfinished in {ts.name}: {_short(key)}"
             for key, text in committed.items() if text is None]
-    if not qm.exists() or qm.read_bytes() != made:
-        out.append(f"{qm.name} is not what lrelease makes of {ts.name}: "
-                   "run scripts/update_translations.py")
+    if not qm.exists():
+        out.append(f"{qm.name} is missing: run scripts/update_translations.py")
     return out
 
 

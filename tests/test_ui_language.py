@@ -236,8 +236,8 @@ def test_a_missing_chinese_font_is_explained_in_both_languages(chinese):
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_the_catalogs_are_in_step_with_the_code(lang):
     """Every string the GUI code translates is in the .ts, translated; the .ts has none
-    the code dropped; the .qm is what lrelease makes of the .ts. A failure says what to
-    do: run scripts/update_translations.py and translate what it lists."""
+    the code dropped (the .qm: the test below). A failure says what to do: run
+    scripts/update_translations.py and translate what it lists."""
     assert problems(lang) == []
 
 
