@@ -257,3 +257,55 @@ def test_the_latin_names_are_not_english_words():
     assert english_words("Save &charts…") == ["Save", "charts"]
     assert english_words("mixed_float16 比 float32 快，V100 上") == []
     assert "Keras" in LATIN_NAMES
+
+
+# Shown as they are, not words to translate: the data's names (datasets, model
+# templates, optimizers) are keys the engine and config files use; "fit" and "tf" are
+# the API names in the training loop's choices (Keras fit(), tf.function).
+def _setup_names() -> set[str]:
+    from mpstudio.engine.datasets.registry import dataset_names
+    from mpstudio.engine.spec import OPTIMIZERS
+    from mpstudio.engine.templates.registry import template_names
+
+    return set(LATIN_NAMES) | set(dataset_names()) | set(template_names()) | set(OPTIMIZERS) | {
+        "fit", "tf"}
+
+
+def test_the_setup_panel_is_chinese(qtbot, chinese):
+    """Group titles, folding headers, form labels, buttons, check boxes, combo items and
+    the visible hints of the setup panel (its default, folded state): no English words
+    beyond the Latin names and the data's own names; the keys stay English."""
+    from PySide6.QtWidgets import QAbstractButton, QComboBox, QGroupBox, QLabel
+
+    from mpstudio.engine.templates.registry import template_entry
+    from mpstudio.ui.setup.setup_panel import SetupPanel
+
+    panel = SetupPanel()
+    qtbot.addWidget(panel)
+    panel.resize(420, 1400)
+    panel.show()
+    qtbot.waitExposed(panel)
+    template_note = template_entry(str(panel.template.currentData())).description
+    texts = []
+    for label in panel.findChildren(QLabel):
+        if label.isVisible() and label.text() != template_note:  # the engine's (gettext)
+            texts.append(label.text())
+    texts += [g.title() for g in panel.findChildren(QGroupBox) if g.isVisible()]
+    for button in panel.findChildren(QAbstractButton):
+        if button.isVisible():
+            texts += [button.text(), button.toolTip()]
+    for combo in panel.findChildren(QComboBox):
+        if combo.isVisible():
+            texts += [combo.itemText(i) for i in range(combo.count())] + [combo.toolTip()]
+    texts += [panel.batch_size.toolTip(), panel.trials.toolTip()]
+    names = _setup_names()
+    english = {t: english_words(t, names) for t in texts if english_words(t, names)}
+    assert not english
+    shown = [t for t in texts if t]
+    assert len(shown) > 30
+    assert "与 float32 对比" in texts
+    assert [g.header.text() for g in panel.folding.values()] == ["分布式训练", "训练辅助",
+                                                                "缩放参数"]
+    assert panel.run_button.text() == "运行" and panel.stop_button.text() == "停止"
+    assert panel.spec().loss_scaling.mode in ("dynamic", "fixed", "off")  # keys unchanged
+    assert panel.xla.currentData() in ("auto", "on", "off")

@@ -2,6 +2,41 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>DatasetPicker</name>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Train on your own data: an .npz or .csv file, or a folder of images with one sub-folder per class</source>
+        <translation>用你自己的数据训练：一个 .npz 或 .csv 文件，或一个图像文件夹（每个类别一个子文件夹）</translation>
+    </message>
+    <message>
+        <source>Data file (.npz, .csv)…</source>
+        <translation>数据文件 (.npz, .csv)…</translation>
+    </message>
+    <message>
+        <source>Image folder…</source>
+        <translation>图像文件夹…</translation>
+    </message>
+    <message>
+        <source>bundled</source>
+        <translation>内置</translation>
+    </message>
+    <message>
+        <source>download</source>
+        <translation>需下载</translation>
+    </message>
+    <message>
+        <source>generated</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>downloaded</source>
+        <translation>已下载</translation>
+    </message>
+</context>
+<context>
     <name>HelpDialogs</name>
     <message>
         <source>
@@ -91,6 +126,100 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     </message>
 </context>
 <context>
+    <name>LayerTable</name>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>variables</source>
+        <translation>变量</translation>
+    </message>
+    <message>
+        <source>params</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>The output layer computes in float32: the softmax and the loss stay exact even when the layers before it run in half precision.</source>
+        <translation>输出层以 float32 计算：即使之前的层以半精度运行，softmax 和损失也保持精确。</translation>
+    </message>
+    <message>
+        <source>Model preview appears when TensorFlow has loaded.</source>
+        <translation>TensorFlow 加载完成后显示模型预览。</translation>
+    </message>
+</context>
+<context>
+    <name>LossScalingForm</name>
+    <message>
+        <source>dynamic</source>
+        <translation>动态</translation>
+    </message>
+    <message>
+        <source>fixed factor</source>
+        <translation>固定因子</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Not used under float32: float32 gradients do not underflow.</source>
+        <translation>float32 下不使用：float32 梯度不会下溢。</translation>
+    </message>
+    <message>
+        <source>Not needed under mixed_bfloat16: bfloat16 keeps float32&apos;s exponent range, so small gradients do not underflow.</source>
+        <translation>mixed_bfloat16 下不需要：bfloat16 保留了 float32 的指数范围，小梯度不会下溢。</translation>
+    </message>
+    <message>
+        <source>Scales the loss up so small float16 gradients survive; an overflowing step is skipped and the scale halved.</source>
+        <translation>放大损失，使较小的 float16 梯度得以保留；溢出的步会被跳过，缩放因子减半。</translation>
+    </message>
+    <message>
+        <source>A constant scale: no overflow detection, so a step that overflows diverges.</source>
+        <translation>固定的缩放因子：不检测溢出，溢出的步会导致发散。</translation>
+    </message>
+    <message>
+        <source>No scaling: small float16 gradients can underflow to zero and training may stall.</source>
+        <translation>不缩放：较小的 float16 梯度可能下溢为零，训练可能停滞。</translation>
+    </message>
+    <message>
+        <source>The first loss scale; 32768 (2^15) is Keras&apos; default.</source>
+        <translation>初始损失缩放因子；32768 (2^15) 是 Keras 的默认值。</translation>
+    </message>
+    <message>
+        <source>Finite steps in a row before the scale doubles.</source>
+        <translation>缩放因子翻倍前需连续出现的有限值步数。</translation>
+    </message>
+    <message>
+        <source>Initial scale</source>
+        <translation>初始缩放因子</translation>
+    </message>
+    <message>
+        <source>Growth steps</source>
+        <translation>增长步数</translation>
+    </message>
+    <message>
+        <source>Scale numbers</source>
+        <translation>缩放参数</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <source>Factor</source>
+        <translation>因子</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Setup</source>
@@ -111,6 +240,173 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     <message>
         <source>Comparison</source>
         <translation>对比</translation>
+    </message>
+</context>
+<context>
+    <name>SetupPanel</name>
+    <message>
+        <source>auto (on for GPUs)</source>
+        <translation>自动（GPU 上开启）</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开启</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Keras fit()</source>
+        <translation>Keras fit()</translation>
+    </message>
+    <message>
+        <source>custom tf.function loop</source>
+        <translation>自定义 tf.function 循环</translation>
+    </message>
+    <message>
+        <source>Runs float32 first, then the mixed run from the same initial weights and data order, so the charts and the comparison card compare like with like</source>
+        <translation>先运行 float32，再用相同的初始权重和数据顺序运行混合精度，使图表和对比卡片的比较条件一致</translation>
+    </message>
+    <message>
+        <source>Each side runs this many times, alternating (float32, mixed, float32, …); the card shows the median speed and its range</source>
+        <translation>每一方运行这么多次，交替进行（float32、混合精度、float32、…）；卡片显示速度的中位数及其范围</translation>
+    </message>
+    <message>
+        <source>TensorFlow default (TF32 on Ampere+)</source>
+        <translation>TensorFlow 默认（Ampere 及更新架构上为 TF32）</translation>
+    </message>
+    <message>
+        <source>strict float32 (TF32 off)</source>
+        <translation>严格 float32（关闭 TF32）</translation>
+    </message>
+    <message>
+        <source>What the float32 side computes in. On Ampere and newer GPUs TensorFlow runs float32 matmuls and convolutions as TF32 by default, which shrinks the visible gain; strict float32 turns TF32 off for the baseline. Other devices compute float32 either way, and the card says which it was.</source>
+        <translation>float32 一方的计算方式。在 Ampere 及更新的 GPU 上，TensorFlow 默认以 TF32 运行 float32 矩阵乘法和卷积，这会缩小可见的加速；严格 float32 会为基线关闭 TF32。其他设备无论如何都以 float32 计算，卡片会说明实际情况。</translation>
+    </message>
+    <message>
+        <source>Trace a few steady steps of each side with TensorFlow&apos;s profiler: time per op type for float32 and mixed side by side, the casts mixed precision added and the share of a step spent waiting for input. The card then names the ops that made mixed precision slower.</source>
+        <translation>用 TensorFlow 的性能分析器跟踪每一方的几个稳定步：float32 与混合精度并排的每类算子耗时、混合精度新增的类型转换，以及一步中等待输入的占比。卡片随后会指出使混合精度变慢的算子。</translation>
+    </message>
+    <message>
+        <source>Mixed precision halves activation memory, so a larger batch often fits; the linear scaling rule (Goyal et al. 2017) keeps the per-example step size: scale the learning rate with the batch, and use a warmup for large factors</source>
+        <translation>混合精度使激活值内存减半，因此通常能容纳更大的批次；线性缩放规则 (Goyal et al. 2017) 保持每个样本的步长：学习率随批次大小等比缩放，倍数较大时使用预热</translation>
+    </message>
+    <message>
+        <source>a multi-worker comparison runs from the command line: mpstudio compare --strategy multiworker on every host</source>
+        <translation>多机对比运行需在命令行中进行：在每台主机上运行 `mpstudio compare --strategy multiworker`</translation>
+    </message>
+    <message>
+        <source>Examples per step, per replica (per device)</source>
+        <translation>每步的样本数，按每副本（每个设备）计</translation>
+    </message>
+    <message>
+        <source>Compare with float32</source>
+        <translation>与 float32 对比</translation>
+    </message>
+    <message>
+        <source>Profile ops (why slower?)</source>
+        <translation>分析算子（为什么变慢？）</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Batch size</source>
+        <translation>批次大小</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学习率</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>Loop</source>
+        <translation>训练循环</translation>
+    </message>
+    <message>
+        <source>Trials</source>
+        <translation>试验次数</translation>
+    </message>
+    <message>
+        <source>Baseline</source>
+        <translation>基线</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Loss scaling</source>
+        <translation>损失缩放</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Distribution</source>
+        <translation>分布式训练</translation>
+    </message>
+    <message>
+        <source>Training aids</source>
+        <translation>训练辅助</translation>
+    </message>
+    <message>
+        <source>Use {rate} for batch {batch} (linear rule)</source>
+        <translation>批次 {batch} 使用 {rate}（线性规则）</translation>
+    </message>
+    <message>
+        <source> This is a large factor: set warmup steps under Distribution.</source>
+        <translation>这个倍数较大：请在“分布式训练”中设置预热步数。</translation>
+    </message>
+    <message>
+        <source>{tip}. The learning rate {rate} was set for batch {old}; batch {batch} is ×{factor}.{warm}</source>
+        <translation>{tip}。学习率 {rate} 是按批次 {old} 设定的；批次 {batch} 是其 ×{factor}。{warm}</translation>
+    </message>
+    <message>
+        <source>The run already is float32: pick a mixed precision to compare with it</source>
+        <translation>本次运行已是 float32：请选择一种混合精度来与之对比</translation>
+    </message>
+    <message>
+        <source>TensorFlow is still loading…</source>
+        <translation>TensorFlow 仍在加载…</translation>
+    </message>
+    <message>
+        <source>Stop now</source>
+        <translation>立即停止</translation>
+    </message>
+    <message>
+        <source>End the engine process now: the run is kept as stopped with what it measured</source>
+        <translation>立即结束引擎进程：本次运行以“已停止”保留，连同已测得的数据</translation>
+    </message>
+    <message>
+        <source>Stop before the next batch</source>
+        <translation>在下一个批次之前停止</translation>
+    </message>
+    <message>
+        <source>The hardware check marks each precision with what it means on this machine.</source>
+        <translation>硬件检测会标出每种精度在本机上的含义。</translation>
     </message>
 </context>
 <context>

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -55,12 +55,15 @@ class DatasetPicker(QWidget):
             self.combo.setItemData(
                 self.combo.count() - 1, dataset_entry(name).description, Qt.ItemDataRole.ToolTipRole
             )
-        self.import_button = QPushButton("Import…")
-        self.import_button.setToolTip("Train on your own data: an .npz or .csv file, "
-                                      "or a folder of images with one sub-folder per class")
+        self.import_button = QPushButton(QCoreApplication.translate("DatasetPicker", "Import…"))
+        self.import_button.setToolTip(QCoreApplication.translate(
+            "DatasetPicker", "Train on your own data: an .npz or .csv file, "
+            "or a folder of images with one sub-folder per class"))
         menu = QMenu(self.import_button)
-        menu.addAction("Data file (.npz, .csv)…", self.import_file_requested.emit)
-        menu.addAction("Image folder…", self.import_folder_requested.emit)
+        menu.addAction(QCoreApplication.translate("DatasetPicker", "Data file (.npz, .csv)…"),
+                       self.import_file_requested.emit)
+        menu.addAction(QCoreApplication.translate("DatasetPicker", "Image folder…"),
+                       self.import_folder_requested.emit)
         self.import_button.setMenu(menu)
         self.summary = QLabel()
         self.summary.setObjectName("datasetSummary")
@@ -81,12 +84,14 @@ class DatasetPicker(QWidget):
 
     @staticmethod
     def _registered_text(name: str) -> str:
-        detail = "bundled" if availability(name).offline else "download"
+        detail = QCoreApplication.translate("DatasetPicker", "bundled") \
+            if availability(name).offline else QCoreApplication.translate("DatasetPicker",
+                                                                          "download")
         origin = dataset_entry(name).origin
         if origin == "generated":
-            detail = "generated"
+            detail = QCoreApplication.translate("DatasetPicker", "generated")
         elif origin == "download" and availability(name).offline:
-            detail = "downloaded"
+            detail = QCoreApplication.translate("DatasetPicker", "downloaded")
         return f"{name}  ({detail})"
 
     # ------------------------------------------------------------------ API

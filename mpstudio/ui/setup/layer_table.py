@@ -4,7 +4,7 @@ a mixed policy whether each layer's sizes fit Tensor Cores (the fix where they d
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -18,7 +18,11 @@ from PySide6.QtWidgets import (
 
 from mpstudio.engine.model_summary import ModelSummary
 
-COLUMNS = ("layer", "type", "compute", "variables", "params", "Tensor Cores")
+# The header texts, shown translated (context "LayerTable").
+COLUMNS = (QT_TRANSLATE_NOOP("LayerTable", "layer"), QT_TRANSLATE_NOOP("LayerTable", "type"),
+           QT_TRANSLATE_NOOP("LayerTable", "compute"),
+           QT_TRANSLATE_NOOP("LayerTable", "variables"),
+           QT_TRANSLATE_NOOP("LayerTable", "params"), "Tensor Cores")
 TENSOR_CORES = COLUMNS.index("Tensor Cores")
 MISFIT_COLOR = QColor("#b45309")  # amber: runs, but slower than it could
 # The setup panel is narrow: a note longer than this is elided (the tip has it whole).
@@ -28,7 +32,8 @@ HALF_DTYPES = ("float16", "bfloat16")
 OUTPUT_BACKGROUND = QColor("#dcfce7")
 OUTPUT_TEXT = QColor("#14532d")  # dark on the pale green under a dark theme too
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-OUTPUT_TIP = (
+OUTPUT_TIP = QT_TRANSLATE_NOOP(
+    "LayerTable",
     "The output layer computes in float32: the softmax and the loss stay exact even "
     "when the layers before it run in half precision."
 )
@@ -37,13 +42,15 @@ OUTPUT_TIP = (
 class LayerTable(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.caption = QLabel("Model preview appears when TensorFlow has loaded.")
+        self.caption = QLabel(QCoreApplication.translate(
+            "LayerTable", "Model preview appears when TensorFlow has loaded."))
         self.caption.setObjectName("modelCaption")
         self.caption.setWordWrap(True)
         self.caption.setProperty("role", "hint")
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("layerTable")
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setHorizontalHeaderLabels(
+            [QCoreApplication.translate("LayerTable", c) for c in COLUMNS])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -129,6 +136,7 @@ class LayerTable(QWidget):
             return
         bold = QFont()
         bold.setBold(True)
+        output_tip = QCoreApplication.translate("LayerTable", OUTPUT_TIP)
         for column in range(len(COLUMNS)):
             item = self.table.item(row, column)
             item.setBackground(QBrush(OUTPUT_BACKGROUND))
@@ -136,9 +144,9 @@ class LayerTable(QWidget):
                 item.setForeground(QBrush(OUTPUT_TEXT))
             item.setFont(bold)
             if column == 0:  # the name's tip, then why the row stands out
-                item.setToolTip(f"{item.toolTip()}\n{OUTPUT_TIP}")
+                item.setToolTip(f"{item.toolTip()}\n{output_tip}")
             elif not item.toolTip():  # a Tensor Core cell keeps its own tip
-                item.setToolTip(OUTPUT_TIP)
+                item.setToolTip(output_tip)
 
     def output_row_highlighted(self) -> bool:
         """For tests: the last row carries the float32-output highlight."""

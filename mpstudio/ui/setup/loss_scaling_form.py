@@ -8,7 +8,7 @@ under "Scale numbers", and the window remembers the fold open.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -22,24 +22,33 @@ from PySide6.QtWidgets import (
 from mpstudio.engine.spec import FLOAT32_MAX, LossScaling
 from mpstudio.ui.widgets.folding_group import FoldingGroup
 
-MODES = (
-    ("dynamic", "dynamic"),  # the explanation under the form says what each does
-    ("fixed", "fixed factor"),
-    ("off", "off"),
+# Shown translated (context "LossScalingForm"); the keys stay English.
+MODES = (  # the explanation under the form says what each does
+    ("dynamic", QT_TRANSLATE_NOOP("LossScalingForm", "dynamic")),
+    ("fixed", QT_TRANSLATE_NOOP("LossScalingForm", "fixed factor")),
+    ("off", QT_TRANSLATE_NOOP("LossScalingForm", "off")),
 )
 WHY_NOT = {
-    "float32": "Not used under float32: float32 gradients do not underflow.",
-    "mixed_bfloat16": (
+    "float32": QT_TRANSLATE_NOOP("LossScalingForm",
+        "Not used under float32: float32 gradients do not underflow."),
+    "mixed_bfloat16": QT_TRANSLATE_NOOP("LossScalingForm",
         "Not needed under mixed_bfloat16: bfloat16 keeps float32's exponent range, "
-        "so small gradients do not underflow."
-    ),
+        "so small gradients do not underflow."),
 }
 WHY_FLOAT16 = {
-    "dynamic": "Scales the loss up so small float16 gradients survive; an overflowing step "
-               "is skipped and the scale halved.",
-    "fixed": "A constant scale: no overflow detection, so a step that overflows diverges.",
-    "off": "No scaling: small float16 gradients can underflow to zero and training may stall.",
+    "dynamic": QT_TRANSLATE_NOOP("LossScalingForm",
+        "Scales the loss up so small float16 gradients survive; an overflowing step "
+        "is skipped and the scale halved."),
+    "fixed": QT_TRANSLATE_NOOP("LossScalingForm",
+        "A constant scale: no overflow detection, so a step that overflows diverges."),
+    "off": QT_TRANSLATE_NOOP("LossScalingForm",
+        "No scaling: small float16 gradients can underflow to zero and training may stall."),
 }
+
+
+def _tr(text: str) -> str:
+    """A LossScalingForm string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("LossScalingForm", text)
 
 
 def _scale_box(value: float) -> QDoubleSpinBox:
@@ -60,15 +69,17 @@ class LossScalingForm(QWidget):
         self.mode = QComboBox()
         self.mode.setObjectName("lossScalingMode")
         for key, text in MODES:
-            self.mode.addItem(text, key)
+            self.mode.addItem(_tr(text), key)
         self.initial_scale = _scale_box(defaults.initial_scale)
         self.initial_scale.setObjectName("initialScale")
-        self.initial_scale.setToolTip("The first loss scale; 32768 (2^15) is Keras' default.")
+        self.initial_scale.setToolTip(QCoreApplication.translate(
+            "LossScalingForm", "The first loss scale; 32768 (2^15) is Keras' default."))
         self.growth_steps = QSpinBox()
         self.growth_steps.setObjectName("growthSteps")
         self.growth_steps.setRange(1, 1_000_000)
         self.growth_steps.setValue(defaults.growth_steps)
-        self.growth_steps.setToolTip("Finite steps in a row before the scale doubles.")
+        self.growth_steps.setToolTip(QCoreApplication.translate(
+            "LossScalingForm", "Finite steps in a row before the scale doubles."))
         self.factor = _scale_box(defaults.factor)
         self.factor.setObjectName("fixedFactor")
         self.explanation = QLabel()
@@ -79,15 +90,18 @@ class LossScalingForm(QWidget):
         numbers = QWidget()
         numbers_form = QFormLayout(numbers)
         numbers_form.setContentsMargins(0, 0, 0, 0)
-        numbers_form.addRow("Initial scale", self.initial_scale)
-        numbers_form.addRow("Growth steps", self.growth_steps)
-        self.numbers = FoldingGroup("Scale numbers", numbers)
+        numbers_form.addRow(QCoreApplication.translate("LossScalingForm", "Initial scale"),
+                             self.initial_scale)
+        numbers_form.addRow(QCoreApplication.translate("LossScalingForm", "Growth steps"),
+                             self.growth_steps)
+        self.numbers = FoldingGroup(
+            QCoreApplication.translate("LossScalingForm", "Scale numbers"), numbers)
         self.numbers.setObjectName("lossScaleNumbers")
         self.form = QFormLayout()
         self.form.setContentsMargins(0, 0, 0, 0)
-        self.form.addRow("Mode", self.mode)
+        self.form.addRow(QCoreApplication.translate("LossScalingForm", "Mode"), self.mode)
         self.form.addRow(self.numbers)
-        self.form.addRow("Factor", self.factor)
+        self.form.addRow(QCoreApplication.translate("LossScalingForm", "Factor"), self.factor)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self.form)
@@ -131,5 +145,5 @@ class LossScalingForm(QWidget):
             widget.setEnabled(active)
         self.form.setRowVisible(self.numbers, mode == "dynamic")
         self.form.setRowVisible(self.factor, mode == "fixed")
-        self.explanation.setText(WHY_FLOAT16[mode] if active else WHY_NOT[self._precision])
+        self.explanation.setText(_tr(WHY_FLOAT16[mode] if active else WHY_NOT[self._precision]))
         self.changed.emit()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -45,36 +45,60 @@ from mpstudio.ui.setup.verdict_marks import mark_color, precision_choice_text
 from mpstudio.ui.widgets.folding_group import FoldingGroup
 from mpstudio.ui.widgets.panel_labels import spin_box
 
-XLA_TEXT = {"auto": "auto (on for GPUs)", "on": "on", "off": "off"}
-LOOP_TEXT = {"fit": "Keras fit()", "custom": "custom tf.function loop"}
-BASELINE_TIP = ("Runs float32 first, then the mixed run from the same initial weights and data "
-                "order, so the charts and the comparison card compare like with like")
-TRIALS_TIP = ("Each side runs this many times, alternating (float32, mixed, float32, …); the "
-              "card shows the median speed and its range")
+# Shown translated (QCoreApplication.translate("SetupPanel", ...)); the keys stay English.
+XLA_TEXT = {"auto": QT_TRANSLATE_NOOP("SetupPanel", "auto (on for GPUs)"),
+            "on": QT_TRANSLATE_NOOP("SetupPanel", "on"),
+            "off": QT_TRANSLATE_NOOP("SetupPanel", "off")}
+LOOP_TEXT = {"fit": QT_TRANSLATE_NOOP("SetupPanel", "Keras fit()"),
+             "custom": QT_TRANSLATE_NOOP("SetupPanel", "custom tf.function loop")}
+BASELINE_TIP = QT_TRANSLATE_NOOP(
+    "SetupPanel",
+    "Runs float32 first, then the mixed run from the same initial weights and data "
+    "order, so the charts and the comparison card compare like with like")
+TRIALS_TIP = QT_TRANSLATE_NOOP(
+    "SetupPanel",
+    "Each side runs this many times, alternating (float32, mixed, float32, …); the "
+    "card shows the median speed and its range")
 BASELINE_MATH_TEXT = {
-    "auto": "TensorFlow default (TF32 on Ampere+)",
-    "float32": "strict float32 (TF32 off)",
+    "auto": QT_TRANSLATE_NOOP("SetupPanel", "TensorFlow default (TF32 on Ampere+)"),
+    "float32": QT_TRANSLATE_NOOP("SetupPanel", "strict float32 (TF32 off)"),
     "tf32": "TF32",
 }
-BASELINE_MATH_TIP = ("What the float32 side computes in. On Ampere and newer GPUs TensorFlow "
-                     "runs float32 matmuls and convolutions as TF32 by default, which shrinks "
-                     "the visible gain; strict float32 turns TF32 off for the baseline. Other "
-                     "devices compute float32 either way, and the card says which it was.")
-PROFILE_TIP = ("Trace a few steady steps of each side with TensorFlow's profiler: time per "
-               "op type for float32 and mixed side by side, the casts mixed precision added "
-               "and the share of a step spent waiting for input. The card then names the "
-               "ops that made mixed precision slower.")
-LR_HELPER_TIP = ("Mixed precision halves activation memory, so a larger batch often fits; the "
-                 "linear scaling rule (Goyal et al. 2017) keeps the per-example step size: scale "
-                 "the learning rate with the batch, and use a warmup for large factors")
-MULTIWORKER_COMPARE_TIP = ("a multi-worker comparison runs from the command line: mpstudio "
-                           "compare --strategy multiworker on every host")
+BASELINE_MATH_TIP = QT_TRANSLATE_NOOP(
+    "SetupPanel",
+    "What the float32 side computes in. On Ampere and newer GPUs TensorFlow "
+    "runs float32 matmuls and convolutions as TF32 by default, which shrinks "
+    "the visible gain; strict float32 turns TF32 off for the baseline. Other "
+    "devices compute float32 either way, and the card says which it was.")
+PROFILE_TIP = QT_TRANSLATE_NOOP(
+    "SetupPanel",
+    "Trace a few steady steps of each side with TensorFlow's profiler: time per "
+    "op type for float32 and mixed side by side, the casts mixed precision added "
+    "and the share of a step spent waiting for input. The card then names the "
+    "ops that made mixed precision slower.")
+LR_HELPER_TIP = QT_TRANSLATE_NOOP(
+    "SetupPanel",
+    "Mixed precision halves activation memory, so a larger batch often fits; the "
+    "linear scaling rule (Goyal et al. 2017) keeps the per-example step size: scale "
+    "the learning rate with the batch, and use a warmup for large factors")
+MULTIWORKER_COMPARE_TIP = QT_TRANSLATE_NOOP(
+    "SetupPanel",
+    "a multi-worker comparison runs from the command line: mpstudio "
+    "compare --strategy multiworker on every host")
+
+
+def _tr(text: str) -> str:
+    """A SetupPanel string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("SetupPanel", text)
 
 
 def _combo(name: str, items: dict[str, str] | tuple[str, ...]) -> QComboBox:
+    """Items keyed by ``items``' keys; a dict's texts are shown translated, a tuple's
+    (names: templates, optimizers, dtypes) as they are."""
     combo = QComboBox()
     combo.setObjectName(name)
-    pairs = items.items() if isinstance(items, dict) else ((i, i) for i in items)
+    pairs = ((k, _tr(t)) for k, t in items.items()) if isinstance(items, dict) else \
+        ((i, i) for i in items)
     for key, text in pairs:
         combo.addItem(text, key)
     return combo
@@ -107,7 +131,9 @@ class SetupPanel(QWidget):
         self.precision_note.setObjectName("precisionNote")
         self.loss_scaling = LossScalingForm()
         self.batch_size = spin_box("batchSize", 1, 65536, value=128,
-                                   tip="Examples per step, per replica (per device)")
+                                   tip=QCoreApplication.translate(
+                                       "SetupPanel",
+                                       "Examples per step, per replica (per device)"))
         self.epochs = spin_box("epochs", 1, 100_000, value=5, tip="")
         self.learning_rate = QDoubleSpinBox()
         self.learning_rate.setObjectName("learningRate")
@@ -120,7 +146,7 @@ class SetupPanel(QWidget):
         self.lr_helper.setCursor(Qt.CursorShape.PointingHandCursor)
         self.lr_helper.setStyleSheet("QPushButton { text-align: left; padding: 0 2px; "
                                      "text-decoration: underline; }")
-        self.lr_helper.setToolTip(LR_HELPER_TIP)
+        self.lr_helper.setToolTip(_tr(LR_HELPER_TIP))
         self.lr_helper.hide()
         self._lr_batch = 128  # the batch size at which the learning rate was last set
         self.optimizer = _combo("optimizer", OPTIMIZERS)
@@ -128,19 +154,20 @@ class SetupPanel(QWidget):
         self.xla = _combo("xla", {k: XLA_TEXT[k] for k in XLA_MODES})
         self.distribution = DistributionForm()
         self.aids = AidsForm()
-        self.baseline = QCheckBox("Compare with float32")
+        self.baseline = QCheckBox(QCoreApplication.translate("SetupPanel", "Compare with float32"))
         self.baseline.setObjectName("baseline")
-        self.baseline.setToolTip(BASELINE_TIP)
-        self.trials = spin_box("trials", 1, MAX_REPEATS, value=1, tip=TRIALS_TIP)
+        self.baseline.setToolTip(_tr(BASELINE_TIP))
+        self.trials = spin_box("trials", 1, MAX_REPEATS, value=1, tip=_tr(TRIALS_TIP))
         self.baseline_math = _combo("baselineMath", BASELINE_MATH_TEXT)
-        self.baseline_math.setToolTip(BASELINE_MATH_TIP)
-        self.profile = QCheckBox("Profile ops (why slower?)")
+        self.baseline_math.setToolTip(_tr(BASELINE_MATH_TIP))
+        self.profile = QCheckBox(
+            QCoreApplication.translate("SetupPanel", "Profile ops (why slower?)"))
         self.profile.setObjectName("profileOps")
-        self.profile.setToolTip(PROFILE_TIP)
-        self.run_button = QPushButton("Run")
+        self.profile.setToolTip(_tr(PROFILE_TIP))
+        self.run_button = QPushButton(QCoreApplication.translate("SetupPanel", "Run"))
         self.run_button.setObjectName("runButton")
         self.run_button.setDefault(True)
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = QPushButton(QCoreApplication.translate("SetupPanel", "Stop"))
         self.stop_button.setObjectName("stopButton")
         self._marks: dict[str, tuple[str, str]] = {}  # policy -> the advisor's verdict
         self._device = ""
@@ -169,19 +196,26 @@ class SetupPanel(QWidget):
         hyper = QWidget()
         form = QFormLayout(hyper)
         form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Batch size", self.batch_size)
-        form.addRow("Epochs", self.epochs)
-        form.addRow("Learning rate", self.learning_rate)
+        form.addRow(QCoreApplication.translate("SetupPanel", "Batch size"),
+                    self.batch_size)
+        form.addRow(QCoreApplication.translate("SetupPanel", "Epochs"),
+                    self.epochs)
+        form.addRow(QCoreApplication.translate("SetupPanel", "Learning rate"),
+                    self.learning_rate)
         form.addRow("", self.lr_helper)
         self._hyper_form = form
-        form.addRow("Optimizer", self.optimizer)
-        form.addRow("Loop", self.loop)
+        form.addRow(QCoreApplication.translate("SetupPanel", "Optimizer"),
+                    self.optimizer)
+        form.addRow(QCoreApplication.translate("SetupPanel", "Loop"),
+                    self.loop)
         form.addRow("XLA", self.xla)
         compare = QWidget()
         compare_form = QFormLayout(compare)
         compare_form.setContentsMargins(18, 0, 0, 0)  # indented under its check box
-        compare_form.addRow("Trials", self.trials)
-        compare_form.addRow("Baseline", self.baseline_math)
+        compare_form.addRow(QCoreApplication.translate("SetupPanel", "Trials"),
+                            self.trials)
+        compare_form.addRow(QCoreApplication.translate("SetupPanel", "Baseline"),
+                            self.baseline_math)
         compare_form.addRow("", self.profile)
         self._compare_form = compare
         self.button_row = QWidget()  # the window pins it below the scrolling form
@@ -191,14 +225,22 @@ class SetupPanel(QWidget):
         buttons.addWidget(self.run_button, 2)
         buttons.addWidget(self.stop_button, 1)
         layout = QVBoxLayout(self)
-        layout.addWidget(self._group("Dataset", self.dataset))
-        layout.addWidget(self._group("Model", self.template, self.template_note, self.layers))
-        layout.addWidget(self._group("Precision", self.precision, self.precision_note))
-        layout.addWidget(self._group("Loss scaling", self.loss_scaling))
-        layout.addWidget(self._group("Training", hyper, self.baseline, compare))
+        layout.addWidget(self._group(QCoreApplication.translate("SetupPanel", "Dataset"),
+                                         self.dataset))
+        layout.addWidget(self._group(QCoreApplication.translate("SetupPanel", "Model"),
+                                         self.template, self.template_note, self.layers))
+        layout.addWidget(self._group(QCoreApplication.translate("SetupPanel", "Precision"),
+                                         self.precision, self.precision_note))
+        layout.addWidget(self._group(QCoreApplication.translate("SetupPanel", "Loss scaling"),
+                                         self.loss_scaling))
+        layout.addWidget(self._group(QCoreApplication.translate("SetupPanel", "Training"),
+                                         hyper, self.baseline, compare))
         # Rarely changed: folded until opened (the window remembers which are open).
-        self.folding = {"distribution": FoldingGroup("Distribution", self.distribution),
-                        "aids": FoldingGroup("Training aids", self.aids)}
+        self.folding = {
+            "distribution": FoldingGroup(
+                QCoreApplication.translate("SetupPanel", "Distribution"), self.distribution),
+            "aids": FoldingGroup(
+                QCoreApplication.translate("SetupPanel", "Training aids"), self.aids)}
         for group in self.folding.values():
             layout.addWidget(group)
         self.folding["loss_scale_numbers"] = self.loss_scaling.numbers  # inside its group
@@ -360,12 +402,17 @@ class SetupPanel(QWidget):
         if offer is not None:
             batch = self.batch_size.value()
             factor = batch / self._lr_batch
-            self.lr_helper.setText(f"Use {offer:g} for batch {batch} (linear rule)")
-            warm = (" This is a large factor: set warmup steps under Distribution."
-                    if factor >= 4 and self.distribution.warmup_steps.value() == 0 else "")
-            self.lr_helper.setToolTip(
-                f"{LR_HELPER_TIP}. The learning rate {self.learning_rate.value():g} was set "
-                f"for batch {self._lr_batch}; batch {batch} is ×{factor:g}.{warm}")
+            self.lr_helper.setText(QCoreApplication.translate(
+                "SetupPanel", "Use {rate} for batch {batch} (linear rule)").format(
+                rate=f"{offer:g}", batch=batch))
+            warm = (QCoreApplication.translate(
+                "SetupPanel", " This is a large factor: set warmup steps under Distribution.")
+                if factor >= 4 and self.distribution.warmup_steps.value() == 0 else "")
+            self.lr_helper.setToolTip(QCoreApplication.translate(
+                "SetupPanel", "{tip}. The learning rate {rate} was set for batch {old}; "
+                "batch {batch} is ×{factor}.{warm}").format(
+                tip=_tr(LR_HELPER_TIP), rate=f"{self.learning_rate.value():g}",
+                old=self._lr_batch, batch=batch, factor=f"{factor:g}", warm=warm))
         self._hyper_form.setRowVisible(self.lr_helper, offer is not None)
 
     def _aids_changed(self) -> None:
@@ -381,13 +428,15 @@ class SetupPanel(QWidget):
     def _update_baseline(self) -> None:
         """Compare with float32: not from float32 itself, and not across hosts."""
         if self.selected_precision() == "float32":
-            why = "The run already is float32: pick a mixed precision to compare with it"
+            why = QCoreApplication.translate(
+                "SetupPanel",
+                "The run already is float32: pick a mixed precision to compare with it")
         elif self.distribution.selected() == "multiworker":
-            why = MULTIWORKER_COMPARE_TIP
+            why = _tr(MULTIWORKER_COMPARE_TIP)
         else:
             why = ""
         self.baseline.setEnabled(not why)
-        self.baseline.setToolTip(why or BASELINE_TIP)
+        self.baseline.setToolTip(why or _tr(BASELINE_TIP))
         self._compare_changed()
 
     # ------------------------------------------------------------ updates
@@ -395,12 +444,16 @@ class SetupPanel(QWidget):
         """Run needs TensorFlow and no run in progress; the form is frozen during a run.
         ``stop_now``: Stop was pressed and the run goes on: the button ends the engine."""
         self.run_button.setEnabled(tf_ready and not running)
-        self.run_button.setToolTip("" if tf_ready else "TensorFlow is still loading…")
+        self.run_button.setToolTip("" if tf_ready else QCoreApplication.translate(
+            "SetupPanel", "TensorFlow is still loading…"))
         self.stop_button.setEnabled(running)
-        self.stop_button.setText("Stop now" if stop_now else "Stop")
+        self.stop_button.setText(QCoreApplication.translate("SetupPanel", "Stop now")
+                                 if stop_now else QCoreApplication.translate("SetupPanel", "Stop"))
         self.stop_button.setToolTip(
-            "End the engine process now: the run is kept as stopped with what it measured"
-            if stop_now else "Stop before the next batch")
+            QCoreApplication.translate(
+                "SetupPanel",
+                "End the engine process now: the run is kept as stopped with what it measured")
+            if stop_now else QCoreApplication.translate("SetupPanel", "Stop before the next batch"))
         for group in self.findChildren(QGroupBox):
             group.setEnabled(not running)
         for folding in self.folding.values():  # its header still opens and closes it
@@ -447,10 +500,11 @@ class SetupPanel(QWidget):
         self.loss_scaling.set_precision(precision)
         self.aids.set_precision(precision)
         mark, reason = self._marks.get(precision, ("", ""))
-        where = f" on {self._device}" if mark else ""
+        where = f" on {self._device}" if mark else ""  # the mark and reason: the engine's
         self.precision_note.setText(
-            f"<b>{mark}{where}</b>: {reason}" if mark else "The hardware check marks each "
-            "precision with what it means on this machine."
+            f"<b>{mark}{where}</b>: {reason}" if mark else QCoreApplication.translate(
+                "SetupPanel",
+                "The hardware check marks each precision with what it means on this machine.")
         )
         self._update_baseline()
         self._fit_wrapped_labels()
