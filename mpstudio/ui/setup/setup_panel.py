@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -40,56 +40,22 @@ from mpstudio.ui.setup.aids_form import AidsForm
 from mpstudio.ui.setup.dataset_picker import DatasetPicker
 from mpstudio.ui.setup.layer_table import LayerTable
 from mpstudio.ui.setup.loss_scaling_form import LossScalingForm
+from mpstudio.ui.setup.setup_texts import (
+    BASELINE_MATH_TEXT,
+    BASELINE_MATH_TIP,
+    BASELINE_TIP,
+    LOOP_TEXT,
+    LR_HELPER_TIP,
+    MULTIWORKER_COMPARE_TIP,
+    PROFILE_TIP,
+    TRIALS_TIP,
+    XLA_TEXT,
+    tr,
+)
 from mpstudio.ui.setup.strategy_form import DistributionForm
 from mpstudio.ui.setup.verdict_marks import mark_color, precision_choice_text
 from mpstudio.ui.widgets.folding_group import FoldingGroup
 from mpstudio.ui.widgets.panel_labels import spin_box
-
-# Shown translated (QCoreApplication.translate("SetupPanel", ...)); the keys stay English.
-XLA_TEXT = {"auto": QT_TRANSLATE_NOOP("SetupPanel", "auto (on for GPUs)"),
-            "on": QT_TRANSLATE_NOOP("SetupPanel", "on"),
-            "off": QT_TRANSLATE_NOOP("SetupPanel", "off")}
-LOOP_TEXT = {"fit": QT_TRANSLATE_NOOP("SetupPanel", "Keras fit()"),
-             "custom": QT_TRANSLATE_NOOP("SetupPanel", "custom tf.function loop")}
-BASELINE_TIP = QT_TRANSLATE_NOOP(
-    "SetupPanel",
-    "Runs float32 first, then the mixed run from the same initial weights and data "
-    "order, so the charts and the comparison card compare like with like")
-TRIALS_TIP = QT_TRANSLATE_NOOP(
-    "SetupPanel",
-    "Each side runs this many times, alternating (float32, mixed, float32, …); the "
-    "card shows the median speed and its range")
-BASELINE_MATH_TEXT = {
-    "auto": QT_TRANSLATE_NOOP("SetupPanel", "TensorFlow default (TF32 on Ampere+)"),
-    "float32": QT_TRANSLATE_NOOP("SetupPanel", "strict float32 (TF32 off)"),
-    "tf32": "TF32",
-}
-BASELINE_MATH_TIP = QT_TRANSLATE_NOOP(
-    "SetupPanel",
-    "What the float32 side computes in. On Ampere and newer GPUs TensorFlow "
-    "runs float32 matmuls and convolutions as TF32 by default, which shrinks "
-    "the visible gain; strict float32 turns TF32 off for the baseline. Other "
-    "devices compute float32 either way, and the card says which it was.")
-PROFILE_TIP = QT_TRANSLATE_NOOP(
-    "SetupPanel",
-    "Trace a few steady steps of each side with TensorFlow's profiler: time per "
-    "op type for float32 and mixed side by side, the casts mixed precision added "
-    "and the share of a step spent waiting for input. The card then names the "
-    "ops that made mixed precision slower.")
-LR_HELPER_TIP = QT_TRANSLATE_NOOP(
-    "SetupPanel",
-    "Mixed precision halves activation memory, so a larger batch often fits; the "
-    "linear scaling rule (Goyal et al. 2017) keeps the per-example step size: scale "
-    "the learning rate with the batch, and use a warmup for large factors")
-MULTIWORKER_COMPARE_TIP = QT_TRANSLATE_NOOP(
-    "SetupPanel",
-    "a multi-worker comparison runs from the command line: mpstudio "
-    "compare --strategy multiworker on every host")
-
-
-def _tr(text: str) -> str:
-    """A SetupPanel string marked with QT_TRANSLATE_NOOP, in the window's language."""
-    return QCoreApplication.translate("SetupPanel", text)
 
 
 def _combo(name: str, items: dict[str, str] | tuple[str, ...]) -> QComboBox:
@@ -97,7 +63,7 @@ def _combo(name: str, items: dict[str, str] | tuple[str, ...]) -> QComboBox:
     (names: templates, optimizers, dtypes) as they are."""
     combo = QComboBox()
     combo.setObjectName(name)
-    pairs = ((k, _tr(t)) for k, t in items.items()) if isinstance(items, dict) else \
+    pairs = ((k, tr(t)) for k, t in items.items()) if isinstance(items, dict) else \
         ((i, i) for i in items)
     for key, text in pairs:
         combo.addItem(text, key)
@@ -146,7 +112,7 @@ class SetupPanel(QWidget):
         self.lr_helper.setCursor(Qt.CursorShape.PointingHandCursor)
         self.lr_helper.setStyleSheet("QPushButton { text-align: left; padding: 0 2px; "
                                      "text-decoration: underline; }")
-        self.lr_helper.setToolTip(_tr(LR_HELPER_TIP))
+        self.lr_helper.setToolTip(tr(LR_HELPER_TIP))
         self.lr_helper.hide()
         self._lr_batch = 128  # the batch size at which the learning rate was last set
         self.optimizer = _combo("optimizer", OPTIMIZERS)
@@ -156,14 +122,14 @@ class SetupPanel(QWidget):
         self.aids = AidsForm()
         self.baseline = QCheckBox(QCoreApplication.translate("SetupPanel", "Compare with float32"))
         self.baseline.setObjectName("baseline")
-        self.baseline.setToolTip(_tr(BASELINE_TIP))
-        self.trials = spin_box("trials", 1, MAX_REPEATS, value=1, tip=_tr(TRIALS_TIP))
+        self.baseline.setToolTip(tr(BASELINE_TIP))
+        self.trials = spin_box("trials", 1, MAX_REPEATS, value=1, tip=tr(TRIALS_TIP))
         self.baseline_math = _combo("baselineMath", BASELINE_MATH_TEXT)
-        self.baseline_math.setToolTip(_tr(BASELINE_MATH_TIP))
+        self.baseline_math.setToolTip(tr(BASELINE_MATH_TIP))
         self.profile = QCheckBox(
             QCoreApplication.translate("SetupPanel", "Profile ops (why slower?)"))
         self.profile.setObjectName("profileOps")
-        self.profile.setToolTip(_tr(PROFILE_TIP))
+        self.profile.setToolTip(tr(PROFILE_TIP))
         self.run_button = QPushButton(QCoreApplication.translate("SetupPanel", "Run"))
         self.run_button.setObjectName("runButton")
         self.run_button.setDefault(True)
@@ -411,7 +377,7 @@ class SetupPanel(QWidget):
             self.lr_helper.setToolTip(QCoreApplication.translate(
                 "SetupPanel", "{tip}. The learning rate {rate} was set for batch {old}; "
                 "batch {batch} is ×{factor}.{warm}").format(
-                tip=_tr(LR_HELPER_TIP), rate=f"{self.learning_rate.value():g}",
+                tip=tr(LR_HELPER_TIP), rate=f"{self.learning_rate.value():g}",
                 old=self._lr_batch, batch=batch, factor=f"{factor:g}", warm=warm))
         self._hyper_form.setRowVisible(self.lr_helper, offer is not None)
 
@@ -432,11 +398,11 @@ class SetupPanel(QWidget):
                 "SetupPanel",
                 "The run already is float32: pick a mixed precision to compare with it")
         elif self.distribution.selected() == "multiworker":
-            why = _tr(MULTIWORKER_COMPARE_TIP)
+            why = tr(MULTIWORKER_COMPARE_TIP)
         else:
             why = ""
         self.baseline.setEnabled(not why)
-        self.baseline.setToolTip(why or _tr(BASELINE_TIP))
+        self.baseline.setToolTip(why or tr(BASELINE_TIP))
         self._compare_changed()
 
     # ------------------------------------------------------------ updates
