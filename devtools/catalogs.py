@@ -4,7 +4,7 @@ step (a test fails on it). Babel does the extracting, merging and compiling; it 
 development and test dependency only (the app reads ``.mo`` files with the standard
 library's gettext).
 
-    python scripts/update_catalogs.py     # after changing or adding a marked sentence
+    python scripts/update_translations.py     # after changing or adding a marked sentence
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def update(lang: str) -> Catalog:
     catalog.language_team = f"mpstudio {lang}"
     catalog.header_comment = (
         f"# mpstudio's engine and command line in {LANGUAGES[lang]} ({lang}).\n"
-        "# Translate the msgstr lines (keep the {fields}); scripts/update_catalogs.py\n"
+        "# Translate the msgstr lines (keep the {fields}); scripts/update_translations.py\n"
         "# merges new sentences from the code and compiles the .mo the app reads.")
     path = po_path(lang)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -120,7 +120,7 @@ def problems(lang: str) -> list[str]:
             if m.id and _translated(m.string) and _fields(m.id) != _fields(m.string)]
     mo = po_path(lang).with_suffix(".mo")
     if not mo.exists():
-        return [*out, f"{mo} is missing: run scripts/update_catalogs.py"]
+        return [*out, f"{mo} is missing: run scripts/update_translations.py"]
     with mo.open("rb") as f:
         compiled = gettext.GNUTranslations(f)
     for m in catalog:
@@ -129,7 +129,7 @@ def problems(lang: str) -> list[str]:
         singular = m.id[0] if isinstance(m.id, tuple) else m.id
         expected = m.string[0] if isinstance(m.string, tuple) else m.string
         if compiled.gettext(singular) != expected:
-            out.append(f"{mo.name} is older than the .po: run scripts/update_catalogs.py")
+            out.append(f"{mo.name} is older than the .po: run scripts/update_translations.py")
             break
     return out
 

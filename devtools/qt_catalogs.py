@@ -20,11 +20,9 @@ from pathlib import Path
 
 import PySide6
 
-from mpstudio.engine.i18n import LANGUAGES
 from mpstudio.ui.translations import I18N_DIR
 
 UI_DIR = Path(__file__).resolve().parents[1] / "mpstudio" / "ui"
-TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]  # English is the source
 # No line numbers in the .ts: they change with every edit elsewhere in a file, and the
 # contexts (one per module) say where a string is used.
 LUPDATE_OPTIONS = ["-silent", "-locations", "none", "-no-obsolete", "-extensions", "py"]

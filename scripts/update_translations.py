@@ -1,15 +1,18 @@
-"""Bring the window's Qt translations in step with the code: extract every string the
-GUI passes to Qt's translation functions, merge it into each language's .ts (a new one
-comes in unfinished, translated ones are kept), compile the .qm files the window loads,
-and list what still needs a translator.
+"""Bring every translation in step with the code, for each language but English:
+
+- the engine's and the command line's sentences (gettext): extracted with Babel,
+  merged into resources/locale/<lang>/LC_MESSAGES/mpstudio.po, compiled to .mo;
+- the window's strings (Qt): extracted with pyside6-lupdate, merged into
+  resources/i18n/mpstudio_<lang>.ts, compiled with pyside6-lrelease.
+
+A new sentence comes in untranslated; this lists what still needs a translator.
 
     python scripts/update_translations.py
 
-Translate in Qt Linguist (``pyside6-linguist mpstudio/resources/i18n/mpstudio_zh_CN.ts``)
-or by editing the .ts, then run this again to compile. A new language: add it to
-LANGUAGES in mpstudio/engine/i18n.py (and to LANGUAGE_NAMES in
-mpstudio/ui/window/view_menu.py), run this, translate its new .ts, and run this again.
-The engine's own sentences are gettext catalogs: scripts/update_catalogs.py.
+Translate the .po in any editor and the .ts in Qt Linguist
+(``pyside6-linguist mpstudio/resources/i18n/mpstudio_zh_CN.ts``) or any editor, then
+run this again to compile. A new language: add it to LANGUAGES in
+mpstudio/engine/i18n.py, run this, translate what it lists, and run this again.
 """
 
 from __future__ import annotations
@@ -19,18 +22,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from devtools.qt_catalogs import TRANSLATED, problems, ts_path, update
+from devtools import catalogs, qt_catalogs
 
 
 def main() -> int:
     left = 0
-    for lang in TRANSLATED:
-        catalog = update(lang)
-        todo = problems(lang)
-        print(f"{ts_path(lang).name}: {len(catalog)} strings, {len(todo)} to do")
-        for line in todo:
-            print(f"  {line}")
-        left += len(todo)
+    for lang in catalogs.TRANSLATED:
+        for name, tool in (("engine and CLI (.po)", catalogs), ("window (.ts)", qt_catalogs)):
+            tool.update(lang)
+            todo = tool.problems(lang)
+            print(f"{lang}, {name}: {len(todo)} to do")
+            for line in todo:
+                print(f"  {line}")
+            left += len(todo)
     return 1 if left else 0
 
 

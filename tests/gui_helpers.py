@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import shiboken6
 from PySide6.QtCore import QSettings
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu
 
 from devtools.gui_driving import select  # noqa: F401  (the GUI tests import it from here)
 from mpstudio.ui.window.main_window import MainWindow
@@ -25,6 +29,27 @@ def open_window(qtbot, settings_file) -> MainWindow:
         window.start_background()
     qtbot.waitUntil(lambda: window.setup.run_button.isEnabled(), timeout=10_000)
     return window
+
+
+def bare_window(qtbot, settings_file, size: tuple[int, int] = (1280, 720)) -> MainWindow:
+    """A shown window that never starts its engine: for what the window itself does."""
+    window = MainWindow(QSettings(str(settings_file), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.confirm_close = lambda: True
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def menu_actions(menu: QMenu) -> Iterator[QAction]:
+    """Every action of ``menu`` and its submenus, separators left out."""
+    for action in menu.actions():
+        if action.isSeparator():
+            continue
+        yield action
+        if action.menu() is not None:
+            yield from menu_actions(action.menu())
 
 
 def close_window(qtbot, window: MainWindow) -> None:

@@ -41,7 +41,7 @@ def test_the_language_follows_the_environment_and_mpstudio_lang_overrides_it():
 
 def test_the_catalogs_are_in_step_with_the_code():
     """A sentence marked in the code but missing from the zh_CN catalog, untranslated,
-    with other {fields}, or a .mo older than its .po: run scripts/update_catalogs.py."""
+    with other {fields}, or a .mo older than its .po: run scripts/update_translations.py."""
     for lang in catalogs.TRANSLATED:
         assert catalogs.problems(lang) == [], lang
 

@@ -6,22 +6,12 @@ The window here never starts its engine: what is tested is the window itself."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
+from gui_helpers import bare_window, menu_actions
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication, QDockWidget, QMenu
+from PySide6.QtWidgets import QApplication, QDockWidget
 
 from mpstudio.ui.theme import DARK_CHARTS, LIGHT_CHARTS, is_dark
-from mpstudio.ui.window.main_window import MainWindow
-
-
-def _window(qtbot, settings_file, size=(1280, 720)) -> MainWindow:
-    window = MainWindow(QSettings(str(settings_file), QSettings.Format.IniFormat))
-    qtbot.addWidget(window)
-    window.confirm_close = lambda: True
-    window.resize(*size)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
 
 
 @pytest.fixture
@@ -37,7 +27,7 @@ def system_theme_after():
 def test_run_and_stop_are_in_view_without_scrolling(qtbot, tmp_path, size):
     """Run and Stop sat three screens down the setup form; they stay in view with every
     folded group open, at the smallest supported window and a large one."""
-    window = _window(qtbot, tmp_path / "window.ini", size)
+    window = bare_window(qtbot, tmp_path / "window.ini", size)
     for group in window.setup.folding.values():
         group.set_open(True)
     qtbot.wait(50)
@@ -53,7 +43,7 @@ def test_the_theme_is_the_users_choice_and_is_remembered(qtbot, tmp_path, system
     chart panel in a dark window glared); the choice comes back at the next launch;
     System gives the platform's palette back (light here)."""
     settings = tmp_path / "window.ini"
-    window = _window(qtbot, settings)
+    window = bare_window(qtbot, settings)
     assert window.view_menu.theme == "system"
     assert window.charts.colors == LIGHT_CHARTS
     window.view_menu.theme_actions["dark"].trigger()
@@ -67,7 +57,7 @@ def test_the_theme_is_the_users_choice_and_is_remembered(qtbot, tmp_path, system
     assert "#2b2d31" in QApplication.instance().styleSheet()  # the dark banner
     window.close()
 
-    again = _window(qtbot, settings)
+    again = bare_window(qtbot, settings)
     assert again.view_menu.theme == "dark"
     assert again.view_menu.theme_actions["dark"].isChecked()
     assert again.charts.colors == DARK_CHARTS
@@ -77,23 +67,16 @@ def test_the_theme_is_the_users_choice_and_is_remembered(qtbot, tmp_path, system
     assert window_color.lightness() > 128
 
 
-def _menu_actions(menu: QMenu):
-    for action in menu.actions():
-        if action.isSeparator():
-            continue
-        yield action
-        if action.menu() is not None:
-            yield from _menu_actions(action.menu())
 
 
 def test_every_menu_action_has_a_keyboard_path(qtbot, tmp_path):
     """Each menu opens with Alt and its letter, and each action inside has a shortcut or
     a letter of its own; the docks a user can close come back from View."""
-    window = _window(qtbot, tmp_path / "window.ini")
+    window = bare_window(qtbot, tmp_path / "window.ini")
     menus = [a.menu() for a in window.menuBar().actions() if a.menu() is not None]
     assert [m.title() for m in menus] == ["&File", "&Run", "&View", "&Help"]
     for menu in menus:
-        for action in _menu_actions(menu):
+        for action in menu_actions(menu):
             text = action.text()
             assert "&" in text or not action.shortcut().isEmpty(), text
         own = [a.text() for a in menu.actions() if "&" in a.text()]
@@ -101,7 +84,7 @@ def test_every_menu_action_has_a_keyboard_path(qtbot, tmp_path):
         assert len(set(letters)) == len(letters), own  # one letter, one action
     log = window.findChild(QDockWidget, "logDock")
     toggle = log.toggleViewAction()
-    assert toggle in list(_menu_actions(menus[2]))
+    assert toggle in list(menu_actions(menus[2]))
     assert toggle.shortcut().toString() == "Ctrl+1"  # Log, History, Comparison: 1, 2, 3
     log.close()
     assert not log.isVisible()
@@ -112,7 +95,7 @@ def test_every_menu_action_has_a_keyboard_path(qtbot, tmp_path):
 def test_tab_follows_the_setup_form_and_skips_docks_out_of_sight(qtbot, tmp_path):
     """Tab goes down the setup form in reading order, on to Run, and never into a dock
     behind another's tab (it went into the History filter and the Hardware panel unseen)."""
-    window = _window(qtbot, tmp_path / "window.ini")
+    window = bare_window(qtbot, tmp_path / "window.ini")
     window.activateWindow()
     window.setup.run_button.setEnabled(True)  # as once TensorFlow has loaded
     first = window.setup.dataset.combo

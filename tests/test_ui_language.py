@@ -14,16 +14,17 @@ import sys
 import textwrap
 
 import pytest
+from gui_helpers import bare_window, menu_actions
 from language_check import LATIN_NAMES, english_words, visible_text
 from PySide6.QtCore import QSettings, QTranslator
-from PySide6.QtWidgets import QDialogButtonBox, QMenu, QMessageBox
+from PySide6.QtWidgets import QDialogButtonBox, QMessageBox
 
-from devtools.qt_catalogs import TRANSLATED, messages, problems, qm_path, ts_path
+from devtools.catalogs import TRANSLATED
+from devtools.qt_catalogs import messages, problems, qm_path, ts_path
 from mpstudio.ui import translations
 from mpstudio.ui.translations import missing_font_note, resolve_language
 from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
 from mpstudio.ui.window.help_dialogs import AboutDialog, MixedPrecisionHelp
-from mpstudio.ui.window.main_window import MainWindow
 from mpstudio.ui.window.window_actions import stop_text
 
 CJK = range(0x4E00, 0xA000)
@@ -37,23 +38,8 @@ def chinese(qapp):
     translations.remove(qapp)
 
 
-def _window(qtbot, settings_file) -> MainWindow:
-    window = MainWindow(QSettings(str(settings_file), QSettings.Format.IniFormat))
-    qtbot.addWidget(window)
-    window.confirm_close = lambda: True
-    window.resize(1280, 720)
-    window.show()
-    qtbot.waitExposed(window)
-    return window
 
 
-def _menu_actions(menu: QMenu):
-    for action in menu.actions():
-        if action.isSeparator():
-            continue
-        yield action
-        if action.menu() is not None:
-            yield from _menu_actions(action.menu())
 
 
 def _has_chinese(text: str) -> bool:
@@ -125,14 +111,14 @@ def test_launch_starts_in_the_saved_language_and_passes_it_to_the_engine():
 def test_every_menu_and_action_is_chinese(qtbot, tmp_path, chinese):
     """Titles, actions, submenus, tips: no English beyond the Latin names; each still
     has a keyboard path, one letter per action (the Chinese way: "文件(&F)")."""
-    window = _window(qtbot, tmp_path / "window.ini")
+    window = bare_window(qtbot, tmp_path / "window.ini")
     menus = [a.menu() for a in window.menuBar().actions() if a.menu() is not None]
     assert len(menus) == 4
     english = {}
     seen = 0
     for menu in menus:
         texts = [menu.title()]
-        for action in _menu_actions(menu):
+        for action in menu_actions(menu):
             texts += [action.text(), action.statusTip(), action.toolTip()]
             assert "&" in action.text() or not action.shortcut().isEmpty(), action.text()
         for text in texts:
@@ -154,7 +140,7 @@ def test_every_menu_and_action_is_chinese(qtbot, tmp_path, chinese):
 
 
 def test_the_english_window_keeps_each_language_in_its_own_name(qtbot, tmp_path):
-    window = _window(qtbot, tmp_path / "window.ini")
+    window = bare_window(qtbot, tmp_path / "window.ini")
     assert window.menuBar().actions()[0].text() == "&File"
     assert [a.text() for a in window.view_menu.language_actions.values()] == [
         "&System", "&English", "简体中文(&C)"]
@@ -195,7 +181,7 @@ def test_view_language_is_remembered_for_the_next_start(qtbot, tmp_path):
     """Picking a language saves it and says it applies at the next start (the window is
     not retranslated in place); the next window shows the choice checked."""
     settings = tmp_path / "window.ini"
-    window = _window(qtbot, settings)
+    window = bare_window(qtbot, settings)
     assert window.view_menu.language == "system"
     assert window.view_menu.language_actions["system"].isChecked()
     window.view_menu.language_actions["zh_CN"].trigger()
@@ -208,7 +194,7 @@ def test_view_language_is_remembered_for_the_next_start(qtbot, tmp_path):
         "zh_CN"
     window.close()
 
-    again = _window(qtbot, settings)
+    again = bare_window(qtbot, settings)
     assert again.view_menu.language == "zh_CN"
     assert again.view_menu.language_actions["zh_CN"].isChecked()
     again.view_menu.language_actions["zh_CN"].trigger()  # the same choice: nothing to say

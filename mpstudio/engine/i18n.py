@@ -3,7 +3,7 @@
 Messages are marked with ``_()`` (``N_()`` for a module-level constant, translated
 where it is shown) and looked up in gettext catalogs compiled from
 ``resources/locale/<lang>/LC_MESSAGES/mpstudio.po`` (Babel extracts and compiles
-them: ``scripts/update_catalogs.py``; at run time only the standard library reads
+them: ``scripts/update_translations.py``; at run time only the standard library reads
 them). A sentence with values is one message with named fields, so a translation
 can put them in its own order: ``_("ran at {speed}").format(speed=...)``.
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from mpstudio.engine.comparison.verdict import tone_of
 from mpstudio.engine.event_text import summary_line
 from mpstudio.engine.run_session import TrainingOutcome
@@ -44,5 +46,6 @@ def status_line(status: str, text: str) -> str:
     last = text.splitlines()[-1]
     if not last.startswith(VERDICT):
         return last
-    headline = last[len(VERDICT):].split(":")[0].rstrip(".")
+    # up to the first colon, ASCII or the full-width one of a Chinese verdict
+    headline = re.split("[:：]", last[len(VERDICT):], maxsplit=1)[0].rstrip(".。")
     return f"Comparison {status}: {headline}. The Comparison card says why."
