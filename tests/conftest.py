@@ -43,6 +43,22 @@ def window(qtbot, tmp_path):
 
 
 @pytest.fixture
+def chinese(qapp, monkeypatch):
+    """Everything in zh_CN, as ``launch()`` sets it up for a Chinese user: the window's
+    Qt translators (ours and Qt's own), the engine's gettext language in this process,
+    and MPSTUDIO_LANG for any engine process started meanwhile. English again afterwards."""
+    from mpstudio.engine import i18n
+    from mpstudio.ui import translations
+
+    monkeypatch.setenv("MPSTUDIO_LANG", "zh_CN")
+    assert translations.install("zh_CN", qapp) == []  # ours and Qt's both found
+    i18n.set_language("zh_CN")
+    yield
+    translations.remove(qapp)
+    i18n.set_language("en")
+
+
+@pytest.fixture
 def tiny_spec() -> RunSpec:
     """Digits, small batches, one step report per step: a run takes about a second."""
     return RunSpec(

@@ -30,12 +30,6 @@ from mpstudio.ui.window.window_actions import stop_text
 CJK = range(0x4E00, 0xA000)
 
 
-@pytest.fixture
-def chinese(qapp):
-    """The zh_CN translators installed, as launch() installs them; removed afterwards."""
-    assert translations.install("zh_CN", qapp) == []  # ours and Qt's both found
-    yield
-    translations.remove(qapp)
 
 
 

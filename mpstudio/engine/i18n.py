@@ -87,3 +87,32 @@ def N_(message: str) -> str:
     """Marks ``message`` for the catalogs without translating it yet (a constant read
     before the language is known): pass it through ``_()`` where it is shown."""
     return message
+
+
+# --- Sentences that are stored (the run history) and shown later ----------------------
+# A run's failure reason or the advisor's reason is written once and read in whatever
+# language the reader has then, so it is kept as its English message and its values
+# ({"msg": ..., "args": {...}}), and translated when shown. A value may itself be such
+# a message (a reason inside a sentence); plain strings (older records, an exception's
+# own text) are shown as they are.
+StoredText = "str | dict"
+
+
+def message(msgid: str, **args: object) -> dict:
+    """A sentence to store: ``msgid`` (marked with ``N_()`` where it is written) and its
+    values, rendered by ``render()`` in the reader's language."""
+    return {"msg": msgid, "args": args}
+
+
+def render(stored: object) -> str:
+    """A stored sentence (``message()``, a plain string, None) in the language in force."""
+    if stored is None:
+        return ""
+    if isinstance(stored, dict) and "msg" in stored:
+        args = {name: (render(value) if isinstance(value, dict) else value)
+                for name, value in (stored.get("args") or {}).items()}
+        try:
+            return _(str(stored["msg"])).format(**args)
+        except (KeyError, IndexError, ValueError):  # a translation out of step: English
+            return str(stored["msg"]).format(**args)
+    return str(stored)
