@@ -22,8 +22,10 @@ from babel.messages.pofile import read_po, write_po
 from mpstudio.engine.i18n import DOMAIN, LANGUAGES, LOCALE_DIR
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mpstudio"
-# The engine and the command line speak through gettext; the window through Qt (.ts).
-METHOD_MAP = [("engine/**.py", "python"), ("cli/**.py", "python")]
+# The engine and the command line speak through gettext; the window through Qt (.ts),
+# except its Qt-free models (ui/models), which use gettext like the engine they mirror.
+METHOD_MAP = [("engine/**.py", "python"), ("cli/**.py", "python"),
+              ("ui/models/**.py", "python")]
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]  # English is the source
 

@@ -5,6 +5,7 @@ offscreen. Settings, history and data go to a temporary folder, never the user's
     python scripts/workbench_screenshot.py                 # docs/workbench.png, 1480x940
     python scripts/workbench_screenshot.py --size 1280x720 -o /tmp/small.png
     python scripts/workbench_screenshot.py --theme dark -o /tmp/dark.png
+    python scripts/workbench_screenshot.py --lang zh_CN -o /tmp/zh.png   # needs a CJK font
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ def main() -> int:
     parser.add_argument("--size", default="1480x940", metavar="WxH")
     parser.add_argument("--epochs", type=int, default=40)  # long enough to time: 1 s+
     parser.add_argument("--theme", choices=("light", "dark"), default="light")
+    parser.add_argument("--lang", choices=("en", "zh_CN"), default="en")
     args = parser.parse_args()
     width, height = (int(n) for n in args.size.split("x"))
     scratch = Path(tempfile.mkdtemp(prefix="mpstudio-shot-"))
@@ -32,11 +34,17 @@ def main() -> int:
     for name, sub in (("MPSTUDIO_CONFIG_DIR", "config"), ("MPSTUDIO_DATA_DIR", "data"),
                       ("MPSTUDIO_HISTORY", "history.sqlite3"), ("MPSTUDIO_LOG_DIR", "log")):
         os.environ[name] = str(scratch / sub)
+    os.environ["MPSTUDIO_LANG"] = args.lang  # the engine process speaks it too
 
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     app = QApplication(sys.argv[:1])
+    from mpstudio.engine import i18n
+    from mpstudio.ui import translations
+
+    i18n.set_language(args.lang)
+    translations.install(args.lang, app)
     from mpstudio.ui.window.main_window import MainWindow
 
     window = MainWindow(QSettings(str(scratch / "window.ini"), QSettings.Format.IniFormat))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -20,7 +21,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from mpstudio.engine.datasets.report import DataProgress, DataReport
+from mpstudio.engine.datasets.report import INPUT_KINDS, DataProgress, DataReport
 from mpstudio.engine.event_text import (
     aid_line,
     data_progress_line,
@@ -31,6 +32,7 @@ from mpstudio.engine.event_text import (
     retry_line,
     started_lines,
     summary_rows,
+    topic_text,
     underflow_brief,
     underflow_line,
 )
@@ -49,6 +51,8 @@ from mpstudio.engine.events import (
     RunWarning,
     StepMetrics,
 )
+from mpstudio.engine.i18n import _
+from mpstudio.engine.run_labels import shown_label
 
 
 class ConsoleReporter:
@@ -100,11 +104,13 @@ class ConsoleReporter:
         self.console.print(line)
 
     def _tagged(self, text: str, style: str) -> None:
-        """A line whose "name:" head is coloured: "retry 1: ...", "diagnosis: ..."."""
-        self._say(text, style, text.index(":") + 1)
+        """A line whose "name:" head is coloured: "retry 1: ...", "diagnosis: ..."
+        (a Chinese head ends at its full-width colon)."""
+        ends = [i for i in (text.find(":"), text.find("：")) if i >= 0]
+        self._say(text, style, min(ends) + 1 if ends else None)
 
     def _on_RunWarning(self, event: RunWarning) -> None:
-        self._tagged(f"warning: {event.message}", "yellow")
+        self._tagged(_("warning: {message}").format(message=event.message), "yellow")
 
     def _on_DataProgress(self, event: DataProgress) -> None:
         finished = event.total is not None and event.done >= event.total
@@ -142,11 +148,13 @@ class ConsoleReporter:
             self._data_reported.add(report.origin)
             for line in report.lines():
                 self.console.print(line, markup=False, highlight=False)
-        title = Text.assemble((event.label, "bold"), f" · {spec.get('template')} on "
-                              f"{report.name if report else spec.get('dataset')}")
-        self.console.rule(title)
-        for topic, text in started_lines(event):
-            self._say(f"{topic:<8} {text}")
+        where = _("{template} on {dataset}").format(
+            template=spec.get("template"), dataset=report.name if report else spec.get("dataset"))
+        self.console.rule(Text.assemble((shown_label(event.label), "bold"), " · ", where))
+        lines = [(topic_text(topic), text) for topic, text in started_lines(event)]
+        width = max([8, *(cell_len(topic) for topic, _text in lines)])
+        for topic, text in lines:  # the topics in a column, in terminal cells
+            self._say(topic + " " * (width - cell_len(topic)) + " " + text)
 
     def _on_StepMetrics(self, event: StepMetrics) -> None:
         if not self.bars:
@@ -155,16 +163,19 @@ class ConsoleReporter:
             self._start_bar(event.epoch)
         assert self._started is not None and self._progress is not None
         in_epoch = event.step - (event.epoch - 1) * self._started.steps_per_epoch
-        speed = "warm-up" if event.warmup else f"{event.examples_per_sec:,.0f} ex/s"
-        scale = "" if event.loss_scale is None else f" scale {event.loss_scale:g}"
-        self._progress.update(
-            self._task, completed=in_epoch,
-            status=f"loss {event.loss:.4f}{scale} {speed}{self._underflow}"
-        )
+        speed = _("warm-up") if event.warmup else _("{speed:,.0f} ex/s").format(
+            speed=event.examples_per_sec)
+        parts = [_("loss {loss:.4f}").format(loss=event.loss)]
+        if event.loss_scale is not None:
+            parts.append(_("scale {scale:g}").format(scale=event.loss_scale))
+        self._progress.update(self._task, completed=in_epoch,
+                              status=" ".join([*parts, speed]) + self._underflow)
 
     def _on_EpochMetrics(self, event: EpochMetrics) -> None:
         self._close_bar()
-        self._say(f"epoch {event.epoch}/{self._epochs_total()}  {epoch_text(event)}")
+        epoch = _("epoch {epoch}/{epochs}").format(epoch=event.epoch,
+                                                   epochs=self._epochs_total())
+        self._say(f"{epoch}  {epoch_text(event)}")
 
     def _on_LossScaleChanged(self, event: LossScaleChanged) -> None:
         line = loss_scale_line(event)  # printed above a live bar, which stays
@@ -194,14 +205,15 @@ class ConsoleReporter:
     def _on_RunFinished(self, event: RunFinished) -> None:
         self._close_bar()
         if event.summary.status == "stopped":
-            self.console.print("[yellow]stopped[/]: the summary covers the steps that ran")
+            self._tagged(_("stopped: the summary covers the steps that ran"), "yellow")
         if self.summaries:
             self.results.print(summary_table(event.summary))
 
     def _on_RunFailed(self, event: RunFailed) -> None:
         self._close_bar()
         label = self._started.label if self._started is not None else ""
-        self._tagged(f"run failed: {failed_line(label, event)}", "red bold")
+        self._tagged(_("run failed: {reason}").format(reason=failed_line(label, event)),
+                     "red bold")
         if self.summaries and event.summary is not None and event.summary.steps_done:
             self.results.print(summary_table(event.summary))
 
@@ -214,13 +226,15 @@ class ConsoleReporter:
     def _start_bar(self, epoch: int) -> None:
         assert self._started is not None
         self._progress = Progress(
-            TextColumn(f"epoch {epoch}/{self._epochs_total()}"),
+            TextColumn(_("epoch {epoch}/{epochs}").format(epoch=epoch,
+                                                          epochs=self._epochs_total()),
+                       markup=False),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("{task.fields[status]}"),
-            TextColumn("elapsed"),
+            TextColumn(_("elapsed"), markup=False),
             TimeElapsedColumn(),
-            TextColumn("eta"),
+            TextColumn(_("eta"), markup=False),
             TimeRemainingColumn(),
             console=self.console,
             transient=True,
@@ -244,7 +258,8 @@ def data_progress_bar(console: Console, unit: str) -> Progress:
         columns = (MofNCompleteColumn(),)
     return Progress(
         TextColumn("{task.description}"), BarColumn(), *columns,
-        TextColumn("eta"), TimeRemainingColumn(), console=console, transient=True,
+        TextColumn(_("eta"), markup=False), TimeRemainingColumn(), console=console,
+        transient=True,
     )
 
 
@@ -254,26 +269,32 @@ def data_report_table(report: DataReport) -> Table:
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     lo, hi = report.raw_range
+    examples = (_("{train:,} training, {test:,} test") if report.test_samples
+                else _("{train:,} training")).format(train=report.train_samples,
+                                                     test=report.test_samples)
     rows = [
-        ("from", report.origin),
-        ("examples", f"{report.train_samples:,} training"
-         + (f", {report.test_samples:,} test" if report.test_samples else "")),
-        ("input", f"{report.kind} {'x'.join(map(str, report.input_shape))}"),
-        ("values", f"{lo:g}..{hi:g} ({report.raw_dtype}), {report.scaling}"),
-        ("classes", f"{report.num_classes}: " + ", ".join(
+        (_("from"), report.origin),
+        (_("examples"), examples),
+        (_("input"), _("{kind} {shape}").format(
+            kind=_(INPUT_KINDS.get(report.kind, report.kind)),
+            shape="x".join(map(str, report.input_shape)))),
+        (_("values"), _("{low:g}..{high:g} ({dtype}), {scaling}").format(
+            low=lo, high=hi, dtype=report.raw_dtype, scaling=report.scaling)),
+        (_("classes"), _("{count}: {classes}").format(count=report.num_classes, classes=", ".join(
             f"{name} {count:,}"
             for name, count in zip(report.class_names, report.class_counts, strict=True)
-        )),
+        ))),
     ]
     for name, value in rows:
         table.add_row(name, value)
     for note in report.notes:
-        table.add_row("note", note)
+        table.add_row(_("note"), note)
     return table
 
 
 def summary_table(s: RunSummary) -> Table:
-    table = Table(title=f"{s.label}: {s.status}", show_header=False, title_justify="left")
+    title = _("{label}: {status}").format(label=shown_label(s.label), status=_(s.status))
+    table = Table(title=title, show_header=False, title_justify="left")
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     for name, value in summary_rows(s):

@@ -21,20 +21,24 @@ from mpstudio.engine.datasets.registry import (
     dataset_problems,
     display_name,
 )
+from mpstudio.engine.i18n import _
 from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 from mpstudio.engine.spec import SpecError
 
 
 def add_data_commands(commands: Any) -> None:
-    data = commands.add_parser("data", help="list the dataset sources, or show what one holds")
-    sub = data.add_subparsers(dest="data_command", required=True, parser_class=type(data))
-    listing = sub.add_parser("list", help="every dataset and whether it works offline now")
-    listing.add_argument("--json", action="store_true", help="print JSON to stdout")
+    data = commands.add_parser("data",
+                               help=_("list the dataset sources, or show what one holds"))
+    sub = data.add_subparsers(dest="data_command", required=True, metavar="{list,show}",
+                              parser_class=type(data))
+    listing = sub.add_parser("list", help=_("every dataset and whether it works offline now"))
+    listing.add_argument("--json", action="store_true", help=_("print JSON to stdout"))
     show = sub.add_parser(
-        "show", help="read a dataset (downloading it if needed) and print what it holds"
+        "show", help=_("read a dataset (downloading it if needed) and print what it holds")
     )
-    show.add_argument("source", help="a dataset name, or an .npz, .csv or image-folder path")
-    show.add_argument("--json", action="store_true", help="print JSON to stdout")
+    show.add_argument("source", metavar=_("source"),
+                      help=_("a dataset name, or an .npz, .csv or image-folder path"))
+    show.add_argument("--json", action="store_true", help=_("print JSON to stdout"))
     add_source_options(show)
 
 
@@ -54,19 +58,22 @@ def _list(as_json: bool) -> int:
         print(json.dumps(rows, indent=2))
         return EXIT_OK
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title="datasets", title_justify="left")
-    for column in ("name", "offline now", "where", "what"):
+    table = Table(title=_("datasets"), title_justify="left")
+    for column in (_("name"), _("offline now"), _("where"), _("what")):
         table.add_column(column, overflow="fold")
     for row in rows:
-        offline = "[green]yes[/]" if row["offline"] else "[yellow]no[/]"
-        table.add_row(row["name"], offline, row["detail"], row["description"])
+        offline = Text(_("yes"), style="green") if row["offline"] \
+            else Text(_("no"), style="yellow")
+        description = row["description"]  # N_()-marked in the registry
+        table.add_row(row["name"], offline, row["detail"], _(description))
     console = make_console(stderr=False)
     console.print(table)
     console.print(
-        "Your own data: --dataset PATH with an .npz file (x_train, y_train[, x_test, y_test]), "
-        "a .csv file (numeric features and a label column) or a folder with one sub-folder "
-        "of images per class."
+        _("Your own data: --dataset PATH with an .npz file (x_train, y_train[, x_test, "
+          "y_test]), a .csv file (numeric features and a label column) or a folder with one "
+          "sub-folder of images per class."), markup=False
     )
     return EXIT_OK
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mpstudio.cli.language import for_people
 from mpstudio.cli.support import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -22,6 +23,7 @@ from mpstudio.cli.support import (
     make_console,
     usage_error,
 )
+from mpstudio.engine.i18n import _
 from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 from mpstudio.engine.templates.registry import template_names
 
@@ -36,18 +38,19 @@ STATUS_STYLE = {"pass": "bold green", "warn": "bold yellow", "fail": "bold red",
 
 def add_doctor_command(commands: Any) -> None:
     doctor = commands.add_parser(
-        "doctor", help="check training on this machine: build and driver, memory settings, "
-        "a few real training steps per template and precision, timing, TF32")
+        "doctor", help=_("check training on this machine: build and driver, memory settings, "
+                         "a few real training steps per template and precision, timing, TF32"))
     add = doctor.add_argument
     add("--quick", action="store_true",
-        help="a reduced set: 3 templates, 4 steps each, a short timing (under a minute on "
-        "a CPU)")
-    add("--templates", metavar="NAMES",
-        help=f"only these templates, comma-separated (from: {', '.join(template_names())})")
-    add("--json", action="store_true", help="print the report as JSON on stdout, no table")
-    add("-o", "--html", metavar="REPORT.html",
-        help="also write the report as one self-contained HTML page")
-    add("--json-out", metavar="REPORT.json", help="also write the report as JSON")
+        help=_("a reduced set: 3 templates, 4 steps each, a short timing (under a minute on "
+               "a CPU)"))
+    add("--templates", metavar=_("NAMES"),
+        help=_("only these templates, comma-separated (from: {templates})").format(
+            templates=", ".join(template_names())))
+    add("--json", action="store_true", help=_("print the report as JSON on stdout, no table"))
+    add("-o", "--html", metavar=_("REPORT.html"),
+        help=_("also write the report as one self-contained HTML page"))
+    add("--json-out", metavar=_("REPORT.json"), help=_("also write the report as JSON"))
 
 
 def _argument_problems(args: argparse.Namespace) -> tuple[list[str], tuple[str, ...] | None]:
@@ -57,15 +60,17 @@ def _argument_problems(args: argparse.Namespace) -> tuple[list[str], tuple[str, 
         templates = tuple(t.strip() for t in args.templates.split(",") if t.strip())
         unknown = [t for t in templates if t not in template_names()]
         if unknown or not templates:
-            problems.append(f"unknown template {', '.join(unknown) or '(none given)'}; "
-                            f"choose from: {', '.join(template_names())}")
+            problems.append(_("unknown template {names}; choose from: {templates}").format(
+                names=", ".join(unknown) or _("(none given)"),
+                templates=", ".join(template_names())))
     paths = [p for p in (args.html, args.json_out) if p]
     for path in paths:  # refuse before minutes of checks, not after
         folder = Path(path).expanduser().resolve().parent
         if not folder.is_dir():
-            problems.append(f"cannot write {path}: the folder {folder} does not exist")
+            problems.append(_("cannot write {path}: the folder {folder} does not exist").format(
+                path=path, folder=folder))
     if len(paths) == 2 and Path(paths[0]).resolve() == Path(paths[1]).resolve():
-        problems.append("--html and --json-out name the same file; give each its own")
+        problems.append(_("--html and --json-out name the same file; give each its own"))
     return problems, templates
 
 
@@ -83,7 +88,8 @@ def run_doctor_command(args: argparse.Namespace) -> int:
         from mpstudio.engine.report.files import ReportError
     out, err = make_console(stderr=False), make_console(stderr=True)
     stopper = StopFlag()
-    progress = Progress(TextColumn("checking {task.description}"), BarColumn(),
+    progress = Progress(TextColumn(_("checking {what}").format(what="{task.description}")),
+                        BarColumn(),
                         MofNCompleteColumn(), console=err, transient=True, disable=args.json)
     task = progress.add_task("", total=None)
 
@@ -95,7 +101,7 @@ def run_doctor_command(args: argparse.Namespace) -> int:
             report = run_doctor(args.quick, templates, progress=update,
                                 should_stop=stopper.should_stop)
     except KeyboardInterrupt:  # the second Ctrl-C: leave now, without a traceback
-        print("mpstudio doctor: interrupted", file=sys.stderr)
+        print(_("mpstudio doctor: interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
     if args.json:
         print(report_json(report), end="")
@@ -103,16 +109,19 @@ def run_doctor_command(args: argparse.Namespace) -> int:
         out.print(checks_table(report))
         out.print(report.summary())
         if not (args.html or args.json_out):
-            out.print("A report to attach to a bug report: mpstudio doctor -o report.html "
-                      "(or --json-out report.json)")
+            out.print(_("A report to attach to a bug report: mpstudio doctor -o report.html "
+                        "(or --json-out report.json)"))
     try:
-        for path in write_reports(report, args.html, args.json_out):
-            print(f"mpstudio doctor: report written to {path}", file=sys.stderr)
+        with for_people():  # the page is for people: their language, even with --json
+            written = write_reports(report, args.html, args.json_out)
+        for path in written:
+            print(_("mpstudio doctor: report written to {path}").format(path=path),
+                  file=sys.stderr)
     except ReportError as exc:
-        print(f"mpstudio doctor: error: {exc}", file=sys.stderr)
+        print(_("mpstudio doctor: error: {error}").format(error=exc), file=sys.stderr)
         return EXIT_FAILED
     if report.stopped:
-        print("mpstudio doctor: stopped early; the lines not run say so", file=sys.stderr)
+        print(_("mpstudio doctor: stopped early; the lines not run say so"), file=sys.stderr)
     return EXIT_FAILED if report.failed else EXIT_OK
 
 
@@ -120,14 +129,16 @@ def checks_table(report: DoctorReport) -> Table:
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(title="mpstudio doctor: training on this machine", title_justify="left")
-    for column in ("section", "check", "status", "why"):
-        table.add_column(column, overflow="fold")
+    from mpstudio.engine.doctor.checks import COLUMNS
+
+    table = Table(title=_("mpstudio doctor: training on this machine"), title_justify="left")
+    for column in COLUMNS:
+        table.add_column(_(column), overflow="fold")
     checks = report.checks
     for i, check in enumerate(checks):
         last_of_section = i + 1 == len(checks) or checks[i + 1].section != check.section
         first_of_section = i == 0 or checks[i - 1].section != check.section
-        table.add_row(check.section if first_of_section else "", check.name,
-                      Text(check.status, style=STATUS_STYLE.get(check.status, "")),
-                      check.reason, end_section=last_of_section)
+        table.add_row(check.section_text if first_of_section else "", check.name_text,
+                      Text(check.status_text, style=STATUS_STYLE.get(check.status, "")),
+                      check.reason_text, end_section=last_of_section)
     return table

@@ -12,6 +12,7 @@ from typing import Any
 from mpstudio.cli.support import (
     EXIT_FAILED,
     EXIT_OK,
+    error_line,
     make_console,
     usage_error,
 )
@@ -25,28 +26,31 @@ from mpstudio.engine.export.formats import (
     unavailable_reason,
 )
 from mpstudio.engine.export.placement import target_problem
+from mpstudio.engine.i18n import _
 from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
 ALL = "all"
 
 
 def add_export_command(commands: Any) -> None:
+    formats = "; ".join(f"{f.id}: {_(f.label)}" for f in FORMATS)
     export = commands.add_parser(
-        "export", help="export a run's trained model (or a .keras file) and verify it",
-        description="Convert a trained model to a deployment format, load it back in that "
-        "format's runtime and compare it with the trained model on held-out examples. "
-        "Formats: " + "; ".join(f"{f.id}: {f.label}" for f in FORMATS))
-    export.add_argument("source", metavar="RUN_ID|MODEL.keras",
-                        help="a run id from `mpstudio runs list`, or a .keras file")
-    export.add_argument("--format", "-f", required=True, metavar="FORMAT",
-                        help=f"one of: {', '.join(FORMAT_IDS)}, or {ALL} (every format "
-                        "installed here, into the folder -o names)")
-    export.add_argument("-o", "--output", metavar="PATH",
-                        help="the file (a folder for savedmodel, or for --format all); "
-                        "default: the current folder, named after the run")
+        "export", help=_("export a run's trained model (or a .keras file) and verify it"),
+        description=_("Convert a trained model to a deployment format, load it back in that "
+                      "format's runtime and compare it with the trained model on held-out "
+                      "examples. Formats: {formats}").format(formats=formats))
+    export.add_argument("source", metavar=_("RUN_ID|MODEL.keras"),
+                        help=_("a run id from `mpstudio runs list`, or a .keras file"))
+    export.add_argument("--format", "-f", required=True, metavar=_("FORMAT"),
+                        help=_("one of: {names}, or {all} (every format installed here, into "
+                               "the folder -o names)").format(names=", ".join(FORMAT_IDS),
+                                                              all=ALL))
+    export.add_argument("-o", "--output", metavar=_("PATH"),
+                        help=_("the file (a folder for savedmodel, or for --format all); "
+                               "default: the current folder, named after the run"))
     export.add_argument("--overwrite", action="store_true",
-                        help="replace files that exist (without it they are left alone)")
-    export.add_argument("--json", action="store_true", help="print JSON to stdout")
+                        help=_("replace files that exist (without it they are left alone)"))
+    export.add_argument("--json", action="store_true", help=_("print JSON to stdout"))
 
 
 def _base_name(source: str) -> str:
@@ -68,8 +72,8 @@ def _targets(args: argparse.Namespace) -> tuple[list[tuple[ExportFormat, Path]],
     if args.format == ALL:
         folder = Path(args.output or ".").expanduser()
         if folder.exists() and not folder.is_dir():
-            return [], [f"{folder} is not a folder: --format all writes every format into "
-                        "a folder (it is made when missing)"]
+            return [], [_("{folder} is not a folder: --format all writes every format "
+                          "into a folder (it is made when missing)").format(folder=folder)]
         formats = [f for f in FORMATS if unavailable_reason(f) is None]
         return [(f, default_path(folder, base, f)) for f in formats], []
     try:
@@ -106,13 +110,12 @@ def run_export_command(args: argparse.Namespace) -> int:
     targets, problems = _targets(args)
     made = _make_all_folder(args) if targets and not problems else None
     for fmt, path in targets:
-        problem = target_problem(path, fmt.is_folder, args.overwrite)
+        problem = target_problem(path, fmt.is_folder, args.overwrite, command_line=True)
         if problem:
-            problems.append(problem.replace("choose to replace it", "pass --overwrite to "
-                                            "replace it"))
+            problems.append(problem)
     if not args.source.isdigit() and not Path(args.source).expanduser().is_file():
-        problems.append(f"{args.source} is neither a run id (see `mpstudio runs list`) nor "
-                        "a .keras file")
+        problems.append(_("{source} is neither a run id (see `mpstudio runs list`) nor a "
+                          ".keras file").format(source=args.source))
     if problems:
         if made is not None:
             made.rmdir()  # refused: leave no empty folder behind
@@ -127,7 +130,7 @@ def run_export_command(args: argparse.Namespace) -> int:
             source = (source_from_run(int(args.source)) if args.source.isdigit()
                       else source_from_file(args.source))
     except ExportError as exc:
-        print(f"mpstudio export: error: {exc}", file=sys.stderr)
+        print(error_line("export", exc), file=sys.stderr)
         return EXIT_FAILED
     requests = [ExportRequest(fmt.id, path) for fmt, path in targets]
     outcomes = _export_with_progress(source, requests, args)
@@ -145,7 +148,8 @@ def run_export_command(args: argparse.Namespace) -> int:
             out.print(outcome.line(), style=style, soft_wrap=True, markup=False,
                       highlight=False)
             for note in outcome.result.notes if outcome.result else ():
-                out.print(f"  note: {note}", markup=False, highlight=False)
+                out.print("  " + _("note: {note}").format(note=note), markup=False,
+                          highlight=False)
     return EXIT_OK if all(o.ok for o in outcomes) else EXIT_FAILED
 
 
@@ -157,7 +161,7 @@ def _export_with_progress(source: Any, requests: list, args: argparse.Namespace)
     console = make_console(stderr=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
                   console=console, disable=args.json, transient=True) as bar:
-        task = bar.add_task(f"exporting {source.label}", total=1)
+        task = bar.add_task(_("exporting {source}").format(source=source.label), total=1)
 
         def progress(done: int, total: int, text: str) -> None:
             bar.update(task, completed=done, total=total, description=text)

@@ -13,10 +13,13 @@ from mpstudio.engine.comparison.card_text import (
     PROFILE_TITLE,
     card_rows,
     profile_table,
-    side_heading,
 )
 from mpstudio.engine.event_text import fmt, fmt_pct, summary_rows
+from mpstudio.engine.hardware.verdict_rules import verdict_text
 from mpstudio.engine.history.records import RunRow, StoredRun
+from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.run_labels import shown_label
+from mpstudio.engine.said import render
 
 VERDICT_STYLE = {
     "worth_it": "bold green", "accuracy_loss": "bold red", "incomplete": "bold red",
@@ -27,6 +30,28 @@ STATUS_STYLE = {"finished": "green", "stopped": "yellow", "interrupted": "yellow
                 "diverged": "red", "failed": "red", "running": "cyan"}
 
 
+STATUS_WORDS = (N_("running"), N_("finished"), N_("stopped"), N_("diverged"), N_("failed"),
+                N_("interrupted"))  # a run's status, as shown
+# The hardware a run recorded, by key, as ``runs show`` names it
+HARDWARE_NAMES = {
+    "device": N_("device"), "float32_math": N_("float32_math"), "tensorflow": N_("tensorflow"),
+    "keras": N_("keras"), "python": N_("python"), "cuda": N_("cuda"), "cudnn": N_("cudnn"),
+    "advisor_device": N_("advisor_device"), "advisor_verdict": N_("advisor_verdict"),
+    "advisor_reason": N_("advisor_reason"),
+}
+
+
+def status_text(status: str) -> Text:
+    return Text(_(status), style=STATUS_STYLE.get(status, ""))
+
+
+def run_title(run: StoredRun) -> str:
+    """"#12 mixed_float16 (digits / mlp)", as StoredRun.title() with its label shown."""
+    return _("#{id} {label} ({dataset} / {template})").format(
+        id=run.id, label=shown_label(run.label), dataset=run.row.dataset,
+        template=run.row.template)
+
+
 NARROW = 100  # columns: below this, each run's where and when share its "run" cell
 
 
@@ -34,21 +59,26 @@ def runs_table(rows: Sequence[RunRow], total: int, width: int = NARROW) -> Table
     """The history's runs. An 80-column terminal squeezed the eight columns until the
     ids vanished (they are what a user types next): below NARROW columns the started
     time, dataset and template go under the run's label, and the ids keep their width."""
-    shown = f"{len(rows)} of {total}" if len(rows) != total else f"{total}"
-    table = Table(title=f"run history: {shown} runs", title_justify="left")
+    title = (_("run history: {shown} of {total} runs").format(shown=len(rows), total=total)
+             if len(rows) != total else _("run history: {total} runs").format(total=total))
+    table = Table(title=title, title_justify="left")
     narrow = width < NARROW
-    names = ["#", "run", "status", "examples/s", "val acc"] if narrow else [
+    keys = ["#", "run", "status", "examples/s", "val acc"] if narrow else [
         "#", "started", "dataset", "template", "run", "status", "examples/s", "val acc"]
+    names = {"#": "#", "run": _("run"), "status": _("status"), "examples/s": _("examples/s"),
+             "val acc": _("val acc"), "started": _("started"), "dataset": _("dataset"),
+             "template": _("template")}
     widest_id = max((len(str(r.id)) for r in rows), default=1)
-    for name in names:
-        table.add_column(name, justify="right" if name in ("#", "examples/s", "val acc")
-                         else "left", no_wrap=name not in ("dataset", "run"),
-                         min_width=widest_id if name == "#" else None)
+    for key in keys:
+        table.add_column(names[key], justify="right" if key in ("#", "examples/s", "val acc")
+                         else "left", no_wrap=key not in ("dataset", "run"),
+                         min_width=widest_id if key == "#" else None)
     for r in rows:
         where = [r.started_text, r.dataset, r.template]
-        cells = [f"{r.label}\n{' · '.join(where)}"] if narrow else [*where, r.label]
+        label = shown_label(r.label)
+        cells = [f"{label}\n{' · '.join(where)}"] if narrow else [*where, label]
         table.add_row(
-            str(r.id), *cells, Text(r.status, style=STATUS_STYLE.get(r.status, "")),
+            str(r.id), *cells, status_text(r.status),
             fmt(r.examples_per_sec, ",.0f"), fmt_pct(r.val_accuracy, 2),
         )
     return table
@@ -56,35 +86,38 @@ def runs_table(rows: Sequence[RunRow], total: int, width: int = NARROW) -> Table
 
 def run_detail(run: StoredRun) -> Group:
     """``mpstudio runs show``: what ran, how it ended, epoch by epoch."""
-    head = Table(title=run.title(), show_header=False, title_justify="left")
+    head = Table(title=run_title(run), show_header=False, title_justify="left")
     head.add_column(style="bold", no_wrap=True)
     head.add_column()
-    head.add_row("status", Text(run.status, style=STATUS_STYLE.get(run.status, "")))
-    head.add_row("started", run.row.started_text)
+    head.add_row(_("status"), status_text(run.status))
+    head.add_row(_("started"), run.row.started_text)
     if run.failure:
-        head.add_row("reason", run.failure)
-    head.add_row("data", run.dataset_summary)
-    head.add_row("model", f"{run.model.get('name')}: {run.model.get('params', 0):,} parameters,"
-                 f" output {run.model.get('output_dtype')}")
+        head.add_row(_("reason"), render(run.failure))
+    head.add_row(_("data"), render(run.dataset_summary))
+    head.add_row(_("model"), _("{name}: {params:,} parameters, output {dtype}").format(
+        name=run.model.get("name"), params=run.model.get("params", 0),
+        dtype=run.model.get("output_dtype")))
     spec = run.spec
-    head.add_row("spec", ", ".join(f"{k}={v}" for k, v in spec.items()
-                                   if not isinstance(v, dict) and v not in (None, "")))
+    head.add_row(_("spec"), ", ".join(f"{k}={v}" for k, v in spec.items()
+                                      if not isinstance(v, dict) and v not in (None, "")))
     for key, value in run.hardware.items():
-        head.add_row(key, str(value))
+        shown = verdict_text(str(value)) if key == "advisor_verdict" else render(value)
+        head.add_row(_(HARDWARE_NAMES[key]) if key in HARDWARE_NAMES else key, shown)
     for path in run.model_paths:
-        head.add_row("model file", path)
+        head.add_row(_("model file"), path)
     parts: list = [head]
     if run.summary is not None:
-        summary = Table(show_header=False, title="summary", title_justify="left")
+        summary = Table(show_header=False, title=_("summary"), title_justify="left")
         summary.add_column(style="bold", no_wrap=True)
         summary.add_column()
         for name, value in summary_rows(run.summary):
             summary.add_row(name, value)
         parts.append(summary)
     if run.epochs:
-        epochs = Table(title=f"{len(run.epochs)} epochs, {len(run.steps)} step samples",
-                       title_justify="left")
-        for name in ("epoch", "step", "loss", "accuracy", "val loss", "val acc", "time"):
+        epochs = Table(title=_("{epochs} epochs, {steps} step samples").format(
+            epochs=len(run.epochs), steps=len(run.steps)), title_justify="left")
+        for name in (_("epoch"), _("step"), _("loss"), _("accuracy"), _("val loss"),
+                     _("val acc"), _("time")):
             epochs.add_column(name, justify="right")
         for e in run.epochs:
             epochs.add_row(str(e.epoch), str(e.steps), fmt(e.loss, ".4f"),
@@ -94,21 +127,29 @@ def run_detail(run: StoredRun) -> Group:
     return Group(*parts)
 
 
+def side_title(side) -> str:  # type: ignore[no-untyped-def]
+    """"float32 baseline (#3, #5, #7)", its label shown in the language in force."""
+    return _("{label} ({ids})").format(label=shown_label(side.label),
+                                       ids=", ".join(f"#{i}" for i in side.run_ids))
+
+
 def card_table(card: ComparisonCard) -> Group:
-    trials = f" (median of {card.trials} trials)" if card.trials > 1 else ""
-    table = Table(title=f"{card.baseline.label} vs {card.mixed.label}{trials}",
-                  title_justify="left")
+    names = {"baseline": shown_label(card.baseline.label), "mixed": shown_label(card.mixed.label)}
+    title = (_("{baseline} vs {mixed} (median of {trials} trials)").format(
+        trials=card.trials, **names) if card.trials > 1
+        else _("{baseline} vs {mixed}").format(**names))
+    table = Table(title=title, title_justify="left")
     table.add_column("", no_wrap=True)
-    table.add_column(side_heading(card.baseline), justify="right")
-    table.add_column(side_heading(card.mixed), justify="right")
-    table.add_column("change", justify="right")
+    table.add_column(side_title(card.baseline), justify="right")
+    table.add_column(side_title(card.mixed), justify="right")
+    table.add_column(_("change"), justify="right")
     for row in card_rows(card):
         table.add_row(row.name, row.baseline, row.mixed, row.change)
     verdict = Text(card.verdict.sentence, style=VERDICT_STYLE.get(card.verdict.kind, "bold"))
     profile = profile_table(card)
     if profile is None:
         return Group(table, verdict)
-    ops = Table(title=PROFILE_TITLE, title_justify="left",
+    ops = Table(title=_(PROFILE_TITLE), title_justify="left",
                 caption=profile.note, caption_justify="left")
     for i, head in enumerate(profile.headers):
         ops.add_column(head, justify="left" if i == 0 else "right", no_wrap=i == 0)

@@ -26,32 +26,36 @@ from mpstudio.engine.app_settings import (
     save_settings,
     settings_path,
 )
+from mpstudio.engine.hardware.gpu_memory import described
+from mpstudio.engine.i18n import _
 from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
 
 def add_hw_command(commands: Any) -> None:
     hw = commands.add_parser(
-        "hw", help="hardware check: devices, precision verdicts, and a measurement on request")
+        "hw", help=_("hardware check: devices, precision verdicts, and a measurement on "
+                     "request"))
     add = hw.add_argument
     add("--measure", action="store_true",
-        help="time matmul and conv in float32/float16/bfloat16 on each device (~10-20 s)")
+        help=_("time matmul and conv in float32/float16/bfloat16 on each device (~10-20 s)"))
     add("--seconds", type=float, default=0.5, metavar="S",
-        help="--measure: seconds timed for each kernel and precision (0.5)")
-    add("--json", action="store_true", help="print JSON to stdout")
+        help=_("--measure: seconds timed for each kernel and precision (0.5)"))
+    add("--json", action="store_true", help=_("print JSON to stdout"))
     add("--memory-growth", choices=("on", "off"),
-        help="save: let TensorFlow allocate GPU memory as needed (on) or up front (off)")
+        help=_("save: let TensorFlow allocate GPU memory as needed (on) or up front (off)"))
     add("--memory-limit", metavar="MiB|none",
-        help="save: cap each GPU at this much memory, or 'none' to remove the cap")
+        help=_("save: cap each GPU at this much memory, or 'none' to remove the cap"))
 
 
 def _save_memory_settings(args: argparse.Namespace) -> int:
     try:
         settings = load_settings()
     except InvalidSettings as exc:  # parses, wrong values: the new values replace them
-        print(f"mpstudio hw: replacing what was saved: {exc}", file=sys.stderr)
+        print(_("mpstudio hw: replacing what was saved: {reason}").format(reason=exc.shown()),
+              file=sys.stderr)
         settings = AppSettings()
     except SettingsError as exc:
-        return usage_error("hw", [str(exc)])
+        return usage_error("hw", [exc.shown()])
     memory = settings.gpu_memory
     if args.memory_limit is not None:
         text = args.memory_limit.strip().lower()
@@ -60,7 +64,8 @@ def _save_memory_settings(args: argparse.Namespace) -> int:
         elif text.isdigit():
             memory = dataclasses.replace(memory, limit_mb=int(text), growth=False)
         else:
-            return usage_error("hw", [f"--memory-limit takes MiB or 'none', got {text!r}"])
+            return usage_error("hw", [_("--memory-limit takes MiB or 'none', got {value!r}")
+                                      .format(value=text)])
     if args.memory_growth is not None:
         memory = dataclasses.replace(memory, growth=args.memory_growth == "on")
         if memory.growth and args.memory_limit is None:
@@ -68,9 +73,9 @@ def _save_memory_settings(args: argparse.Namespace) -> int:
     try:
         path = save_settings(dataclasses.replace(settings, gpu_memory=memory))
     except SettingsError as exc:
-        return usage_error("hw", [str(exc)])
-    print(f"GPU memory: {memory.describe()}; saved to {path}. Runs started from now on "
-          "apply it (a running app: after a restart).")
+        return usage_error("hw", [exc.shown()])
+    print(_("GPU memory: {settings}; saved to {path}. Runs started from now on apply it (a "
+            "running app: after a restart).").format(settings=described(memory), path=path))
     return EXIT_OK
 
 
@@ -78,7 +83,8 @@ def run_hw_command(args: argparse.Namespace) -> int:
     if args.memory_growth is not None or args.memory_limit is not None:
         return _save_memory_settings(args)
     if not 0.05 <= args.seconds <= 10:
-        return usage_error("hw", [f"--seconds must be between 0.05 and 10, got {args.seconds}"])
+        return usage_error("hw", [_("--seconds must be between 0.05 and 10, got {value}")
+                                  .format(value=args.seconds)])
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from mpstudio.cli import hardware_tables as tables
@@ -89,7 +95,9 @@ def run_hw_command(args: argparse.Namespace) -> int:
         from mpstudio.engine.hardware.check import run_hardware_check
     out, err = make_console(stderr=False), make_console(stderr=True)
     stopper = StopFlag()
-    progress = Progress(TextColumn("measuring {task.description}"), BarColumn(),
+    # rich fills {task.description} in
+    progress = Progress(TextColumn(_("measuring {what}").format(what="{task.description}")),
+                        BarColumn(),
                         MofNCompleteColumn(), console=err, transient=True,
                         disable=args.json or not args.measure)
     task = progress.add_task("", total=None)
@@ -101,7 +109,8 @@ def run_hw_command(args: argparse.Namespace) -> int:
         with progress, ctrl_c_stops(stopper):
             check = run_hardware_check(args.measure, args.seconds, update, stopper.should_stop)
     except KeyboardInterrupt:  # the second Ctrl-C: leave now, without a traceback
-        print("mpstudio hw: error: interrupted", file=sys.stderr)
+        print(_("mpstudio {command}: error: interrupted").format(command="hw"),
+              file=sys.stderr)
         return EXIT_INTERRUPTED
     if args.json:
         print(json.dumps(check.to_dict(), indent=2))
@@ -110,16 +119,17 @@ def run_hw_command(args: argparse.Namespace) -> int:
         out.print(tables.gpu_table(check.report))
         out.print(tables.tpu_line(check.report))
         out.print(tables.cpu_line(check.report))
-        out.print(f"GPU memory: {check.memory.message} · settings file {settings_path()}",
-                  markup=False, highlight=False)  # the message quotes [gpu_memory]
+        out.print(_("GPU memory: {message} · settings file {path}").format(
+            message=check.memory.message, path=settings_path()),
+            markup=False, highlight=False)  # the message quotes [gpu_memory]
         out.print(tables.verdict_table(check.advice))
         if check.measurements:
             out.print(tables.measurement_table(check.measurements))
         else:
-            out.print("Verdicts above are from what the hardware is; `mpstudio hw --measure` "
-                      "times it.")
+            out.print(_("Verdicts above are from what the hardware is; `mpstudio hw "
+                        "--measure` times it."))
         out.print(tables.advice_block(check.advice))
     if check.stopped:
-        print("mpstudio hw: measurement stopped early; verdicts use what was measured",
+        print(_("mpstudio hw: measurement stopped early; verdicts use what was measured"),
               file=sys.stderr)
     return EXIT_FAILED if check.memory.status == "failed" else EXIT_OK

@@ -6,6 +6,10 @@ stdout empty, and a script reading it got nothing to parse. This wraps a command
 passes stdout and stderr through unchanged, remembers the last error line, and when
 the command ends with a non-zero exit code having printed nothing on stdout, prints
 ``{"error": ..., "exit_code": ..., "command": ...}`` there.
+
+A --json command runs in English (cli.language.for_machines), so the document, its
+error included, is the same in every language and the error lines read
+"mpstudio CMD: error: ...".
 """
 
 from __future__ import annotations

@@ -22,12 +22,13 @@ from mpstudio.cli.doctor_command import add_doctor_command, run_doctor_command
 from mpstudio.cli.export_command import add_export_command, run_export_command
 from mpstudio.cli.hw_command import add_hw_command, run_hw_command
 from mpstudio.cli.json_failure import run_with_json_failure
+from mpstudio.cli.language import CellFormatter, argument_error, for_machines, install
 from mpstudio.cli.runs_command import add_runs_command, run_runs_command
 from mpstudio.cli.support import EXIT_INTERRUPTED, EXIT_USAGE
 from mpstudio.cli.tensorboard_command import add_tensorboard_command, run_tensorboard_command
 from mpstudio.cli.train_command import COMMANDS as TRAIN_COMMANDS
 from mpstudio.cli.train_command import add_train_commands, run_train_command
-from mpstudio.engine.i18n import ENV, LANGUAGES, set_language
+from mpstudio.engine.i18n import ENV, LANGUAGES, _, set_language
 
 Runner = Callable[[argparse.Namespace], int]
 _RUNNERS: dict[str, Runner] = {
@@ -42,8 +43,14 @@ _RUNNERS: dict[str, Runner] = {
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        kwargs.setdefault("formatter_class", CellFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:  # one line, no usage dump
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        line = _("{prog}: error: {message} (see {prog} --help)").format(
+            prog=self.prog, message=argument_error(message))
+        self.exit(EXIT_USAGE, line + "\n")
 
 
 def _language_option(argv: list[str]) -> str | None:
@@ -59,17 +66,22 @@ def _language_option(argv: list[str]) -> str | None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser, worded in the language in force (argparse's own words too)."""
+    install()
     parser = _Parser(
         prog="mpstudio",
-        description="Mixed-precision training workbench for TensorFlow/Keras. "
-        "With no command, opens the desktop app.",
-        epilog="TensorFlow's own logs are hidden; set TF_CPP_MIN_LOG_LEVEL=0 to see them.",
+        description=_("Mixed-precision training workbench for TensorFlow/Keras. "
+                      "With no command, opens the desktop app."),
+        epilog=_("TensorFlow's own logs are hidden; set TF_CPP_MIN_LOG_LEVEL=0 to see "
+                 "them."),
     )
-    parser.add_argument("--version", action="version", version=f"mpstudio {__version__}")
+    parser.add_argument("--version", action="version", version=f"mpstudio {__version__}",
+                        help=_("show program's version number and exit"))
     parser.add_argument("--lang", choices=["system", *LANGUAGES],
-                        help="the language of what mpstudio says: en, zh_CN, or system "
-                        f"(default: {ENV} if set, else the system's); --json keys, run "
-                        "specs and the history stay the same in every language")
+                        help=_("the language of what mpstudio says: en, zh_CN, or system "
+                               "(default: {env} if set, else the system's); --json output, "
+                               "run specs and the history stay the same in every language"
+                               ).format(env=ENV))
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
     add_train_commands(commands)
     add_data_commands(commands)
@@ -99,7 +111,11 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return _RUNNERS[args.command](args)
         except KeyboardInterrupt:  # a second Ctrl-C, or one while TensorFlow is imported
-            print(f"\nmpstudio {command}: error: interrupted", file=sys.stderr)
+            print("\n" + _("mpstudio {command}: error: interrupted").format(command=command),
+                  file=sys.stderr)
             return EXIT_INTERRUPTED
 
-    return run_with_json_failure(command, run) if getattr(args, "json", False) else run()
+    if not getattr(args, "json", False):
+        return run()
+    with for_machines():  # --json prints the same in every language
+        return run_with_json_failure(command, run)

@@ -10,40 +10,44 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mpstudio.cli.support import EXIT_FAILED, EXIT_OK, make_console, usage_error
+from mpstudio.cli.language import for_people
+from mpstudio.cli.support import EXIT_FAILED, EXIT_OK, error_line, make_console, usage_error
 from mpstudio.engine.comparison.card import sides_from_history
 from mpstudio.engine.history.records import STATUSES
 from mpstudio.engine.history.store import HistoryError, RunStore
+from mpstudio.engine.i18n import _, ngettext
 
 
 def add_runs_command(commands: Any) -> None:
-    runs = commands.add_parser("runs", help="the run history: list, show, compare, report")
+    runs = commands.add_parser("runs", help=_("the run history: list, show, compare, report"))
     sub = runs.add_subparsers(dest="runs_command", metavar="{list,show,compare,report,delete}",
                               parser_class=type(runs))
     sub.required = True
-    listing = sub.add_parser("list", help="runs, newest first")
+    listing = sub.add_parser("list", help=_("runs, newest first"))
     listing.add_argument("--status", choices=STATUSES)
-    listing.add_argument("--dataset")
-    listing.add_argument("--template")
-    listing.add_argument("--precision")
-    listing.add_argument("--limit", type=int, default=50, help="at most this many (50; 0: all)")
-    show = sub.add_parser("show", help="one run: spec, hardware, summary, epochs")
-    show.add_argument("id", type=int)
+    listing.add_argument("--dataset", metavar=_("DATASET"))
+    listing.add_argument("--template", metavar=_("TEMPLATE"))
+    listing.add_argument("--precision", metavar=_("PRECISION"))
+    listing.add_argument("--limit", type=int, default=50, metavar=_("LIMIT"),
+                         help=_("at most this many (50; 0: all)"))
+    show = sub.add_parser("show", help=_("one run: spec, hardware, summary, epochs"))
+    show.add_argument("id", type=int, metavar=_("id"))
     compare = sub.add_parser(
-        "compare", help="two runs on one comparison card, with the verdict (a float32 run "
-        "is the baseline; trials of a repeated comparison count together)")
-    compare.add_argument("ids", type=int, nargs=2, metavar="ID")
-    report = sub.add_parser("report", help="write the comparison of two runs as a "
-                            "self-contained HTML page and its metrics as CSV")
-    report.add_argument("ids", type=int, nargs=2, metavar="ID")
-    report.add_argument("-o", "--output", required=True, metavar="REPORT.html")
-    report.add_argument("--csv", metavar="METRICS.csv",
-                        help="where the metrics go (default: beside the HTML, .csv)")
-    delete = sub.add_parser("delete", help="remove runs and their metrics from the history")
-    delete.add_argument("ids", type=int, nargs="+", metavar="ID")
-    delete.add_argument("--yes", action="store_true", help="do it (without: list what would go)")
+        "compare", help=_("two runs on one comparison card, with the verdict (a float32 run "
+                          "is the baseline; trials of a repeated comparison count together)"))
+    compare.add_argument("ids", type=int, nargs=2, metavar=_("ID"))
+    report = sub.add_parser("report", help=_("write the comparison of two runs as a "
+                                             "self-contained HTML page and its metrics as CSV"))
+    report.add_argument("ids", type=int, nargs=2, metavar=_("ID"))
+    report.add_argument("-o", "--output", required=True, metavar=_("REPORT.html"))
+    report.add_argument("--csv", metavar=_("METRICS.csv"),
+                        help=_("where the metrics go (default: beside the HTML, .csv)"))
+    delete = sub.add_parser("delete", help=_("remove runs and their metrics from the history"))
+    delete.add_argument("ids", type=int, nargs="+", metavar=_("ID"))
+    delete.add_argument("--yes", action="store_true",
+                        help=_("do it (without: list what would go)"))
     for parser in (listing, show, compare, report, delete):
-        parser.add_argument("--json", action="store_true", help="print JSON to stdout")
+        parser.add_argument("--json", action="store_true", help=_("print JSON to stdout"))
 
 
 def run_runs_command(args: argparse.Namespace) -> int:
@@ -51,13 +55,26 @@ def run_runs_command(args: argparse.Namespace) -> int:
     try:
         with RunStore() as store:
             store.recover_interrupted()
+            missing = _missing_run(store, args)
+            if missing:  # a typo in an id is a usage error (exit 2), told by the store
+                return usage_error(command, [missing])
             return _COMMANDS[args.runs_command](store, args)
     except HistoryError as exc:
-        message = str(exc)
-        if message.startswith("no run #"):
-            return usage_error(command, [message])
-        print(f"mpstudio {command}: error: {message}", file=sys.stderr)
+        print(error_line(command, exc), file=sys.stderr)
         return EXIT_FAILED
+
+
+def _missing_run(store: RunStore, args: argparse.Namespace) -> str:
+    """Why the first id given that is not in the history is not there; "" when all are."""
+    ids = [args.id] if hasattr(args, "id") else list(getattr(args, "ids", []))
+    known = {row.id for row in store.runs()} if ids else set()
+    for run_id in ids:
+        if run_id not in known:
+            try:
+                store.run(run_id, metrics=False)
+            except HistoryError as exc:
+                return str(exc)
+    return ""
 
 
 def _print_json(payload: Any) -> None:
@@ -108,30 +125,35 @@ def _report(store: RunStore, args: argparse.Namespace) -> int:
 
     baseline, mixed = sides_from_history(store, *args.ids)
     try:
-        files = write_report(baseline, mixed, Path(args.output),
-                             Path(args.csv) if args.csv else None, history=store.path)
+        with for_people():  # a report is read by people, --json or not
+            files = write_report(baseline, mixed, Path(args.output),
+                                 Path(args.csv) if args.csv else None, history=store.path)
     except ReportError as exc:
-        print(f"mpstudio runs report: error: {exc}", file=sys.stderr)
+        print(error_line("runs report", exc), file=sys.stderr)
         return EXIT_FAILED
     if args.json:
         _print_json({"html": str(files.html), "csv": str(files.csv) if files.csv else None})
     else:
-        print(f"wrote {files.html}" + (f" and {files.csv}" if files.csv else ""))
+        print(_("wrote {html} and {csv}").format(html=files.html, csv=files.csv) if files.csv
+              else _("wrote {html}").format(html=files.html))
     return EXIT_OK
 
 
 def _delete(store: RunStore, args: argparse.Namespace) -> int:
+    from mpstudio.cli.history_tables import run_title
+
     runs = [store.run(i, metrics=False) for i in args.ids]  # every id must exist
     if not args.yes:
         for run in runs:
-            print(f"would delete {run.title()}")
-        print("add --yes to delete them", file=sys.stderr)
+            print(_("would delete {run}").format(run=run_title(run)))
+        print(_("add --yes to delete them"), file=sys.stderr)
         return EXIT_OK
     deleted = store.delete_runs(args.ids)
     if args.json:
         _print_json({"deleted": args.ids})
     else:
-        print(f"deleted {deleted} run{'s' if deleted != 1 else ''}")
+        print(ngettext("deleted {count} run", "deleted {count} runs", deleted).format(
+            count=deleted))
     return EXIT_OK
 
 

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 
 from rich.console import Console
 
+from mpstudio.engine.i18n import _
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 
@@ -19,10 +21,17 @@ def ended_early(command: str, exc: Exception) -> int:
     from mpstudio.engine.datasets.errors import DataLoadStopped
 
     if isinstance(exc, DataLoadStopped):
-        print(f"mpstudio {command}: {exc}", file=sys.stderr)
+        print(_("mpstudio {command}: {message}").format(command=command, message=exc),
+              file=sys.stderr)
         return EXIT_OK
-    print(f"mpstudio {command}: error: {exc}", file=sys.stderr)
+    print(error_line(command, exc), file=sys.stderr)
     return EXIT_FAILED
+
+
+def error_line(command: str, problem: object) -> str:
+    """"mpstudio COMMAND: error: PROBLEM", the form of every error a command prints (a
+    --json run finds its error by it: json_failure)."""
+    return _("mpstudio {command}: error: {problem}").format(command=command, problem=problem)
 
 
 def make_console(stderr: bool) -> Console:
@@ -32,7 +41,7 @@ def make_console(stderr: bool) -> Console:
 
 def usage_error(command: str, problems: list[str]) -> int:
     for problem in problems:
-        print(f"mpstudio {command}: error: {problem}", file=sys.stderr)
+        print(error_line(command, problem), file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -59,7 +68,7 @@ def ctrl_c_stops(reporter) -> Iterator[None]:
         # not be taken for the first one again.
         signal.signal(signal.SIGINT, signal.default_int_handler)
         reporter.stop()
-        print("\nstopping after this step (Ctrl-C again to abort)", file=sys.stderr)
+        print("\n" + _("stopping after this step (Ctrl-C again to abort)"), file=sys.stderr)
 
     previous = signal.signal(signal.SIGINT, handler)
     try:

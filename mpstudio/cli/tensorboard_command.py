@@ -12,25 +12,27 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mpstudio.cli.support import EXIT_FAILED, EXIT_OK, make_console, usage_error
+from mpstudio.cli.support import EXIT_FAILED, EXIT_OK, error_line, make_console, usage_error
+from mpstudio.engine.i18n import _
 
 COMMAND = "tensorboard"
 
 
 def add_tensorboard_command(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        COMMAND, help="open a run's TensorBoard logs (or print their last values)",
-        description="Start TensorBoard on 127.0.0.1 for the logs of a run trained with "
-        "--tensorboard ([aids] tensorboard = true) and wait until Ctrl-C. TensorBoard is "
-        "an optional extra: pip install \"mpstudio[tensorboard]\".")
-    parser.add_argument("run_id", type=int, metavar="RUN_ID",
-                        help="a run id from `mpstudio runs list`")
+        COMMAND, help=_("open a run's TensorBoard logs (or print their last values)"),
+        description=_("Start TensorBoard on 127.0.0.1 for the logs of a run trained with "
+                      "--tensorboard ([aids] tensorboard = true) and wait until Ctrl-C. "
+                      "TensorBoard is an optional extra: pip install "
+                      "\"mpstudio[tensorboard]\"."))
+    parser.add_argument("run_id", type=int, metavar=_("RUN_ID"),
+                        help=_("a run id from `mpstudio runs list`"))
     parser.add_argument("--print-scalars", action="store_true",
-                        help="print the last value of every scalar and exit (no server)")
+                        help=_("print the last value of every scalar and exit (no server)"))
     parser.add_argument("--json", action="store_true",
-                        help="with --print-scalars: JSON on stdout")
+                        help=_("with --print-scalars: JSON on stdout"))
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                        help="seconds to wait for TensorBoard to answer (60)")
+                        help=_("seconds to wait for TensorBoard to answer (60)"))
 
 
 _STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
@@ -57,7 +59,8 @@ def logs_of(run_id: int) -> tuple[Path | None, str]:
         return None, str(exc)
     folder = run_folder(run_id)
     if folder is None or not has_logs(folder / LOGS_FOLDER):
-        return None, f"run #{run_id} has no TensorBoard logs: {NO_LOGS_HINT}"
+        return None, _("run #{id} has no TensorBoard logs: {hint}").format(
+            id=run_id, hint=_(NO_LOGS_HINT))
     return folder / LOGS_FOLDER, ""
 
 
@@ -74,12 +77,13 @@ def run_tensorboard_command(args: argparse.Namespace) -> int:
     )
 
     if not tensorboard_available():
-        return usage_error(COMMAND, [f"TensorBoard is not installed here: {INSTALL_HINT}"])
-    print(f"starting TensorBoard on {logdir}…", file=sys.stderr)
+        return usage_error(COMMAND, [_("TensorBoard is not installed here: {hint}").format(
+            hint=INSTALL_HINT)])
+    print(_("starting TensorBoard on {logdir}…").format(logdir=logdir), file=sys.stderr)
     try:
         server = start_tensorboard(logdir, timeout=args.timeout, tied=True)
     except (RuntimeError, OSError) as exc:
-        print(f"mpstudio {COMMAND}: error: {exc}", file=sys.stderr)
+        print(error_line(COMMAND, exc), file=sys.stderr)
         return EXIT_FAILED
     def terminated(signum: int, frame: object) -> None:
         raise _Terminated(signum)
@@ -88,18 +92,19 @@ def run_tensorboard_command(args: argparse.Namespace) -> int:
     # server as Ctrl-C does; without this the process died and left it listening.
     previous = {sig: signal.signal(sig, terminated) for sig in _STOP_SIGNALS}
     try:
-        print(f"TensorBoard at {server.url.rstrip('/')} (logs: {logdir}); Ctrl-C stops it",
-              flush=True)
+        print(_("TensorBoard at {url} (logs: {logdir}); Ctrl-C stops it").format(
+            url=server.url.rstrip("/"), logdir=logdir), flush=True)
         while server.running:
             time.sleep(0.5)
-        print(f"mpstudio {COMMAND}: error: TensorBoard ended:\n{server.output(12)}",
+        print(error_line(COMMAND, _("TensorBoard ended:")) + "\n" + server.output(12),
               file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
-        print("\nstopping TensorBoard", file=sys.stderr)
+        print("\n" + _("stopping TensorBoard"), file=sys.stderr)
         return EXIT_OK
     except _Terminated as exc:
-        print(f"{signal.Signals(exc.signum).name}: stopping TensorBoard", file=sys.stderr)
+        print(_("{signal}: stopping TensorBoard").format(
+            signal=signal.Signals(exc.signum).name), file=sys.stderr)
         return 128 + exc.signum
     finally:
         server.stop()
@@ -125,11 +130,12 @@ def _print_scalars(logdir: Path, args: argparse.Namespace) -> int:
         return EXIT_OK
     from rich.table import Table
 
-    table = Table(title=f"run #{args.run_id}: {logdir}", title_justify="left")
-    table.add_column("scalar")
-    table.add_column("step", justify="right")
-    table.add_column("last value", justify="right")
-    table.add_column("points", justify="right")
+    table = Table(title=_("run #{id}: {logdir}").format(id=args.run_id, logdir=logdir),
+                  title_justify="left")
+    table.add_column(_("scalar"))
+    table.add_column(_("step"), justify="right")
+    table.add_column(_("last value"), justify="right")
+    table.add_column(_("points"), justify="right")
     for tag, points in sorted(scalars.items()):
         step, value = points[-1]
         table.add_row(tag, str(step), f"{value:.6g}", str(len(points)))

@@ -24,6 +24,7 @@ from mpstudio.cli.support import (
     usage_error,
 )
 from mpstudio.engine.datasets.registry import dataset_names
+from mpstudio.engine.i18n import _
 from mpstudio.engine.json_values import json_ready
 from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 from mpstudio.engine.spec import (
@@ -47,67 +48,91 @@ COMMANDS = ("train", "compare")
 
 def add_train_commands(commands: Any) -> None:
     """``train`` and ``compare``: the same run options, compare adds its trials."""
-    train = commands.add_parser("train", help="train one run and print its summary")
+    train = commands.add_parser("train", help=_("train one run and print its summary"))
     _run_options(train)
     compare = commands.add_parser(
-        "compare", help="train a float32 baseline and the mixed run, print them side by side"
-    )
+        "compare",
+        help=_("train a float32 baseline and the mixed run, print them side by side"))
     _run_options(compare)
     compare.add_argument("--repeats", type=int, default=1, metavar="N",
-                         help="trials of each side, alternating; the card shows medians (1)")
-    compare.add_argument("--baseline", default="auto", metavar="MATH",
-                         help="what the float32 side computes in: auto (TensorFlow's default:"
-                         " TF32 on Ampere and newer GPUs), float32 (TF32 off) or tf32")
+                         help=_("trials of each side, alternating; the card shows medians "
+                                "(1)"))
+    compare.add_argument("--baseline", default="auto", metavar=_("MATH"),
+                         help=_("what the float32 side computes in: auto (TensorFlow's "
+                                "default: TF32 on Ampere and newer GPUs), float32 (TF32 off) "
+                                "or tf32"))
     compare.add_argument("--profile", action="store_true",
-                         help="trace a few steady steps of each side with TensorFlow's "
-                         "profiler: time per op type side by side, the casts mixed precision "
-                         "added, and why it was slower")
+                         help=_("trace a few steady steps of each side with TensorFlow's "
+                                "profiler: time per op type side by side, the casts mixed "
+                                "precision added, and why it was slower"))
+
+
+def _one_of(names: Any, default: str) -> str:
+    return _("one of: {names} (default {default})").format(names=", ".join(names),
+                                                           default=default)
 
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
     """Options shared by train and compare. Defaults are None: unset options keep
     the value from --config (or the RunSpec default)."""
     add = parser.add_argument
-    add("--config", metavar="RUN.toml",
-        help="read a saved run spec; options given here override it")
-    add("--save-config", metavar="RUN.toml", help="write the effective run spec to a TOML file")
-    add("--json", action="store_true", help="print machine-readable results to stdout")
-    add("--dataset", help=f"one of: {', '.join(dataset_names())} (default digits), or the "
-        "path of an .npz file, a .csv file or a folder of images (one sub-folder per class)")
-    add("--template", help=f"one of: {', '.join(template_names())} (default mlp)")
-    add("--precision", help=f"one of: {', '.join(PRECISIONS)} (default mixed_float16)")
-    add("--loss-scaling", metavar="MODE",
-        help=f"one of: {', '.join(LOSS_SCALING_MODES)} (default auto: dynamic under float16)")
-    add("--initial-scale", type=float, help="dynamic loss scaling: initial scale (2**15)")
-    add("--growth-steps", type=int,
-        help="dynamic loss scaling: finite steps before doubling (2000)")
-    add("--scale-factor", type=float, help="fixed loss scaling: the scale (1024)")
-    add("--optimizer", help=f"one of: {', '.join(OPTIMIZERS)} (default adam)")
-    add("--learning-rate", "--lr", type=float, help="default 0.001")
-    add("--batch-size", type=int, help="per replica, default 128")
-    add("--epochs", type=int, help="default 5")
-    add("--steps", type=int, help="a step budget: train this many steps instead of --epochs")
-    add("--validation-split", type=float, help="fraction held out for validation (0.2)")
-    add("--seed", type=int, help="fixes the split, initial weights and data order (0)")
-    add("--xla", help=f"one of: {', '.join(XLA_MODES)} (default auto: on for GPUs)")
-    add("--loop", help=f"one of: {', '.join(LOOPS)} (default fit)")
-    add("--log-every", type=int, help="report step metrics every N steps (0: auto)")
-    add("--strategy", help=f"one of: {', '.join(STRATEGIES)} (default: one device); "
-        "multiworker reads the cluster from TF_CONFIG: run it on every host")
+    add("--config", metavar=_("RUN.toml"),
+        help=_("read a saved run spec; options given here override it"))
+    add("--save-config", metavar=_("RUN.toml"),
+        help=_("write the effective run spec to a TOML file"))
+    add("--json", action="store_true", help=_("print machine-readable results to stdout"))
+    add("--dataset", metavar=_("DATASET"),
+        help=_("one of: {names} (default digits), or the path of an .npz file, a .csv file "
+               "or a folder of images (one sub-folder per class)"
+               ).format(names=", ".join(dataset_names())))
+    add("--template", metavar=_("TEMPLATE"), help=_one_of(template_names(), "mlp"))
+    add("--precision", metavar=_("PRECISION"), help=_one_of(PRECISIONS, "mixed_float16"))
+    add("--loss-scaling", metavar=_("MODE"),
+        help=_("one of: {names} (default auto: dynamic under float16)"
+               ).format(names=", ".join(LOSS_SCALING_MODES)))
+    add("--initial-scale", type=float, metavar=_("INITIAL_SCALE"),
+        help=_("dynamic loss scaling: initial scale (2**15)"))
+    add("--growth-steps", type=int, metavar=_("GROWTH_STEPS"),
+        help=_("dynamic loss scaling: finite steps before doubling (2000)"))
+    add("--scale-factor", type=float, metavar=_("SCALE_FACTOR"),
+        help=_("fixed loss scaling: the scale (1024)"))
+    add("--optimizer", metavar=_("OPTIMIZER"), help=_one_of(OPTIMIZERS, "adam"))
+    add("--learning-rate", "--lr", type=float, metavar=_("LEARNING_RATE"),
+        help=_("default 0.001"))
+    add("--batch-size", type=int, metavar=_("BATCH_SIZE"), help=_("per replica, default 128"))
+    add("--epochs", type=int, metavar=_("EPOCHS"), help=_("default 5"))
+    add("--steps", type=int, metavar=_("STEPS"),
+        help=_("a step budget: train this many steps instead of --epochs"))
+    add("--validation-split", type=float, metavar=_("VALIDATION_SPLIT"),
+        help=_("fraction held out for validation (0.2)"))
+    add("--seed", type=int, metavar=_("SEED"),
+        help=_("fixes the split, initial weights and data order (0)"))
+    add("--xla", metavar=_("XLA"),
+        help=_("one of: {names} (default auto: on for GPUs)").format(names=", ".join(XLA_MODES)))
+    add("--loop", metavar=_("LOOP"), help=_one_of(LOOPS, "fit"))
+    add("--log-every", type=int, metavar=_("LOG_EVERY"),
+        help=_("report step metrics every N steps (0: auto)"))
+    add("--strategy", metavar=_("STRATEGY"),
+        help=_("one of: {names} (default: one device); multiworker reads the cluster from "
+               "TF_CONFIG: run it on every host").format(names=", ".join(STRATEGIES)))
     add("--devices", metavar="GPU:0,GPU:1",
-        help="mirrored: the devices to use (default: every local GPU)")
-    add("--lr-scaling", metavar="RULE", help="learning rate for the global batch: linear "
-        "(x replicas, the default) or none")
-    add("--warmup-steps", type=int, help="linear learning-rate warmup from 0 (0: none)")
-    add("--join-timeout", type=float, metavar="SECONDS",
-        help="multiworker: how long to wait for every worker to start (300)")
+        help=_("mirrored: the devices to use (default: every local GPU)"))
+    add("--lr-scaling", metavar=_("RULE"),
+        help=_("learning rate for the global batch: linear (x replicas, the default) or "
+               "none"))
+    add("--warmup-steps", type=int, metavar=_("WARMUP_STEPS"),
+        help=_("linear learning-rate warmup from 0 (0: none)"))
+    add("--join-timeout", type=float, metavar=_("SECONDS"),
+        help=_("multiworker: how long to wait for every worker to start (300)"))
     add("--cpu-devices", type=int, metavar="N",
-        help="split the CPU into N logical devices (try mirrored or multiworker without GPUs)")
+        help=_("split the CPU into N logical devices (try mirrored or multiworker without "
+               "GPUs)"))
     add("--events", action="store_true",
-        help="print every run event as a JSON line on stdout (for front ends)")
-    add("--shuffle-buffer", type=int, help="0 turns shuffling off (10000)")
-    add("--no-cache", action="store_true", help="do not cache the dataset in memory")
-    add("--no-prefetch", action="store_true", help="do not prefetch batches")
+        help=_("print every run event as a JSON line on stdout (for front ends)"))
+    add("--shuffle-buffer", type=int, metavar=_("SHUFFLE_BUFFER"),
+        help=_("0 turns shuffling off (10000)"))
+    add("--no-cache", action="store_true", help=_("do not cache the dataset in memory"))
+    add("--no-prefetch", action="store_true", help=_("do not prefetch batches"))
     add_source_options(parser)
     add_aid_options(parser)
 
@@ -168,7 +193,8 @@ def run_train_command(args: argparse.Namespace) -> int:
         try:
             spec.save(args.save_config)
         except OSError as exc:
-            return usage_error(args.command, [f"cannot write {args.save_config}: {exc.strerror}"])
+            return usage_error(args.command, [_("cannot write {path}: {reason}").format(
+                path=args.save_config, reason=exc.strerror)])
 
     from mpstudio.cli.console import ConsoleReporter
     from mpstudio.engine.datasets.errors import DataLoadStopped
@@ -188,7 +214,8 @@ def run_train_command(args: argparse.Namespace) -> int:
             except StrategyError as exc:
                 return usage_error(args.command, [str(exc)])
     if memory.status in ("applied", "failed", "needs_restart"):
-        print(f"mpstudio {args.command}: GPU memory: {memory.message}", file=sys.stderr)
+        print(_("mpstudio {command}: GPU memory: {message}").format(
+            command=args.command, message=memory.message), file=sys.stderr)
 
     console = ConsoleReporter(
         make_console(stderr=True), quiet=args.json or args.events,
@@ -224,7 +251,8 @@ def worker_cluster(spec: RunSpec, args: argparse.Namespace) -> Cluster | None:
     """This process's cluster for a multi-worker run (None otherwise); SpecError for a
     TF_CONFIG that names no cluster this process belongs to."""
     if args.cpu_devices is not None and args.cpu_devices < 1:
-        raise SpecError([f"--cpu-devices must be a positive integer, got {args.cpu_devices}"])
+        raise SpecError([_("--cpu-devices must be a positive integer, got {value}").format(
+            value=args.cpu_devices)])
     if spec.distribute.strategy != "multiworker":
         return None
     import os
@@ -285,7 +313,8 @@ def _print_outcome(card: Any, stored: list, persistent: bool) -> None:
         ids = ", ".join(f"#{run.id}" for run in stored)
         hint = (f"mpstudio runs compare {stored[0].id} {stored[1].id}" if len(stored) > 1
                 else f"mpstudio runs show {stored[0].id}")
-        print(f"saved in the run history as {ids} (see: {hint})", file=sys.stderr)
+        print(_("saved in the run history as {ids} (see: {hint})").format(ids=ids, hint=hint),
+              file=sys.stderr)
 
 
 def _result_json(result) -> dict[str, Any]:

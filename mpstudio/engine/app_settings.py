@@ -3,6 +3,12 @@ file in the user's config folder (``MPSTUDIO_CONFIG_DIR`` overrides it).
 
 A file that does not parse is never overwritten: the error names it and says
 what to do, so a hand edit is not lost. Tables other than mpstudio's are kept.
+
+The sentences for people are messages (``said.message``): ``describe()``, ``problems()``
+and the errors' ``str()`` are English (logs, JSON), ``description()`` and
+``problem_messages()`` the messages (``said.render`` shows them in the reader's
+language, and a sentence that quotes one holds it as a value), ``SettingsError.shown()``
+the error in the reader's language.
 """
 
 from __future__ import annotations
@@ -19,6 +25,9 @@ from typing import Any
 import platformdirs
 import tomli_w
 
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import clauses, english, message, render, stored
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
@@ -28,7 +37,19 @@ CONFIG_DIR_ENV = "MPSTUDIO_CONFIG_DIR"
 
 
 class SettingsError(ValueError):
-    """The settings file or a value in it is wrong; the message says how to fix it."""
+    """The settings file or a value in it is wrong; the message says how to fix it.
+    ``said``: the same as a stored sentence (``said.py``), shown in the reader's language
+    by ``shown()``; ``str()`` is the English."""
+
+    def __init__(self, said: Any) -> None:
+        super().__init__(english(said))
+        self.said = stored(said)
+
+    def __reduce__(self) -> tuple:  # crosses to the window as it is
+        return (type(self), (self.said,))
+
+    def shown(self) -> str:
+        return render(self.said)
 
 
 class InvalidSettings(SettingsError):
@@ -44,26 +65,38 @@ class GpuMemorySettings:
     growth: bool = False
     limit_mb: int | None = None
 
-    def problems(self) -> list[str]:
+    def problem_messages(self) -> list[dict]:
+        """What is wrong with these values, each a message (``said.render`` shows it)."""
         found = []
         if not isinstance(self.growth, bool):
-            found.append(f"GPU memory growth must be true or false, got {self.growth!r}")
+            found.append(message(N_("GPU memory growth must be true or false, got {value}"),
+                                 value=repr(self.growth)))
         if self.limit_mb is not None and (
             isinstance(self.limit_mb, bool) or not isinstance(self.limit_mb, int)
             or self.limit_mb < 64
         ):
-            found.append(f"GPU memory limit must be a whole number of MiB >= 64, "
-                         f"got {self.limit_mb!r}")
+            found.append(message(N_("GPU memory limit must be a whole number of MiB >= 64, "
+                                    "got {value}"), value=repr(self.limit_mb)))
         if self.growth is True and self.limit_mb is not None:
-            found.append("choose memory growth or a memory limit, not both: TensorFlow "
-                         "refuses memory growth on a GPU with a limit")
+            found.append(message(N_("choose memory growth or a memory limit, not both: "
+                                    "TensorFlow refuses memory growth on a GPU with a limit")))
         return found
 
-    def describe(self) -> str:
+    def problems(self) -> list[str]:
+        """The same in English."""
+        return [english(m) for m in self.problem_messages()]
+
+    def description(self) -> dict:
+        """What these settings do, as a message (``said.render`` shows it; a sentence
+        that quotes it can hold it as a value)."""
         if self.limit_mb is not None:
-            return f"limit {self.limit_mb} MiB per GPU"
-        return "growth on (allocate as needed)" if self.growth else \
-            "TensorFlow default: reserve most GPU memory at start"
+            return message(N_("limit {mb} MiB per GPU"), mb=self.limit_mb)
+        return message(N_("growth on (allocate as needed)") if self.growth else
+                       N_("TensorFlow default: reserve most GPU memory at start"))
+
+    def describe(self) -> str:
+        """The same in English."""
+        return english(self.description())
 
 
 @dataclass(frozen=True)
@@ -90,10 +123,12 @@ def _read_table(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"cannot read settings file {path}: {exc}") from None
+        raise SettingsError(message(N_("cannot read settings file {path}: {error}"),
+                                    path=str(path), error=str(exc))) from None
     except tomllib.TOMLDecodeError as exc:
-        raise SettingsError(f"settings file {path} is not valid TOML ({exc}): fix it or "
-                            "delete it to start from the defaults") from None
+        raise SettingsError(message(N_("settings file {path} is not valid TOML ({error}): fix "
+                                       "it or delete it to start from the defaults"),
+                                    path=str(path), error=str(exc))) from None
 
 
 def load_settings(path: Path | None = None) -> AppSettings:
@@ -103,12 +138,14 @@ def load_settings(path: Path | None = None) -> AppSettings:
     memory = _read_table(path).get("gpu_memory", {})
     known = {f.name for f in dataclasses.fields(GpuMemorySettings)}
     if not isinstance(memory, dict) or set(memory) - known:
-        raise InvalidSettings(f"settings file {path}: [gpu_memory] takes only "
-                              f"{', '.join(sorted(known))}")
+        raise InvalidSettings(message(N_("settings file {path}: [gpu_memory] takes only "
+                                         "{keys}"), path=str(path),
+                                      keys=", ".join(sorted(known))))
     settings = AppSettings(GpuMemorySettings(**memory))
-    problems = settings.gpu_memory.problems()
+    problems = settings.gpu_memory.problem_messages()
     if problems:
-        raise InvalidSettings(f"settings file {path}: {'; '.join(problems)}")
+        raise InvalidSettings(message(N_("settings file {path}: {problems}"), path=str(path),
+                                      problems=clauses(*problems)))
     return settings
 
 
@@ -117,9 +154,9 @@ def save_settings(settings: AppSettings, path: Path | None = None) -> Path:
     comments are not kept). Atomic: a crash leaves the old file or the new one. A
     file that does not parse is left alone (SettingsError); a symlink keeps
     pointing where it did, with the new content at its target."""
-    problems = settings.gpu_memory.problems()
+    problems = settings.gpu_memory.problem_messages()
     if problems:
-        raise SettingsError("; ".join(problems))
+        raise SettingsError(clauses(*problems))
     path = (path or settings_path()).resolve()
     table = _read_table(path)
     table.update(settings.to_dict())
@@ -138,7 +175,8 @@ def save_settings(settings: AppSettings, path: Path | None = None) -> Path:
         if tmp_name:
             with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
-        raise SettingsError(f"cannot write settings file {path}: {exc.strerror or exc}") from None
+        raise SettingsError(message(N_("cannot write settings file {path}: {error}"),
+                                    path=str(path), error=str(exc.strerror or exc))) from None
     return path
 
 

@@ -22,6 +22,8 @@ import tensorflow as tf
 from mpstudio.engine.distribute.placement import Placement
 from mpstudio.engine.hardware.detect_gpu import TfGpu, tensorflow_gpus, tf32_switched_on
 from mpstudio.engine.hardware.gpu_architecture import tf32_capable
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import said
 
 GPU, TPU, CPU = "GPU", "TPU", "CPU"
 
@@ -40,7 +42,9 @@ def cpu_text() -> str:
 class RunDevices:
     kind: str  # GPU | TPU | CPU: what does the math
     devices: tuple[str, ...]  # TensorFlow names whose memory the run reads ("GPU:0", "TPU:3")
-    label: str  # for people: "GPU:0 NVIDIA A100-SXM4-40GB (compute capability 8.0)"
+    # for people: "GPU:0 NVIDIA A100-SXM4-40GB (compute capability 8.0)"; kept in English
+    # (the history compares it, the card reads its kind): device_text() shows it
+    label: str
     float32_math: str  # what a float32 matmul computes in there: "TF32" or "float32"
 
     @property
@@ -130,7 +134,9 @@ class PeakMemory:
     """A run's own peak on each device it used (memory held before it started left out)."""
 
     per_device: tuple[tuple[str, int], ...]
-    note: str  # how it was measured, or why it was not
+    # how it was measured, or why it was not: a sentence (Said) the run's summary
+    # keeps as its message, shown in its reader's language
+    note: str
 
     @property
     def largest(self) -> int | None:
@@ -152,7 +158,7 @@ class MemoryMeter:
         self._read = read or tf.config.experimental.get_memory_info
         self._reset = reset or tf.config.experimental.reset_memory_stats
         self._in_use: dict[str, int] = {}
-        self._problem = ""
+        self._problem: str = ""
 
     def start(self) -> MemoryMeter:
         for device in self.devices.devices:
@@ -160,23 +166,28 @@ class MemoryMeter:
                 self._reset(device)
                 self._in_use[device] = int(self._read(device)["current"])
             except (ValueError, RuntimeError, KeyError) as exc:
-                self._problem = f"{device} keeps no memory statistics ({exc})"
+                self._problem = said(N_("{device} keeps no memory statistics ({error})"),
+                                     device=device, error=str(exc))
                 break
         return self
 
     def finish(self) -> PeakMemory:
         if not self.devices.devices:
-            return PeakMemory((), f"not reported by the {self.devices.kind}")
+            return PeakMemory((), said(N_("not reported by the {kind}"),
+                                       kind=self.devices.kind))
         if self._problem:
-            return PeakMemory((), f"not reported: {self._problem}")
+            return PeakMemory((), said(N_("not reported: {problem}"), problem=self._problem))
         peaks = []
         for device in self.devices.devices:
             try:
                 peak = int(self._read(device)["peak"])
             except (ValueError, RuntimeError, KeyError) as exc:
-                return PeakMemory((), f"not reported: {device}: {exc}")
+                return PeakMemory((), said(N_("not reported: {device}: {error}"),
+                                           device=device, error=str(exc)))
             peaks.append((device, max(0, peak - self._in_use.get(device, 0))))
         if len(peaks) == 1:
-            return PeakMemory(tuple(peaks), f"{peaks[0][0]} peak of this run")
+            return PeakMemory(tuple(peaks), said(N_("{device} peak of this run"),
+                                                 device=peaks[0][0]))
         each = ", ".join(f"{d} {b / 2**20:,.0f} MiB" for d, b in peaks)
-        return PeakMemory(tuple(peaks), f"each device's peak of this run: {each}")
+        return PeakMemory(tuple(peaks), said(N_("each device's peak of this run: {each}"),
+                                             each=each))

@@ -5,7 +5,8 @@ both tell the user what a run is doing. Each used to word the events on its own 
 they drifted apart (1 or 2 decimals, "val_acc" here and "val accuracy" there, lines only
 one of them had). Every event is put into words once, here; a front end adds only what
 is its own: colours and progress bars in the terminal, log levels and the status bar in
-the window. Plain Python: no Qt, no rich, no TensorFlow.
+the window. Plain Python: no Qt, no rich, no TensorFlow. The words are in the language in
+force (``i18n``); the numbers keep their own format.
 """
 
 from __future__ import annotations
@@ -25,24 +26,28 @@ from mpstudio.engine.events import (
     RunStarted,
     RunSummary,
 )
+from mpstudio.engine.hardware.device_text import device_text
+from mpstudio.engine.i18n import N_, _, ngettext
+from mpstudio.engine.run_labels import shown_label
+from mpstudio.engine.said import render
 
 # ------------------------------------------------------------------ numbers
 
 
 def fmt(value: float | None, spec: str = ".4g", unit: str = "") -> str:
-    return "n/a" if value is None else f"{value:{spec}}{unit}"
+    return _("n/a") if value is None else f"{value:{spec}}{unit}"
 
 
 def fmt_pct(value: float | None, digits: int = 1) -> str:
     """A fraction as a percentage: 1 decimal in log lines, 2 in the tables that set
     runs side by side."""
     if value is None or not math.isfinite(value):
-        return "n/a"
+        return _("n/a")
     return f"{100 * value:.{digits}f}%"
 
 
 def fmt_bytes(value: int | None) -> str:
-    return "n/a" if value is None else f"{value / 2**20:,.1f} MiB"
+    return _("n/a") if value is None else f"{value / 2**20:,.1f} MiB"
 
 
 def fmt_duration(seconds: float) -> str:
@@ -54,7 +59,7 @@ def fmt_duration(seconds: float) -> str:
 
 
 def fmt_rate(value: float | None) -> str:
-    return f"{value:,.0f} examples/s" if value else "n/a"
+    return _("{rate:,.0f} examples/s").format(rate=value) if value else _("n/a")
 
 
 def amount(value: int | None, unit: str) -> str:
@@ -76,28 +81,51 @@ def data_progress_text(e: DataProgress) -> str:
 def data_progress_line(e: DataProgress) -> str:
     """A line as the work starts ("...") or ends ("done"): "mnist: downloading mnist.npz
     (11.5 MB) done"."""
-    size = f" ({amount(e.total, e.unit)})" if e.total else ""
-    state = "done" if e.total is not None and e.done >= e.total else "..."
-    return f"{e.source}: {e.task}{size} {state}"
+    finished = e.total is not None and e.done >= e.total
+    if e.total:
+        line = (_("{source}: {task} ({size}) done") if finished
+                else _("{source}: {task} ({size}) ..."))
+    else:
+        line = _("{source}: {task} done") if finished else _("{source}: {task} ...")
+    return line.format(source=e.source, task=e.task, size=amount(e.total, e.unit))
 
 
 # ------------------------------------------------------------- a run starts
+
+# The run-start topics (keys: the front ends look for "scaling" and "spread") as shown.
+TOPIC_TEXT = {"data": N_("data"), "model": N_("model"), "steps": N_("steps"),
+              "device": N_("device"), "scaling": N_("scaling"), "spread": N_("spread")}
+
+
+def topic_text(topic: str) -> str:
+    """A ``started_lines`` topic in the language in force."""
+    return _(TOPIC_TEXT[topic]) if topic in TOPIC_TEXT else topic
+
+
+def _xla_loop(xla: bool, loop: str | None) -> str:
+    """"XLA on, custom loop" (the loop left out when unknown)."""
+    if loop:
+        return (_("XLA on, {loop} loop") if xla else _("XLA off, {loop} loop")).format(
+            loop=loop)
+    return _("XLA on") if xla else _("XLA off")
 
 
 def started_lines(e: RunStarted) -> list[tuple[str, str]]:
     """What the run is, as (topic, text) pairs in order: data, model, steps, device,
     scaling and, for a distributed run, spread. The topics scaling and spread head
-    sentences that name themselves."""
+    sentences that name themselves. Topics are keys: ``topic_text`` shows one."""
     spec = e.spec if isinstance(e.spec, dict) else {}
-    loop = f", {spec['loop']} loop" if spec.get("loop") else ""
-    device = e.hardware.get("device") or "unknown"
+    device = device_text(e.hardware.get("device") or "") or _("unknown")
     model = e.model
     lines = [
         ("data", e.dataset),
-        ("model", f"{model.name}: {model.params:,} parameters under {model.policy}, "
-                  f"output {model.output_dtype}"),
-        ("steps", f"{e.total_steps:,} ({e.steps_per_epoch:,} per epoch)"),
-        ("device", f"{device}, XLA {'on' if e.xla else 'off'}{loop}"),
+        ("model", _("{name}: {params:,} parameters under {policy}, output {output}").format(
+            name=model.name, params=model.params, policy=model.policy,
+            output=model.output_dtype)),
+        ("steps", _("{steps:,} ({per_epoch:,} per epoch)").format(
+            steps=e.total_steps, per_epoch=e.steps_per_epoch)),
+        ("device", _("{device}, {xla}").format(device=device,
+                                                xla=_xla_loop(e.xla, spec.get("loop")))),
         ("scaling", e.loss_scaling),
         ("spread", e.distribution),
     ]
@@ -109,14 +137,18 @@ def started_lines(e: RunStarted) -> list[tuple[str, str]]:
 
 def epoch_text(e: EpochMetrics) -> str:
     """"loss 0.5000, accuracy 90.0%, val loss 0.6000, val accuracy 85.0% (2.0 s)"."""
-    val = ""
     if e.val_loss is not None:
-        val = f", val loss {e.val_loss:.4f}, val accuracy {fmt_pct(e.val_accuracy)}"
-    return f"loss {e.loss:.4f}, accuracy {fmt_pct(e.accuracy)}{val} ({e.epoch_time:.1f} s)"
+        return _("loss {loss:.4f}, accuracy {accuracy}, val loss {val_loss:.4f}, val accuracy "
+                 "{val_accuracy} ({seconds:.1f} s)").format(
+            loss=e.loss, accuracy=fmt_pct(e.accuracy), val_loss=e.val_loss,
+            val_accuracy=fmt_pct(e.val_accuracy), seconds=e.epoch_time)
+    return _("loss {loss:.4f}, accuracy {accuracy} ({seconds:.1f} s)").format(
+        loss=e.loss, accuracy=fmt_pct(e.accuracy), seconds=e.epoch_time)
 
 
 def epoch_line(label: str, e: EpochMetrics) -> str:
-    return f"{label} epoch {e.epoch}: {epoch_text(e)}"
+    return _("{label} epoch {epoch}: {text}").format(label=shown_label(label), epoch=e.epoch,
+                                                     text=epoch_text(e))
 
 
 def loss_scale_line(e: LossScaleChanged) -> str:
@@ -124,77 +156,102 @@ def loss_scale_line(e: LossScaleChanged) -> str:
     steps, expected and not worth a line)."""
     if e.new >= e.old:
         return ""
-    skipped = f", {e.overflow_steps} step(s) skipped" if e.overflow_steps else ""
-    return (f"step {e.step}: loss scale {e.old:g} -> {e.new:g} "
-            f"(gradients overflowed{skipped})")
+    if e.overflow_steps:
+        return _("step {step}: loss scale {old:g} -> {new:g} (gradients overflowed, "
+                 "{skipped} step(s) skipped)").format(step=e.step, old=e.old, new=e.new,
+                                                      skipped=e.overflow_steps)
+    return _("step {step}: loss scale {old:g} -> {new:g} (gradients overflowed)").format(
+        step=e.step, old=e.old, new=e.new)
 
 
 def underflow_text(e: GradientUnderflow) -> str:
     """One gradient-underflow sample in a sentence, with its worst layer."""
     worst = max(e.layers, key=lambda layer: layer.unscaled, default=None)
-    layer = f"; worst layer {worst.layer} {fmt_pct(worst.unscaled)}" if worst else ""
-    return (f"at step {e.step}: {fmt_pct(e.unscaled)} of the nonzero gradient values round "
-            f"to 0 in float16 without loss scaling, {fmt_pct(e.scaled)} at scale "
-            f"{e.scale:g}{layer}")
+    values = {"step": e.step, "unscaled": fmt_pct(e.unscaled), "scaled": fmt_pct(e.scaled),
+              "scale": e.scale}
+    if worst:
+        return _("at step {step}: {unscaled} of the nonzero gradient values round to 0 in "
+                 "float16 without loss scaling, {scaled} at scale {scale:g}; worst layer "
+                 "{layer} {worst}").format(layer=worst.layer, worst=fmt_pct(worst.unscaled),
+                                           **values)
+    return _("at step {step}: {unscaled} of the nonzero gradient values round to 0 in "
+             "float16 without loss scaling, {scaled} at scale {scale:g}").format(**values)
 
 
 def underflow_line(e: GradientUnderflow) -> str:
     """A sample on a line of its own, with what it cost."""
-    return f"underflow {underflow_text(e)} ({1000 * e.seconds:.1f} ms)"
+    return _("underflow {text} ({ms:.1f} ms)").format(text=underflow_text(e),
+                                                      ms=1000 * e.seconds)
 
 
 def first_underflow_line(e: GradientUnderflow, every: int) -> str:
     """The first sample of a run: how often it samples and what the first cost."""
-    how = f"every {every} steps" if every else "periodically"
-    return (f"gradient-underflow view: sampling {how}, {1000 * e.seconds:.1f} ms for the "
-            f"first sample (tracing included); {underflow_text(e)}")
+    values = {"ms": 1000 * e.seconds, "text": underflow_text(e)}
+    if every:
+        return _("gradient-underflow view: sampling every {every} steps, {ms:.1f} ms for the "
+                 "first sample (tracing included); {text}").format(every=every, **values)
+    return _("gradient-underflow view: sampling periodically, {ms:.1f} ms for the first "
+             "sample (tracing included); {text}").format(**values)
 
 
 def underflow_brief(e: GradientUnderflow) -> str:
     """For a progress bar or a status bar: "underflow 12.0% / 0.0% scaled"."""
-    return f"underflow {fmt_pct(e.unscaled)} / {fmt_pct(e.scaled)} scaled"
+    return _("underflow {unscaled} / {scaled} scaled").format(unscaled=fmt_pct(e.unscaled),
+                                                              scaled=fmt_pct(e.scaled))
 
 
-AID_NAMES = {"early_stopping": "early stopping", "reduce_lr": "learning rate",
-             "best_checkpoint": "best checkpoint"}
+AID_NAMES = {"early_stopping": N_("early stopping"), "reduce_lr": N_("learning rate"),
+             "best_checkpoint": N_("best checkpoint")}
 
 
 def aid_line(e: AidAction, label: str = "") -> str:
     """"early stopping: stopped after epoch 2 ..."; ``label`` names the run of a
     comparison."""
-    name = AID_NAMES.get(e.aid, e.aid.replace("_", " "))
-    run = f" ({label})" if label else ""
-    return f"{name}{run}: {e.message}"
+    name = _(AID_NAMES[e.aid]) if e.aid in AID_NAMES else e.aid.replace("_", " ")
+    if label:
+        return _("{aid} ({label}): {message}").format(aid=name, label=shown_label(label),
+                                                      message=render(e.message))
+    return _("{aid}: {message}").format(aid=name, message=render(e.message))
 
 
 def diagnosis_line(e: NumericsDiagnosis) -> str:
-    return f"diagnosis: {e.message}"
+    return _("diagnosis: {message}").format(message=render(e.message))
 
 
 def retry_line(attempt: int, e: OomRetry) -> str:
     """An out-of-memory retry; ``attempt`` counts the run's retries from 1."""
-    return f"retry {attempt}: {e.message}"
+    return _("retry {attempt}: {message}").format(attempt=attempt, message=render(e.message))
 
 
 def failed_line(label: str, e: RunFailed, retry_follows: bool = False) -> str:
-    head = f"{label}: " if label else ""
-    return f"{head}{e.reason}{' (a retry follows)' if retry_follows else ''}"
+    reason = render(e.reason)
+    if retry_follows:
+        reason = _("{reason} (a retry follows)").format(reason=reason)
+    return (_("{label}: {reason}").format(label=shown_label(label), reason=reason) if label
+            else reason)
 
 
 # ---------------------------------------------------------------- the end
 
 
+def status_text(status: str) -> str:
+    """A run's status (finished, stopped, diverged, failed...) in the language in force."""
+    return _(status)
+
+
 def summary_line(s: RunSummary) -> str:
     """One line a user scans: status, speed, accuracy, loss scaling, and what the
     training aids did."""
-    parts = [f"{s.label} {s.status}: {s.steps_done} steps in {fmt_duration(s.total_time)}",
-             f"steady {fmt_rate(s.steady_examples_per_sec)}"]
+    parts = [_("{label} {status}: {steps} steps in {duration}").format(
+                 label=shown_label(s.label), status=status_text(s.status), steps=s.steps_done,
+                 duration=fmt_duration(s.total_time)),
+             _("steady {rate}").format(rate=fmt_rate(s.steady_examples_per_sec))]
     if s.final_val_accuracy is not None:
-        parts.append(f"val accuracy {fmt_pct(s.final_val_accuracy)}")
+        parts.append(_("val accuracy {accuracy}").format(accuracy=fmt_pct(s.final_val_accuracy)))
     if s.test_accuracy is not None:
-        parts.append(f"test accuracy {fmt_pct(s.test_accuracy)}")
+        parts.append(_("test accuracy {accuracy}").format(accuracy=fmt_pct(s.test_accuracy)))
     if s.loss_scale_mode == "dynamic":
-        parts.append(f"{s.overflow_steps} overflow steps skipped")
+        parts.append(_("{count} overflow steps skipped").format(count=s.overflow_steps))
     where = distribution_text(s)
     if where:
         parts.insert(1, where)
@@ -204,27 +261,29 @@ def summary_line(s: RunSummary) -> str:
 def aid_notes(s: RunSummary) -> list[str]:
     """The training aids' part of a summary line: what they did, out-of-memory retries,
     the last gradient-underflow sample, where the TensorBoard logs went."""
-    notes = [s.aids] if s.aids else []
+    notes = [render(s.aids)] if s.aids else []
     if s.oom_retries:
         notes.append(oom_note(s))
     if s.underflow_unscaled is not None:
-        notes.append(f"gradient underflow {underflow_note(s)}")
+        notes.append(_("gradient underflow {note}").format(note=underflow_note(s)))
     if s.tensorboard_dir:
-        notes.append(f"TensorBoard logs in {s.tensorboard_dir}")
+        notes.append(_("TensorBoard logs in {folder}").format(folder=s.tensorboard_dir))
     return notes
 
 
 def oom_note(s: RunSummary) -> str:
     """"batch 16 fit after 2 out-of-memory retries" (or, none fitting, how far down)."""
-    retries = f"{s.oom_retries} out-of-memory retr{'y' if s.oom_retries == 1 else 'ies'}"
+    retries = ngettext("{count} out-of-memory retry", "{count} out-of-memory retries",
+                       s.oom_retries).format(count=s.oom_retries)
     if s.largest_batch_fit:
-        return f"batch {s.largest_batch_fit:,} fit after {retries}"
-    return f"{retries}, down to batch {s.batch_size:,}"
+        return _("batch {batch:,} fit after {retries}").format(batch=s.largest_batch_fit,
+                                                               retries=retries)
+    return _("{retries}, down to batch {batch:,}").format(retries=retries, batch=s.batch_size)
 
 
 def underflow_note(s: RunSummary) -> str:
-    return (f"{fmt_pct(s.underflow_unscaled)} without loss scaling, "
-            f"{fmt_pct(s.underflow_scaled or 0.0)} at the scale (last sample)")
+    return _("{unscaled} without loss scaling, {scaled} at the scale (last sample)").format(
+        unscaled=fmt_pct(s.underflow_unscaled), scaled=fmt_pct(s.underflow_scaled or 0.0))
 
 
 def distribution_text(s: RunSummary) -> str:
@@ -233,9 +292,10 @@ def distribution_text(s: RunSummary) -> str:
     if s.strategy == "default":
         return ""
     replicas = s.replicas or 1
-    text = f"{s.strategy}, {replicas} replica{'' if replicas == 1 else 's'}"
+    text = ngettext("{strategy}, {replicas} replica", "{strategy}, {replicas} replicas",
+                    replicas).format(strategy=s.strategy, replicas=replicas)
     if s.global_batch_size:
-        text += f", global batch {s.global_batch_size:,}"
+        text = _("{text}, global batch {batch:,}").format(text=text, batch=s.global_batch_size)
     return text
 
 
@@ -243,10 +303,11 @@ def peak_memory_text(s: RunSummary) -> str:
     """The run's own peak: on one device, or the largest of its replicas' devices and
     their sum; the reason where the device keeps no statistics."""
     if s.peak_memory_bytes is None:
-        return s.memory_note
+        return render(s.memory_note)
     if s.peak_memory_total_bytes and s.peak_memory_total_bytes != s.peak_memory_bytes:
-        return (f"{fmt_bytes(s.peak_memory_bytes)} on the fullest device, "
-                f"{fmt_bytes(s.peak_memory_total_bytes)} over all ({s.memory_note})")
+        return _("{largest} on the fullest device, {total} over all ({note})").format(
+            largest=fmt_bytes(s.peak_memory_bytes), total=fmt_bytes(s.peak_memory_total_bytes),
+            note=render(s.memory_note))
     return fmt_bytes(s.peak_memory_bytes)
 
 
@@ -254,31 +315,39 @@ def scale_range(s: RunSummary) -> str:
     return scale_range_text(s.loss_scale_mode, s.loss_scale_min, s.loss_scale_max)
 
 
+def _examples_per_sec(s: RunSummary) -> str:
+    rate = fmt(s.steady_examples_per_sec, ",.0f")
+    if s.replicas > 1 and s.steady_examples_per_sec:
+        return _("{rate} across {replicas} replicas ({per_replica} per replica)").format(
+            rate=rate, replicas=s.replicas,
+            per_replica=fmt(s.examples_per_sec_per_replica, ",.0f"))
+    return rate
+
+
 def summary_rows(s: RunSummary) -> list[tuple[str, str]]:
     """The summary as (name, value) rows for a table (percentages to 2 decimals)."""
     return [
-        ("steps / epochs", f"{s.steps_done} / {s.epochs_done}"),
-        ("time to first step", fmt(s.time_to_first_step, ".2f", " s")),
-        ("steady examples/s", fmt(s.steady_examples_per_sec, ",.0f") + (
-            f" across {s.replicas} replicas ({fmt(s.examples_per_sec_per_replica, ',.0f')} "
-            "per replica)" if s.replicas > 1 and s.steady_examples_per_sec else "")),
-        ("steady step time", fmt(None if s.steady_step_time is None
-                                 else 1000 * s.steady_step_time, ".2f", " ms")),
-        ("mean epoch time", fmt(s.mean_epoch_time, ".2f", " s")),
-        ("final loss / accuracy", f"{fmt(s.final_loss)} / {fmt_pct(s.final_accuracy, 2)}"),
-        ("val loss / accuracy",
+        (_("steps / epochs"), f"{s.steps_done} / {s.epochs_done}"),
+        (_("time to first step"), fmt(s.time_to_first_step, ".2f", " s")),
+        (_("steady examples/s"), _examples_per_sec(s)),
+        (_("steady step time"), fmt(None if s.steady_step_time is None
+                                    else 1000 * s.steady_step_time, ".2f", " ms")),
+        (_("mean epoch time"), fmt(s.mean_epoch_time, ".2f", " s")),
+        (_("final loss / accuracy"), f"{fmt(s.final_loss)} / {fmt_pct(s.final_accuracy, 2)}"),
+        (_("val loss / accuracy"),
          f"{fmt(s.final_val_loss)} / {fmt_pct(s.final_val_accuracy, 2)}"),
-        ("best val accuracy", fmt_pct(s.best_val_accuracy, 2)),
-        *([("test loss / accuracy", f"{fmt(s.test_loss)} / {fmt_pct(s.test_accuracy, 2)}")]
+        (_("best val accuracy"), fmt_pct(s.best_val_accuracy, 2)),
+        *([(_("test loss / accuracy"), f"{fmt(s.test_loss)} / {fmt_pct(s.test_accuracy, 2)}")]
           if s.test_accuracy is not None else []),
-        ("loss scale", scale_range(s)),
-        ("overflow (skipped) steps", str(s.overflow_steps)),
-        ("peak device memory", peak_memory_text(s)),
-        ("device", f"{s.device}, XLA {'on' if s.xla else 'off'}, {s.loop} loop"),
-        *([("distribution", s.distribution)] if s.distribution else []),
-        *([("training aids", s.aids)] if s.aids else []),
-        *([("out of memory", oom_note(s))] if s.oom_retries else []),
-        *([("gradient underflow", underflow_note(s))]
+        (_("loss scale"), scale_range(s)),
+        (_("overflow (skipped) steps"), str(s.overflow_steps)),
+        (_("peak device memory"), peak_memory_text(s)),
+        (_("device"), _("{device}, {xla}").format(device=device_text(s.device),
+                                                  xla=_xla_loop(s.xla, s.loop))),
+        *([(_("distribution"), render(s.distribution))] if s.distribution else []),
+        *([(_("training aids"), render(s.aids))] if s.aids else []),
+        *([(_("out of memory"), oom_note(s))] if s.oom_retries else []),
+        *([(_("gradient underflow"), underflow_note(s))]
           if s.underflow_unscaled is not None else []),
-        *([("TensorBoard logs", s.tensorboard_dir)] if s.tensorboard_dir else []),
+        *([(_("TensorBoard logs"), s.tensorboard_dir)] if s.tensorboard_dir else []),
     ]

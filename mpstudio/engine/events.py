@@ -45,8 +45,8 @@ class RunSummary:
     loss_scale_max: float | None
     loss_scale_final: float | None
     peak_memory_bytes: int | None  # None where the device does not report it
-    memory_note: str
-    device: str
+    memory_note: str  # a sentence (Said): the history keeps its message
+    device: str  # RunDevices.label, in English (event_text shows it with device_text)
     params: int
     test_loss: float | None = None  # on the dataset's own test split, after a finished run
     test_accuracy: float | None = None

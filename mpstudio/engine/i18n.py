@@ -10,7 +10,9 @@ can put them in its own order: ``_("ran at {speed}").format(speed=...)``.
 The language: ``MPSTUDIO_LANG`` ("en", "zh_CN") when set (the CLI's ``--lang``; the
 window sets it for its engine process), else the system's (``LANGUAGE``,
 ``LC_ALL``, ``LC_MESSAGES``, ``LANG``). What is stored and printed for machines
-(the run history, TOML specs, ``--json`` keys) stays language-neutral.
+(the run history, TOML specs, ``--json`` keys) stays language-neutral: a sentence
+that is stored or printed for machines as well as shown is a ``said.Said`` (its
+message and values, rendered in the reader's language; ``engine/said.py``).
 """
 
 from __future__ import annotations
@@ -88,31 +90,3 @@ def N_(message: str) -> str:
     before the language is known): pass it through ``_()`` where it is shown."""
     return message
 
-
-# --- Sentences that are stored (the run history) and shown later ----------------------
-# A run's failure reason or the advisor's reason is written once and read in whatever
-# language the reader has then, so it is kept as its English message and its values
-# ({"msg": ..., "args": {...}}), and translated when shown. A value may itself be such
-# a message (a reason inside a sentence); plain strings (older records, an exception's
-# own text) are shown as they are.
-StoredText = "str | dict"
-
-
-def message(msgid: str, **args: object) -> dict:
-    """A sentence to store: ``msgid`` (marked with ``N_()`` where it is written) and its
-    values, rendered by ``render()`` in the reader's language."""
-    return {"msg": msgid, "args": args}
-
-
-def render(stored: object) -> str:
-    """A stored sentence (``message()``, a plain string, None) in the language in force."""
-    if stored is None:
-        return ""
-    if isinstance(stored, dict) and "msg" in stored:
-        args = {name: (render(value) if isinstance(value, dict) else value)
-                for name, value in (stored.get("args") or {}).items()}
-        try:
-            return _(str(stored["msg"])).format(**args)
-        except (KeyError, IndexError, ValueError):  # a translation out of step: English
-            return str(stored["msg"]).format(**args)
-    return str(stored)

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mpstudio.engine.i18n import _
 from mpstudio.engine.tensor_core_fit import layer_tensor_core_fit
 
 if TYPE_CHECKING:
@@ -51,8 +52,8 @@ class ModelSummary:
 
     def as_table(self) -> str:
         checked = any(li.tensor_cores for li in self.layers)
-        rows = [("layer", "type", "compute", "variables", "params")
-                + (("Tensor Cores",) if checked else ())]
+        rows = [(_("layer"), _("type"), _("compute"), _("variables"), _("params"))
+                + ((_("Tensor Cores"),) if checked else ())]
         rows += [
             (li.name, li.kind, li.compute_dtype, li.variable_dtype, f"{li.params:,}")
             + ((li.tensor_cores,) if checked else ())

@@ -17,6 +17,7 @@ from keras.optimizers.schedules import LearningRateSchedule
 
 from mpstudio.engine.distribute.lr_plan import LearningRatePlan
 from mpstudio.engine.distribute.overflow_agreement import agree_across_replicas
+from mpstudio.engine.i18n import _
 from mpstudio.engine.spec import RunSpec
 
 
@@ -52,7 +53,7 @@ def _inner_optimizer(spec: RunSpec, loss_scale_factor: float | None,
         return keras.optimizers.Adam(rate, loss_scale_factor=loss_scale_factor)
     if spec.optimizer == "sgd":
         return keras.optimizers.SGD(rate, momentum=0.9, loss_scale_factor=loss_scale_factor)
-    raise ValueError(f"unknown optimizer {spec.optimizer!r}")
+    raise ValueError(_("unknown optimizer {name!r}").format(name=spec.optimizer))
 
 
 def make_optimizer(spec: RunSpec, plan: LearningRatePlan | None = None,
@@ -77,21 +78,19 @@ def make_optimizer(spec: RunSpec, plan: LearningRatePlan | None = None,
 
 
 def loss_scaling_note(spec: RunSpec) -> str:
-    """One sentence on the loss scaling a run really uses, for the run's report."""
+    """One sentence on the loss scaling a run really uses, for the run's report (in the
+    language in force: the run's start line, not stored)."""
     mode = spec.loss_scaling_mode
     ls = spec.loss_scaling
     if spec.precision == "mixed_bfloat16" and mode == "off":
-        return "no loss scaling: bfloat16 has float32's exponent range, none is needed"
+        return _("no loss scaling: bfloat16 has float32's exponent range, none is needed")
     if spec.precision == "float32" and mode == "off":
-        return "no loss scaling: float32 gradients do not underflow"
+        return _("no loss scaling: float32 gradients do not underflow")
     if mode == "dynamic":
-        return (
-            f"dynamic loss scaling from {ls.initial_scale:g}, doubled after "
-            f"{ls.growth_steps} finite steps, halved and step skipped on overflow"
-        )
+        return _("dynamic loss scaling from {scale:g}, doubled after {steps} finite steps, "
+                 "halved and step skipped on overflow").format(
+            scale=float(ls.initial_scale), steps=ls.growth_steps)
     if mode == "fixed":
-        return (
-            f"fixed loss scale {ls.factor:g} "
-            "(no overflow detection: a step that overflows diverges)"
-        )
-    return "no loss scaling: small float16 gradients may underflow to zero"
+        return _("fixed loss scale {factor:g} (no overflow detection: a step that overflows "
+                 "diverges)").format(factor=float(ls.factor))
+    return _("no loss scaling: small float16 gradients may underflow to zero")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar
 
+from mpstudio.engine.i18n import _
+
 T = TypeVar("T")
 
 
 class Registry(Generic[T]):
     def __init__(self, kind: str):
-        self.kind = kind  # "dataset", "template": used in messages
+        self.kind = kind  # "dataset", "template" (marked with N_()): used in messages
         self._entries: dict[str, T] = {}
 
     def register(self, name: str, entry: T) -> None:
@@ -25,6 +27,5 @@ class Registry(Generic[T]):
         try:
             return self._entries[name]
         except KeyError:
-            raise KeyError(
-                f"unknown {self.kind} {name!r}; choose from: {', '.join(self._entries)}"
-            ) from None
+            raise KeyError(_("unknown {what} {value!r}; choose from: {choices}").format(
+                what=_(self.kind), value=name, choices=", ".join(self._entries))) from None

@@ -18,6 +18,8 @@ from typing import Any
 
 import tomli_w
 
+from mpstudio.engine.i18n import N_, _
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
@@ -141,49 +143,45 @@ class RunSpec:
 
         Not the dataset and the template: only the registries know those, so
         spec_checks.spec_problems checks them and then these (use that one)."""
-        out = choice_problems("precision", self.precision, PRECISIONS)
-        out += choice_problems("loss scaling", self.loss_scaling.mode, LOSS_SCALING_MODES)
-        out += choice_problems("optimizer", self.optimizer, OPTIMIZERS)
-        out += choice_problems("xla", self.xla, XLA_MODES)
-        out += choice_problems("loop", self.loop, LOOPS)
-        out += _positive_int("batch size", self.batch_size)
-        out += _positive_int("epochs", self.epochs)
+        out = choice_problems(N_("precision"), self.precision, PRECISIONS)
+        out += choice_problems(N_("loss scaling"), self.loss_scaling.mode, LOSS_SCALING_MODES)
+        out += choice_problems(N_("optimizer"), self.optimizer, OPTIMIZERS)
+        out += choice_problems(N_("xla"), self.xla, XLA_MODES)
+        out += choice_problems(N_("loop"), self.loop, LOOPS)
+        out += _positive_int(N_("batch size"), self.batch_size)
+        out += _positive_int(N_("epochs"), self.epochs)
         if self.steps is not None:
-            out += _positive_int("steps", self.steps)
-        out += _positive_float("learning rate", self.learning_rate)
+            out += _positive_int(N_("steps"), self.steps)
+        out += _positive_float(N_("learning rate"), self.learning_rate)
         if not _is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
-            out.append(f"seed must be an integer from 0 to {MAX_SEED}, got {self.seed!r}")
+            out.append(_("seed must be an integer from 0 to {most}, got {value!r}").format(
+                most=MAX_SEED, value=self.seed))
         if not _is_number(self.validation_split) or not 0 <= self.validation_split < 1:
-            out.append(
-                "validation split must be a fraction in [0, 1), "
-                f"got {self.validation_split!r}"
-            )
+            out.append(_("validation split must be a fraction in [0, 1), got {value!r}").format(
+                value=self.validation_split))
         if not _is_int(self.warmup_steps) or self.warmup_steps < 0:
-            out.append(f"warmup steps must be 0 (none) or a positive integer, "
-                       f"got {self.warmup_steps!r}")
+            out.append(_("warmup steps must be 0 (none) or a positive integer, got "
+                         "{value!r}").format(value=self.warmup_steps))
         out += distribution_problems(self.distribute, self.xla)
         out += aids_problems(self.aids, self.validation_split)
         if not _is_int(self.log_every_steps) or self.log_every_steps < 0:
-            out.append(
-                "log every steps must be 0 (automatic) or a positive integer, "
-                f"got {self.log_every_steps!r}"
-            )
+            out.append(_("log every steps must be 0 (automatic) or a positive integer, got "
+                         "{value!r}").format(value=self.log_every_steps))
         ls = self.loss_scaling
         mode = ls.resolved_mode(self.precision) if self.precision in PRECISIONS else ls.mode
         if mode == "fixed":
-            out += _loss_scale("fixed loss scale factor", ls.factor)
+            out += _loss_scale(N_("fixed loss scale factor"), ls.factor)
         if mode == "dynamic":
-            out += _loss_scale("initial loss scale", ls.initial_scale)
-            out += _positive_int("loss scale growth steps", ls.growth_steps)
-        for name in ("cache", "prefetch"):
+            out += _loss_scale(N_("initial loss scale"), ls.initial_scale)
+            out += _positive_int(N_("loss scale growth steps"), ls.growth_steps)
+        for name, what in (("cache", N_("data cache")), ("prefetch", N_("data prefetch"))):
             value = getattr(self.data, name)
             if not isinstance(value, bool):
-                out.append(f"data {name} must be true or false, got {value!r}")
+                out.append(_("{what} must be true or false, got {value!r}").format(
+                    what=_(what), value=value))
         if not _is_int(self.data.shuffle_buffer) or self.data.shuffle_buffer < 0:
-            out.append(
-                "shuffle buffer must be 0 (no shuffling) or a positive integer, "
-                f"got {self.data.shuffle_buffer!r}"
-            )
+            out.append(_("shuffle buffer must be 0 (no shuffling) or a positive integer, got "
+                         "{value!r}").format(value=self.data.shuffle_buffer))
         return out
 
     def warnings(self) -> list[str]:
@@ -191,38 +189,35 @@ class RunSpec:
         out = []
         mode = self.loss_scaling.mode
         if mode in ("dynamic", "fixed") and self.precision == "mixed_bfloat16":
-            out.append(
+            out.append(_(
                 "loss scaling has no benefit under mixed_bfloat16: bfloat16 has float32's "
-                "exponent range, so small gradients do not underflow; use loss scaling 'off'"
-            )
+                "exponent range, so small gradients do not underflow; use loss scaling 'off'"))
         if mode in ("dynamic", "fixed") and self.precision == "float32":
-            out.append(
+            out.append(_(
                 "loss scaling has no benefit under float32 (gradients do not underflow); "
-                "use loss scaling 'off'"
-            )
+                "use loss scaling 'off'"))
         if mode == "off" and self.precision == "mixed_float16":
-            out.append(
+            out.append(_(
                 "loss scaling is off under mixed_float16: small gradients can underflow to "
-                "zero in float16 and training may stall; 'dynamic' is the safe choice"
-            )
+                "zero in float16 and training may stall; 'dynamic' is the safe choice"))
         out += distribution_warnings(self.distribute, self.precision, self.loop)
         if self.aids.underflow_every and self.precision != "mixed_float16":
-            out.append(f"the gradient-underflow view is for mixed_float16 runs: {self.precision} "
-                       "gradients do not underflow, so it is not sampled")
+            out.append(_("the gradient-underflow view is for mixed_float16 runs: {precision} "
+                         "gradients do not underflow, so it is not sampled").format(
+                             precision=self.precision))
         resolved = self.loss_scaling_mode
         defaults = LossScaling()
         ls = self.loss_scaling
         if resolved != "fixed" and ls.factor != defaults.factor:
-            out.append(
-                f"the fixed scale factor {ls.factor:g} is ignored: loss scaling is "
-                f"'{resolved}' (set loss scaling to 'fixed' to use it)"
-            )
+            out.append(_(
+                "the fixed scale factor {factor:g} is ignored: loss scaling is '{mode}' (set "
+                "loss scaling to 'fixed' to use it)").format(factor=ls.factor, mode=resolved))
         if resolved != "dynamic" and (
             ls.initial_scale != defaults.initial_scale or ls.growth_steps != defaults.growth_steps
         ):
-            out.append(
-                f"the dynamic loss scaling settings are ignored: loss scaling is '{resolved}'"
-            )
+            out.append(_(
+                "the dynamic loss scaling settings are ignored: loss scaling is "
+                "'{mode}'").format(mode=resolved))
         return out
 
     # ----------------------------------------------------------- conversions
@@ -244,14 +239,15 @@ class RunSpec:
             if name in data:
                 sub = data.pop(name)
                 if not isinstance(sub, dict):
-                    problems.append(f"[{name}] must be a table, got {sub!r}")
+                    problems.append(_("[{table}] must be a table, got {value!r}").format(
+                        table=name, value=sub))
                     continue
                 problems += _unknown_keys(f"[{name}]", sub, sub_cls)
                 known = {f.name for f in dataclasses.fields(sub_cls)}
                 kwargs[name] = sub_cls(**{k: v for k, v in sub.items() if k in known})
-        problems += _unknown_keys("run spec", data, cls)
+        problems += _unknown_keys(_("run spec"), data, cls)
         if "dataset_options" in data and not isinstance(data["dataset_options"], dict):
-            problems.append("[dataset_options] must be a table")
+            problems.append(_("[{table}] must be a table").format(table="dataset_options"))
         if problems:
             raise SpecError(problems)
         known = {f.name for f in dataclasses.fields(cls)}
@@ -271,7 +267,7 @@ class RunSpec:
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise SpecError([f"not a valid TOML file: {exc}"]) from None
+            raise SpecError([_("not a valid TOML file: {error}").format(error=exc)]) from None
         return cls.from_dict(data)
 
     def save(self, path: str | Path) -> None:
@@ -289,9 +285,10 @@ class RunSpec:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise SpecError([f"run config {path} does not exist"]) from None
+            raise SpecError([_("run config {path} does not exist").format(path=path)]) from None
         except (OSError, UnicodeDecodeError) as exc:
-            raise SpecError([f"cannot read run config {path}: {exc}"]) from None
+            raise SpecError([_("cannot read run config {path}: {error}").format(
+                path=path, error=exc)]) from None
         try:
             return cls.from_toml(text)
         except SpecError as exc:
@@ -307,69 +304,86 @@ class RunSpec:
 
 
 def distribution_problems(dist: Distribution, xla: str) -> list[str]:
-    out = choice_problems("strategy", dist.strategy, STRATEGIES)
-    out += choice_problems("learning-rate scaling", dist.lr_scaling, LR_SCALING_RULES)
+    out = choice_problems(N_("strategy"), dist.strategy, STRATEGIES)
+    out += choice_problems(N_("learning-rate scaling"), dist.lr_scaling, LR_SCALING_RULES)
     if not isinstance(dist.devices, list) or not all(
         isinstance(d, str) and DEVICE_NAME.match(d) for d in dist.devices
     ):
-        out.append(f"devices must be a list of device names like \"GPU:0\", "
-                   f"got {dist.devices!r}")
+        out.append(_('devices must be a list of device names like "GPU:0", got '
+                     '{value!r}').format(value=dist.devices))
     elif len(set(map(str.upper, dist.devices))) != len(dist.devices):
-        out.append(f"devices lists a device twice: {', '.join(dist.devices)}")
+        out.append(_("devices lists a device twice: {devices}").format(
+            devices=", ".join(dist.devices)))
     if not _is_number(dist.join_timeout) or dist.join_timeout <= 0:
-        out.append(f"join timeout must be a positive number of seconds, "
-                   f"got {dist.join_timeout!r}")
+        out.append(_("join timeout must be a positive number of seconds, got "
+                     "{value!r}").format(value=dist.join_timeout))
     if dist.strategy in ("mirrored", "multiworker") and xla == "on":
-        out.append(f"xla 'on' does not work under the {dist.strategy} strategy (TensorFlow "
-                   "cannot XLA-compile a MirroredStrategy step): use xla auto or off")
+        out.append(_("xla 'on' does not work under the {strategy} strategy (TensorFlow "
+                     "cannot XLA-compile a MirroredStrategy step): use xla auto or "
+                     "off").format(strategy=dist.strategy))
     return out
 
 
 def aids_problems(aids: TrainingAids, validation_split: Any) -> list[str]:
-    out = choice_problems("monitor", aids.monitor, MONITORS)
-    for name in ("early_stopping", "restore_best_weights", "reduce_lr_on_plateau",
-                 "best_checkpoint", "tensorboard", "oom_retry", "diagnose_numerics"):
+    out = choice_problems(N_("monitor"), aids.monitor, MONITORS)
+    for name, what in _AID_SWITCHES:
         value = getattr(aids, name)
         if not isinstance(value, bool):
-            out.append(f"{name.replace('_', ' ')} must be true or false, got {value!r}")
-    out += _positive_int("patience", aids.patience)
-    out += _positive_int("learning-rate patience", aids.lr_patience)
-    out += _positive_int("minimum batch size", aids.min_batch_size)
+            out.append(_("{what} must be true or false, got {value!r}").format(
+                what=_(what), value=value))
+    out += _positive_int(N_("patience"), aids.patience)
+    out += _positive_int(N_("learning-rate patience"), aids.lr_patience)
+    out += _positive_int(N_("minimum batch size"), aids.min_batch_size)
     if not _is_number(aids.lr_factor) or not 0 < aids.lr_factor < 1:
-        out.append(f"learning-rate factor must be between 0 and 1 (0.5 halves it), "
-                   f"got {aids.lr_factor!r}")
+        out.append(_("learning-rate factor must be between 0 and 1 (0.5 halves it), got "
+                     "{value!r}").format(value=aids.lr_factor))
     if not _is_number(aids.min_learning_rate) or aids.min_learning_rate < 0:
-        out.append(f"minimum learning rate must be 0 or a positive number, "
-                   f"got {aids.min_learning_rate!r}")
+        out.append(_("minimum learning rate must be 0 or a positive number, got "
+                     "{value!r}").format(value=aids.min_learning_rate))
     if not _is_int(aids.underflow_every) or aids.underflow_every < 0:
-        out.append(f"underflow every must be 0 (off) or a positive number of steps, "
-                   f"got {aids.underflow_every!r}")
+        out.append(_("underflow every must be 0 (off) or a positive number of steps, got "
+                     "{value!r}").format(value=aids.underflow_every))
     if (isinstance(aids.monitor, str) and aids.monitor.startswith("val_")
             and aids.watches_monitor is True and validation_split == 0):
-        out.append(f"monitor {aids.monitor!r} needs validation data, and the validation "
-                   "split is 0: set a split, or monitor 'loss'")
+        out.append(_("monitor {monitor!r} needs validation data, and the validation split "
+                     "is 0: set a split, or monitor 'loss'").format(monitor=aids.monitor))
     return out
+
+
+# The training aids' on/off switches, with their names in words
+_AID_SWITCHES = (
+    ("early_stopping", N_("early stopping")),
+    ("restore_best_weights", N_("restore best weights")),
+    ("reduce_lr_on_plateau", N_("reduce lr on plateau")),
+    ("best_checkpoint", N_("best checkpoint")),
+    ("tensorboard", N_("tensorboard")),
+    ("oom_retry", N_("oom retry")),
+    ("diagnose_numerics", N_("diagnose numerics")),
+)
 
 
 def distribution_warnings(dist: Distribution, precision: str, loop: str) -> list[str]:
     out = []
     if dist.devices and dist.strategy != "mirrored":
-        out.append(f"devices {', '.join(dist.devices)} are ignored: only the mirrored "
-                   f"strategy takes a device list (strategy is '{dist.strategy}')")
+        out.append(_("devices {devices} are ignored: only the mirrored strategy takes a "
+                     "device list (strategy is '{strategy}')").format(
+                         devices=", ".join(dist.devices), strategy=dist.strategy))
     if dist.strategy == "tpu" and precision == "mixed_float16":
-        out.append("TPUs compute in bfloat16, not float16: mixed_bfloat16 is the natural "
-                   "policy on a TPU (and needs no loss scaling)")
+        out.append(_("TPUs compute in bfloat16, not float16: mixed_bfloat16 is the natural "
+                     "policy on a TPU (and needs no loss scaling)"))
     if dist.strategy == "multiworker" and loop == "fit":
-        out.append("Keras 3 fit() fails under MultiWorkerMirroredStrategy "
-                   "(keras-team/keras#20585): this run uses the custom training loop")
+        out.append(_("Keras 3 fit() fails under MultiWorkerMirroredStrategy "
+                     "(keras-team/keras#20585): this run uses the custom training loop"))
     return out
 
 
 def choice_problems(what: str, value: Any, choices: tuple[str, ...] | list[str]) -> list[str]:
-    """One wording for a value outside its choices (spec_checks uses it for templates)."""
+    """One wording for a value outside its choices (spec_checks uses it for templates).
+    ``what``: the setting's name, marked with N_()."""
     if value in choices:
         return []
-    return [f"unknown {what} {value!r}; choose from: {', '.join(choices)}"]
+    return [_("unknown {what} {value!r}; choose from: {choices}").format(
+        what=_(what), value=value, choices=", ".join(choices))]
 
 
 def _is_int(value: Any) -> bool:
@@ -383,26 +397,29 @@ def _is_number(value: Any) -> bool:
 def _positive_int(what: str, value: Any) -> list[str]:
     if _is_int(value) and value > 0:
         return []
-    return [f"{what} must be a positive integer, got {value!r}"]
+    return [_("{what} must be a positive integer, got {value!r}").format(what=_(what),
+                                                                         value=value)]
 
 
 def _positive_float(what: str, value: Any) -> list[str]:
     if _is_number(value) and value > 0:
         return []
-    return [f"{what} must be a positive number, got {value!r}"]
+    return [_("{what} must be a positive number, got {value!r}").format(what=_(what),
+                                                                        value=value)]
 
 
 def _loss_scale(what: str, value: Any) -> list[str]:
     if _is_number(value) and 0 < value <= FLOAT32_MAX:
         return []
-    return [f"{what} must be a positive number no larger than float32's maximum "
-            f"(3.4e38), got {value!r}"]
+    return [_("{what} must be a positive number no larger than float32's maximum (3.4e38), "
+              "got {value!r}").format(what=_(what), value=value)]
 
 
 def _unknown_keys(where: str, data: dict[str, Any], cls: type) -> list[str]:
     known = [f.name for f in dataclasses.fields(cls)]
     return [
-        f"unknown key {key!r} in {where}; valid keys: {', '.join(known)}"
+        _("unknown key {key!r} in {where}; valid keys: {valid}").format(
+            key=key, where=where, valid=", ".join(known))
         for key in data
         if key not in known
     ]

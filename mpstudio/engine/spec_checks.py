@@ -14,6 +14,7 @@ from typing import Any
 
 from mpstudio.engine.datasets.registry import dataset_problems, is_registered, known_kind
 from mpstudio.engine.datasets.user_sources import looks_like_path
+from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.spec import RunSpec, SpecError, choice_problems
 from mpstudio.engine.templates.registry import kind_problem, template_names
 
@@ -22,7 +23,7 @@ def spec_problems(spec: RunSpec) -> list[str]:
     """Every reason ``spec`` cannot run, each a sentence naming the field: the dataset,
     the template, then the settings (RunSpec.setting_problems)."""
     out = list(_dataset_problems(spec))
-    out += choice_problems("template", spec.template, template_names())
+    out += choice_problems(N_("template"), spec.template, template_names())
     if not out and spec.template in template_names():
         kind = known_kind(spec.dataset)  # e.g. a CSV is flat: refuse cnn before reading it
         problem = kind_problem(spec.template, kind) if kind else None
@@ -47,9 +48,9 @@ def load_spec(path: str | Path) -> RunSpec:
 
 def _dataset_problems(spec: RunSpec) -> list[str]:
     if not isinstance(spec.dataset, str) or not spec.dataset:
-        return [f"dataset must be a name or a path, got {spec.dataset!r}"]
+        return [_("dataset must be a name or a path, got {value!r}").format(value=spec.dataset)]
     if not isinstance(spec.dataset_options, dict):
-        return ["dataset options must be a table of option names and values"]
+        return [_("dataset options must be a table of option names and values")]
     return dataset_problems(spec.dataset, spec.dataset_options)
 
 

@@ -29,15 +29,17 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from mpstudio.engine.i18n import N_, _
+
 ALIGN = 8  # float16/bfloat16: 8 values = 16 bytes
 HALF_DTYPES = ("float16", "bfloat16")
 SMALL_INPUT_CHANNELS = 4  # an image's own channels (grey, RGB, RGBA), not a learned width
 
 Status = Literal["fits", "misfit", "n/a"]
 
-REQUIREMENT = ("Tensor Cores run float16/bfloat16 matrix multiplies whose sizes are "
-               "multiples of 8 (NVIDIA, Deep Learning Performance guide); otherwise older "
-               "cuBLAS/cuDNN fall back to CUDA cores and newer ones pad, losing speed.")
+REQUIREMENT = N_("Tensor Cores run float16/bfloat16 matrix multiplies whose sizes are "
+                 "multiples of 8 (NVIDIA, Deep Learning Performance guide); otherwise older "
+                 "cuBLAS/cuDNN fall back to CUDA cores and newer ones pad, losing speed.")
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ class TensorCoreFit:
 
 @dataclass(frozen=True)
 class _Dim:
-    label: str  # as the note says it: "units", "input channels"
+    label: str  # as the note says it: "units", "input channels" (in the language in force)
     value: int
     advice: str = ""  # how to change it, for the tip; "{to}" is the fixed size
     times: int = 1  # the GEMM size is value x times (the batch: x a sequence's length)
@@ -68,7 +70,7 @@ def batch_fit(batch_size: int) -> str:
     """"" when the batch suits Tensor Cores (or is unknown), else "batch 100 → 104"."""
     if batch_size <= 0 or batch_size % ALIGN == 0:
         return ""
-    return f"batch {batch_size} → {aligned(batch_size)}"
+    return _("batch {size} → {to}").format(size=batch_size, to=aligned(batch_size))
 
 
 def layer_tensor_core_fit(layer: Any, batch_size: int | None = None) -> TensorCoreFit:
@@ -85,13 +87,23 @@ def layer_tensor_core_fit(layer: Any, batch_size: int | None = None) -> TensorCo
         return TensorCoreFit("n/a")
     misses = [d for d in dims if not d.fits]
     if not misses:
-        sizes = ", ".join(f"{d.label} {d.value}" + (f" (x {d.times} = {d.value * d.times} rows)"
-                                                     if d.times > 1 else "") for d in dims)
-        return TensorCoreFit("fits", "", f"Tensor Cores: {sizes}, all multiples of 8.")
-    note = ", ".join(f"{d.label} {d.value} → {aligned(d.value)}" for d in misses)
-    fixes = "\n".join(f"• {d.label} {d.value} → {aligned(d.value)}: "
-                      + d.advice.format(to=aligned(d.value)) for d in misses)
-    return TensorCoreFit("misfit", note, f"{REQUIREMENT}\n{fixes}")
+        sizes = _(", ").join(_size_text(d) for d in dims)
+        return TensorCoreFit("fits", "", _("Tensor Cores: {sizes}, all multiples of 8.").format(
+            sizes=sizes))
+    note = _(", ").join(_("{label} {size} → {to}").format(
+        label=d.label, size=d.value, to=aligned(d.value)) for d in misses)
+    fixes = "\n".join(_("• {label} {size} → {to}: {advice}").format(
+        label=d.label, size=d.value, to=aligned(d.value),
+        advice=d.advice.format(to=aligned(d.value))) for d in misses)
+    return TensorCoreFit("misfit", note, _(REQUIREMENT) + "\n" + fixes)
+
+
+def _size_text(d: _Dim) -> str:
+    """"units 16", or for the batch "batch 64 (x 10 = 640 rows)"."""
+    if d.times > 1:
+        return _("{label} {size} (x {times} = {rows} rows)").format(
+            label=d.label, size=d.value, times=d.times, rows=d.value * d.times)
+    return _("{label} {size}").format(label=d.label, size=d.value)
 
 
 def _kinds(layer: Any) -> set[str]:
@@ -121,47 +133,50 @@ def _dims(layer: Any, batch: int | None) -> list[_Dim] | None:
     if "BaseConv" in kinds:
         groups = int(getattr(layer, "groups", 1) or 1)
         if groups > 1:  # kernel (..., C / groups, filters): each group multiplies apart
-            per = " per group"
-            return [_Dim("input channels" + per, int(layer.kernel.shape[-2]),
-                         "use {to} channels per group (fewer groups, or more channels)"),
-                    _Dim("filters" + per, int(layer.filters) // groups,
-                         "use {to} filters per group")]
+            return [_Dim(_("input channels per group"), int(layer.kernel.shape[-2]),
+                         _("use {to} channels per group (fewer groups, or more channels)")),
+                    _Dim(_("filters per group"), int(layer.filters) // groups,
+                         _("use {to} filters per group"))]
         return [_channels(int(layer.kernel.shape[-2])), _filters(layer.filters)]
     if "Embedding" in kinds:
-        return [_Dim("output dim", int(layer.output_dim),
-                     "the width every later layer multiplies over: use {to}")]
+        return [_Dim(_("output dim"), int(layer.output_dim),
+                     _("the width every later layer multiplies over: use {to}"))]
     if "MultiHeadAttention" in kinds:
+        heads = int(layer.num_heads)
         return [_Dim("key_dim", int(layer.key_dim),
-                     f"per head; use key_dim {{to}} (with {layer.num_heads} heads the "
-                     "projections become num_heads × key_dim wide)"),
-                _Dim("value_dim", int(layer.value_dim), "per head; use value_dim {to}")]
+                     # {to} is filled later (the fixed size): keep it as it is
+                     _("per head; use key_dim {{to}} (with {heads} heads the projections "
+                       "become num_heads × key_dim wide)").format(heads=heads)),
+                _Dim("value_dim", int(layer.value_dim), _("per head; use value_dim {to}"))]
     return None
 
 
 def _units(units: int, head: bool = False) -> _Dim:
-    advice = "give the layer {to} units"
     if head:  # the logits of a classifier are a Dense layer too
-        advice += ("; an output layer of classes can take {to} (the extra classes are "
-                   "never a label), or leave it: a small head is a small share of the step")
-    return _Dim("units", int(units), advice)
+        advice = _("give the layer {to} units; an output layer of classes can take {to} (the "
+                   "extra classes are never a label), or leave it: a small head is a small "
+                   "share of the step")
+    else:
+        advice = _("give the layer {to} units")
+    return _Dim(_("units"), int(units), advice)
 
 
 def _features(features: int) -> _Dim:
-    return _Dim("input features", features,
-                "the width of what comes in: widen the layer before to {to}, or pad the "
-                "data's features with zeros")
+    return _Dim(_("input features"), features,
+                _("the width of what comes in: widen the layer before to {to}, or pad the "
+                  "data's features with zeros"))
 
 
 def _channels(channels: int) -> _Dim:
     if channels <= SMALL_INPUT_CHANNELS:
-        return _Dim("input channels", channels,
-                    "the image's own channels: pad the input with zero channels to {to}, "
-                    "or leave it: the first convolution is a small share of the work")
-    return _Dim("input channels", channels, "give the layer before {to} filters")
+        return _Dim(_("input channels"), channels,
+                    _("the image's own channels: pad the input with zero channels to {to}, "
+                      "or leave it: the first convolution is a small share of the work"))
+    return _Dim(_("input channels"), channels, _("give the layer before {to} filters"))
 
 
 def _filters(filters: int) -> _Dim:
-    return _Dim("filters", int(filters), "use {to} filters")
+    return _Dim(_("filters"), int(filters), _("use {to} filters"))
 
 
 def _middle(layer: Any) -> int | None:
@@ -179,6 +194,6 @@ def _batch_rows(batch: int | None, per_example: int | None) -> list[_Dim]:
     """The batch as the GEMM's M (rows: batch x per_example), when known."""
     if not batch or per_example is None:
         return []
-    return [_Dim("batch", batch,
-                 "the per-device batch is the rows of this layer's matrix multiply: "
-                 "use {to} (and scale the learning rate with it)", per_example)]
+    return [_Dim(_("batch"), batch,
+                 _("the per-device batch is the rows of this layer's matrix multiply: "
+                   "use {to} (and scale the learning rate with it)"), per_example)]

@@ -23,16 +23,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.tensorboard_log import event_files
 
 INSTALL_HINT = 'pip install "mpstudio[tensorboard]"'
-NO_LOGS_HINT = ("turn on 'Write TensorBoard logs' (or --tensorboard) and run it again")
+# marked with N_(): shown as _(NO_LOGS_HINT)
+NO_LOGS_HINT = N_("turn on 'Write TensorBoard logs' (or --tensorboard) and run it again")
 HOST = "127.0.0.1"
 
 
 class TensorBoardMissing(RuntimeError):
     def __init__(self) -> None:
-        super().__init__("TensorBoard is not installed here. Install it with: " + INSTALL_HINT)
+        super().__init__(_("TensorBoard is not installed here. Install it with: "
+                           "{command}").format(command=INSTALL_HINT))
 
 
 class NoTensorBoardLogs(RuntimeError):
@@ -121,8 +124,10 @@ def start_tensorboard(
                else {"": Path(logdir)})
     missing = [folder for folder in folders.values() if not folder.is_dir()]
     if missing or not folders:
-        which = "this run has" if len(folders) <= 1 else f"{missing[0]} has"
-        raise NoTensorBoardLogs(f"{which} no TensorBoard logs: {NO_LOGS_HINT}")
+        text = (_("this run has no TensorBoard logs: {hint}") if len(folders) <= 1 else
+                _("{folder} has no TensorBoard logs: {hint}"))
+        raise NoTensorBoardLogs(text.format(folder=missing[0] if missing else "",
+                                            hint=_(NO_LOGS_HINT)))
     port = free_port()
     if isinstance(logdir, Mapping):
         where = ["--logdir_spec", ",".join(f"{name}:{path}" for name, path in folders.items())]
@@ -160,11 +165,11 @@ def _wait_until_up(server: TensorBoardServer, timeout: float,
     deadline = time.monotonic() + timeout
     while True:
         if should_stop is not None and should_stop():
-            raise InterruptedError("TensorBoard start cancelled")
+            raise InterruptedError(_("TensorBoard start cancelled"))
         code = server.process.poll()
         if code is not None:
-            raise RuntimeError(f"TensorBoard exited (code {code}) before it answered:\n"
-                               + (server.output(12) or "(no output)"))
+            raise RuntimeError(_("TensorBoard exited (code {code}) before it answered:").format(
+                code=code) + "\n" + (server.output(12) or _("(no output)")))
         try:
             with opener.open(server.url, timeout=2) as response:
                 if response.status < 500:
@@ -175,8 +180,9 @@ def _wait_until_up(server: TensorBoardServer, timeout: float,
         except (urllib.error.URLError, OSError):
             pass
         if time.monotonic() > deadline:
-            raise RuntimeError(f"TensorBoard did not answer on {server.url} within "
-                               f"{timeout:g} s:\n" + (server.output(12) or "(no output)"))
+            raise RuntimeError(_("TensorBoard did not answer on {url} within {seconds:g} "
+                                 "s:").format(url=server.url, seconds=timeout) + "\n"
+                               + (server.output(12) or _("(no output)")))
         time.sleep(0.2)
 
 

@@ -29,6 +29,7 @@ from mpstudio.engine.events import (
     RunWarning,
     StepMetrics,
 )
+from mpstudio.engine.i18n import _
 
 LOGS_FOLDER = "tensorboard"  # inside a run's folder: runs/<id>/tensorboard
 _UNSAFE = re.compile(r"[^-_/.A-Za-z0-9]")  # what tf.summary would silently drop from a tag
@@ -132,7 +133,8 @@ class TensorBoardReporter:
     def _give_up(self, exc: BaseException) -> None:
         if self.failed is not None:
             return
-        self.failed = f"TensorBoard logs stopped ({self.logdir}): {_describe(exc)}"
+        self.failed = _("TensorBoard logs stopped ({folder}): {error}").format(
+            folder=self.logdir, error=_describe(exc))
         writer, self._writer = self._writer, None
         if writer is not None:
             with contextlib.suppress(Exception):  # it already failed; the warning says so

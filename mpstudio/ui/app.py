@@ -8,46 +8,67 @@ import sys
 import time
 
 STARTED = time.perf_counter()  # as early as this module is imported (by `mpstudio`)
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP  # noqa: E402  (launch needs Qt anyway)
+
 NO_WINDOW_PLATFORMS = ("offscreen", "minimal")  # Qt draws these windows nowhere
+# Printed to the terminal before any window exists (translations.translate_early)
+NO_DISPLAY = QT_TRANSLATE_NOOP(
+    "App",
+    "no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
+    "  Without a window, the command line trains and compares: "
+    "`mpstudio train --help`, `mpstudio compare --help` (`mpstudio --help` lists "
+    "the rest).\n"
+    "  To see the window from another machine, connect with a display: `ssh -X` "
+    "(or `ssh -Y`), or a VNC or remote desktop session.")
+NO_WINDOW = QT_TRANSLATE_NOOP(
+    "App", "QT_QPA_PLATFORM={platform} shows no window: the app runs invisibly until you "
+    "press Ctrl-C here. Without a display, use `mpstudio train --help`.")
 
 
-def _display_problem() -> str | None:
+def _display_problem(language: str | None = None) -> str | None:
     """Why no window can open here (a server without a display), or None. It never
     suggests QT_QPA_PLATFORM=offscreen: that starts an app nobody can see or close."""
     if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
         return None
     if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
         return None
-    return ("no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
-            "  Without a window, the command line trains and compares: "
-            "`mpstudio train --help`, `mpstudio compare --help` (`mpstudio --help` lists "
-            "the rest).\n"
-            "  To see the window from another machine, connect with a display: `ssh -X` "
-            "(or `ssh -Y`), or a VNC or remote desktop session.")
+    from mpstudio.ui.translations import translate_early
+
+    return translate_early("App", NO_DISPLAY, language or _saved_language())
 
 
-def _no_window_note() -> str | None:
+def _no_window_note(language: str | None = None) -> str | None:
     """What to expect when QT_QPA_PLATFORM names a platform that shows no window."""
     platform = os.environ.get("QT_QPA_PLATFORM", "").split(":")[0].strip()
     if platform not in NO_WINDOW_PLATFORMS:
         return None
-    return (f"QT_QPA_PLATFORM={platform} shows no window: the app runs invisibly until "
-            "you press Ctrl-C here. Without a display, use `mpstudio train --help`.")
+    from mpstudio.ui.translations import translate_early
+
+    return translate_early("App", NO_WINDOW, language or _saved_language()).format(
+        platform=platform)
+
+
+def _saved_language() -> str:
+    """The choice saved under View > Language ("system" unless one was made)."""
+    from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
+
+    return GuiSettings(open_settings()).language()
 
 
 def launch(argv: list[str] | None = None, language: str | None = None) -> int:
     """Open the window; ``language``: this start's (``mpstudio --lang``), over the one
     saved under View > Language."""
-    problem = _display_problem()
+    problem = _display_problem(language)
     if problem:
         print(f"mpstudio: {problem}", file=sys.stderr)
         return 2
-    note = _no_window_note()
+    note = _no_window_note(language)
     if note:
         print(f"mpstudio: {note}", file=sys.stderr, flush=True)
     # TensorFlow loads in the engine process (started behind the window), which writes
     # what it prints to its log file, not this terminal (quiet_stderr.engine_log).
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import QCoreApplication, QTimer
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
@@ -57,11 +78,10 @@ def launch(argv: list[str] | None = None, language: str | None = None) -> int:
     app.setQuitOnLastWindowClosed(False)  # quit once the run has stopped, not on hide
 
     from mpstudio.ui.translations import apply_language, font_note
-    from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
 
     # Before any widget exists (none is retranslated later) and before the engine process
     # starts (it inherits MPSTUDIO_LANG): View > Language takes effect at the next start.
-    choice = language or GuiSettings(open_settings()).language()
+    choice = language or _saved_language()
     language, missing = apply_language(choice, app)
 
     from mpstudio.ui.window.main_window import MainWindow
@@ -78,15 +98,18 @@ def launch(argv: list[str] | None = None, language: str | None = None) -> int:
     app.aboutToQuit.connect(window.shutdown)  # a logout: still end the engine
 
     def quit_now(signum: int) -> None:  # SIGTERM, Ctrl-C in the terminal, SIGHUP
-        window.notices.log(f"{signal.Signals(signum).name}: quitting as File > Quit does",
-                           "warning")
+        window.notices.log(QCoreApplication.translate(
+            "App", "{signal}: quitting as File > Quit does").format(
+                signal=signal.Signals(signum).name), "warning")
         window.confirm_close = lambda: True  # a signal does not wait for a dialog
         window.close()
 
     quit_signals = QuitSignals(quit_now, app)
     window.show()
     shown = time.perf_counter() - STARTED
-    window.notices.log(f"window shown {shown:.2f} s after start; starting the engine process")
+    window.notices.log(QCoreApplication.translate(
+        "App", "window shown {seconds} s after start; starting the engine process").format(
+            seconds=f"{shown:.2f}"))
     if os.environ.get("MPSTUDIO_EXIT_AFTER_SHOW"):  # the start-up benchmark
         print(f"window visible after {shown:.3f} s", flush=True)
         QTimer.singleShot(0, window.close)

@@ -101,6 +101,20 @@ def language_in_force() -> str:
     return _language
 
 
+def translate_early(context: str, text: str, choice: str) -> str:
+    """``text`` (marked with QT_TRANSLATE_NOOP(``context``, ...)) in the language ``choice``
+    resolves to, before any QApplication exists: what mpstudio prints to the terminal
+    when it cannot open a window. ``choice``: ``mpstudio --lang``'s, else the one saved
+    under View > Language."""
+    language = resolve_language(choice, os.environ, QLocale.system().uiLanguages())
+    if language == "en":
+        return text
+    translator = QTranslator()
+    if not translator.load(f"mpstudio_{language}", str(I18N_DIR)):
+        return text
+    return translator.translate(context, text) or text
+
+
 def missing_font_note(language: str, chinese_families: Sequence[str]) -> str | None:
     """What to do when Chinese is chosen and no font can draw it (its text would be
     boxes), or None. Given both ways, since without the font the Chinese cannot be read."""

@@ -30,6 +30,7 @@ from mpstudio.engine.comparison.paired_accuracy import (
 from mpstudio.engine.comparison.verdict import ACCURACY_TOLERANCE_PP, Verdict, VerdictInputs, decide
 from mpstudio.engine.events import RunSummary
 from mpstudio.engine.history.records import StoredRun
+from mpstudio.engine.i18n import _
 from mpstudio.engine.json_values import json_ready
 from mpstudio.engine.profiling.op_profile import OpProfile
 from mpstudio.engine.profiling.profile_comparison import (
@@ -37,6 +38,7 @@ from mpstudio.engine.profiling.profile_comparison import (
     compare_profiles,
     slower_reason,
 )
+from mpstudio.engine.said import render
 
 if TYPE_CHECKING:
     from mpstudio.engine.history.store import RunStore
@@ -83,8 +85,8 @@ class Side:
     steady_seconds: float
     steady_step_time: Spread
     data_time_fraction: Spread
-    memory_note: str
-    device: str
+    memory_note: str  # in the reader's language
+    device: str  # the run's device label, in English as recorded (device_info.device_text)
 
     @classmethod
     def of(cls, runs: Sequence[StoredRun]) -> Side:
@@ -122,7 +124,7 @@ class Side:
             steady_seconds=min(t for _, t in steady),
             steady_step_time=spread("steady_step_time"),
             data_time_fraction=spread("data_time_fraction"),
-            memory_note=summaries[0].memory_note if summaries else "",
+            memory_note=render(summaries[0].memory_note) if summaries else "",
             device=first.hardware.get("device", ""),
         )
 
@@ -234,7 +236,7 @@ def build_card(
         on_gpu=half.device.startswith("GPU"),
         mixed_step_time=half.steady_step_time.median,
         data_time_fraction=half.data_time_fraction.median,
-        advisor_reason=mixed[0].hardware.get("advisor_reason", ""),
+        advisor_reason=render(mixed[0].hardware.get("advisor_reason", "")),
         baseline_label=baseline_math(baseline[0]),
         differences=differences,
         profile_reason=slower_reason(profile, half.precision, device_phrase(half.device))
@@ -278,9 +280,11 @@ def accuracy_test(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun], hit
 
 
 def device_phrase(device: str) -> str:
-    """"this CPU", "this GPU", "this TPU" for a run's device label."""
+    """"this CPU", "this GPU", "this TPU" for a run's device label (in the language in
+    force: a value inside the profile's sentences)."""
     kind = device.split(":")[0].split(" ")[0].upper()
-    return f"this {kind}" if kind in ("CPU", "GPU", "TPU") else "this device"
+    return _("this {kind}").format(kind=kind) if kind in ("CPU", "GPU", "TPU") \
+        else _("this device")
 
 
 def profile_comparison(baseline: StoredRun, mixed: StoredRun) -> ProfileComparison | None:

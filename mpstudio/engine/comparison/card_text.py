@@ -171,7 +171,12 @@ class ProfileTable:
 
 
 PROFILE_ROWS = 12  # the op types that lost most; the rest are noise at this scale
-PROFILE_TITLE = "Why, op by op (ms per step, most time lost first)"
+PROFILE_TITLE = N_("Why, op by op (ms per step, most time lost first)")
+
+
+def profile_title() -> str:
+    """``PROFILE_TITLE`` in the language in force."""
+    return _(PROFILE_TITLE)
 
 
 def profile_table(card: ComparisonCard) -> ProfileTable | None:
@@ -179,13 +184,17 @@ def profile_table(card: ComparisonCard) -> ProfileTable | None:
     p = card.profile
     if p is None:
         return None
-    note = (f"Op profile of a few steady steps of each side's first trial, "
-            f"{p.device_kind}: float32 {1000 * p.float32_step_time:.2f} ms/step, mixed "
-            f"{1000 * p.mixed_step_time:.2f} ms/step; mixed precision added "
-            f"{p.casts_added_count:.0f} casts per step ({1000 * p.casts_added_seconds:.2f} "
-            f"ms); waiting for input {p.float32_input_wait:.0%} / {p.mixed_input_wait:.0%} "
-            "of the step. Ops run in parallel, so shares can add up to more than 100%.")
+    note = _("Op profile of a few steady steps of each side's first trial, {device}: "
+             "float32 {float32_ms:.2f} ms/step, mixed {mixed_ms:.2f} ms/step; mixed "
+             "precision added {casts:.0f} casts per step ({casts_ms:.2f} ms); waiting for "
+             "input {float32_wait:.0%} / {mixed_wait:.0%} of the step. Ops run in parallel, "
+             "so shares can add up to more than 100%.").format(
+        device=p.device_kind, float32_ms=1000 * p.float32_step_time,
+        mixed_ms=1000 * p.mixed_step_time, casts=p.casts_added_count,
+        casts_ms=1000 * p.casts_added_seconds, float32_wait=p.float32_input_wait,
+        mixed_wait=p.mixed_input_wait)
     rows = p.rows_text(PROFILE_ROWS)
+    headers = tuple(_(h) for h in ROW_HEADERS)
     if all(row[-1] in ("-", "") for row in rows):  # no kernels to judge (a CPU, a TPU)
-        return ProfileTable(ROW_HEADERS[:-1], [row[:-1] for row in rows], note)
-    return ProfileTable(ROW_HEADERS, rows, note)
+        return ProfileTable(headers[:-1], [row[:-1] for row in rows], note)
+    return ProfileTable(headers, rows, note)

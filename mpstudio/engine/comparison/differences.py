@@ -12,6 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mpstudio.engine.hardware.device_text import device_text
+from mpstudio.engine.i18n import _
+from mpstudio.engine.said import render
+
 # What a comparison changes on purpose, and settings that change neither the model,
 # the data nor the math (how often the charts sample, where TensorBoard logs go).
 BY_DESIGN = frozenset({"precision", "loss_scaling", "log_every_steps", "aids.tensorboard"})
@@ -37,7 +41,7 @@ def _flat(spec: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def _text(value: Any) -> str:
-    text = "unset" if value is None else str(value)
+    text = _("unset") if value is None else render(value)
     return text if len(text) <= MAX_VALUE_TEXT else text[:MAX_VALUE_TEXT - 1] + "…"
 
 
@@ -52,7 +56,8 @@ def spec_differences(baseline: Mapping[str, Any], mixed: Mapping[str, Any]) -> l
         if key in BY_DESIGN or key.split(".")[0] in BY_DESIGN:
             continue
         if a.get(key) != b.get(key):
-            out.append(f"{key} {_text(a.get(key))} vs {_text(b.get(key))}")
+            out.append(_("{key} {baseline} vs {mixed}").format(
+                key=key, baseline=_text(a.get(key)), mixed=_text(b.get(key))))
     return out
 
 
@@ -62,25 +67,32 @@ def same_examples(baseline: Mapping[str, Any], mixed: Mapping[str, Any]) -> bool
 
 
 def hardware_differences(baseline: Mapping[str, str], mixed: Mapping[str, str]) -> list[str]:
-    """"device CPU vs GPU:0 (NVIDIA A100)", "tensorflow 2.20.0 vs 2.21.0", ..."""
+    """"device CPU vs GPU:0 (NVIDIA A100)", "tensorflow 2.20.0 vs 2.21.0", ... (the
+    values compared as recorded, shown in the language in force)."""
     out = []
     for key in sorted(baseline.keys() | mixed.keys()):
         if key in HARDWARE_BY_DESIGN:
             continue
-        if baseline.get(key) != mixed.get(key):
-            out.append(f"{key} {_text(baseline.get(key))} vs {_text(mixed.get(key))}")
+        a, b = baseline.get(key), mixed.get(key)
+        if a != b:
+            if key == "device":
+                a, b = (device_text(v) if isinstance(v, str) else v for v in (a, b))
+            out.append(_("{key} {baseline} vs {mixed}").format(
+                key=key, baseline=_text(a), mixed=_text(b)))
     return out
 
 
 def differences_sentence(spec: list[str], hardware: list[str]) -> str:
     """One sentence for above the verdict; "" when the sides differ only by design."""
-    parts = []
-    if spec:
-        parts.append("settings differ (" + "; ".join(spec) + ")")
-    if hardware:
-        parts.append("hardware or software differs (" + "; ".join(hardware) + ")")
-    if not parts:
+    settings = _("settings differ ({differences})").format(differences="; ".join(spec))
+    machine = _("hardware or software differs ({differences})").format(
+        differences="; ".join(hardware))
+    if spec and hardware:
+        what = _("{settings} and {machine}").format(settings=settings, machine=machine)
+    elif spec or hardware:
+        what = settings if spec else machine
+    else:
         return ""
-    return ("These runs differ in more than the precision: " + " and ".join(parts)
-            + ". The figures below compare those differences too, so no verdict is "
-            "given; run `compare` (or Compare with float32) for a fair one.")
+    return _("These runs differ in more than the precision: {what}. The figures below "
+             "compare those differences too, so no verdict is given; run `compare` (or "
+             "Compare with float32) for a fair one.").format(what=what)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from mpstudio.engine.comparison.paired_accuracy import LOSS, UNCLEAR, PairedAccuracy
 from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.said import render
 
 ACCURACY_TOLERANCE_PP = 0.5  # mixed may be this many percentage points below float32
 WORTH_IT_SPEEDUP = 1.05  # median speedup above this is a real gain
@@ -78,7 +79,9 @@ class VerdictInputs:
     on_gpu: bool
     mixed_step_time: float | None  # steady seconds per step of the mixed run
     data_time_fraction: float | None  # of the mixed run
-    advisor_reason: str  # the advisor's word on the mixed precision on this device
+    # the advisor's word on the mixed precision on this device, as the run stored it: a
+    # sentence or its message (shown in the reader's language), or an older plain string
+    advisor_reason: str | dict
     baseline_label: str = "float32"
     differences: str = ""  # what differs besides the precision (differences.py)
     profile_reason: str = ""  # the op profile's slowest ops, when one was taken
@@ -150,8 +153,9 @@ def _memory(v: VerdictInputs) -> str:
 
 def slower_reason(v: VerdictInputs) -> str:
     """Why mixed precision lost here, from the strongest evidence the runs left."""
+    advisor_reason = render(v.advisor_reason)
     if v.profile_reason:
-        advisor = _("; {advisor}").format(advisor=v.advisor_reason) if v.advisor_reason else ""
+        advisor = _("; {advisor}").format(advisor=advisor_reason) if advisor_reason else ""
         return f"{v.profile_reason.rstrip('.')}{advisor}"
     if v.data_time_fraction is not None and v.data_time_fraction >= INPUT_BOUND_FRACTION:
         return _("the run is input-bound: the input pipeline alone takes {percent:.0f}% of a "
@@ -162,8 +166,8 @@ def slower_reason(v: VerdictInputs) -> str:
         return _("the model is too small to fill the GPU: a step takes {ms:.2f} ms, mostly "
                  "kernel launches and casts (a larger batch or model shows the "
                  "gain)").format(ms=1000 * v.mixed_step_time)
-    if v.advisor_reason:
-        return v.advisor_reason
+    if advisor_reason:
+        return advisor_reason
     return _("this device gains nothing from half-precision math")
 
 

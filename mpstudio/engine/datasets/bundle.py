@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import said
+
 if TYPE_CHECKING:
     import tensorflow as tf
 
@@ -40,11 +43,15 @@ class DataBundle:
         return "uint8" if self.input_scale is not None else "float32"
 
     def summary(self) -> str:
-        shape = "x".join(str(n) for n in self.input_shape)
-        val = f"{self.val_examples:,} val" if self.val is not None else "no validation"
-        lo, hi = self.value_range
-        return (
-            f"{self.name}: {self.train_examples:,} train / {val}, input {shape}, "
-            f"{self.num_classes} classes, values {lo:.3g}..{hi:.3g}, "
-            f"{self.steps_per_epoch} steps of {self.batch_size} per epoch"
-        )
+        """One line for the run's start (a ``Said``: the history keeps it as its message)."""
+        values = dict(
+            name=self.name, train=f"{self.train_examples:,}", val=f"{self.val_examples:,}",
+            shape="x".join(str(n) for n in self.input_shape), classes=self.num_classes,
+            low=f"{self.value_range[0]:.3g}", high=f"{self.value_range[1]:.3g}",
+            steps=self.steps_per_epoch, batch=self.batch_size)
+        if self.val is None:
+            return said(N_("{name}: {train} train / no validation, input {shape}, {classes} "
+                           "classes, values {low}..{high}, {steps} steps of {batch} per "
+                           "epoch"), **values)
+        return said(N_("{name}: {train} train / {val} val, input {shape}, {classes} classes, "
+                       "values {low}..{high}, {steps} steps of {batch} per epoch"), **values)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from mpstudio.engine.datasets.errors import DataLoadStopped
 from mpstudio.engine.datasets.report import DataProgress
+from mpstudio.engine.i18n import _
 
 PROGRESS_INTERVAL = 0.1  # seconds between progress events (the last one always goes out)
 
@@ -40,4 +41,5 @@ class LoadContext:
 
     def check_stop(self) -> None:
         if self.should_stop():
-            raise DataLoadStopped(f"stopped while loading {self.source}; nothing was kept")
+            raise DataLoadStopped(_("stopped while loading {source}; nothing was kept").format(
+                source=self.source))

@@ -9,6 +9,7 @@ import numpy as np
 
 from mpstudio.engine.datasets.context import LoadContext
 from mpstudio.engine.datasets.source_data import DIVIDE, Scaling, SourceData
+from mpstudio.engine.i18n import _
 
 PIXEL_MAX = 16.0  # each pixel counts set pixels in a 4x4 block
 
@@ -26,7 +27,7 @@ def read_digits_source(name: str, options: dict[str, Any], ctx: LoadContext) -> 
     x, y = read_digits()
     return SourceData(
         name="digits",
-        origin="bundled with mpstudio",
+        origin=_("bundled with mpstudio"),
         kind="image",
         x_train=x,
         y_train=y,

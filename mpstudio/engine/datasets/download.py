@@ -23,6 +23,7 @@ from mpstudio import __version__
 from mpstudio.engine.datasets.cache_dir import MIRROR_ENV, keras_datasets_dir, mirror_url
 from mpstudio.engine.datasets.context import LoadContext
 from mpstudio.engine.datasets.errors import DataError, DownloadError, unreadable
+from mpstudio.engine.i18n import _
 
 CHUNK = 1 << 18  # 256 KiB
 TIMEOUT = 30.0  # seconds without data before giving up
@@ -86,20 +87,19 @@ def fetch(
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{remote.name}.", suffix=".part", dir=folder)
     except OSError as exc:
-        raise DownloadError(
-            f"could not write to the dataset folder {folder}: {exc.strerror or exc}; set "
-            "MPSTUDIO_DATA_DIR to a writable folder"
-        ) from None
+        raise DownloadError(_(
+            "could not write to the dataset folder {folder}: {reason}; set "
+            "MPSTUDIO_DATA_DIR to a writable folder").format(
+                folder=folder, reason=exc.strerror or exc)) from None
     _download(remote, dest, fd, Path(tmp_name), ctx, missing or (remote.name,))
     return dest
 
 
 def _verify_existing(dest: Path, remote: RemoteFile, ctx: LoadContext) -> None:
     if not dest.is_file():
-        raise DataError(
-            f"{dest} is in the way: it is not a file; move it so mpstudio can download "
-            f"{remote.name} there"
-        )
+        raise DataError(_(
+            "{path} is in the way: it is not a file; move it so mpstudio can download {file} "
+            "there").format(path=dest, file=remote.name))
     try:
         size = dest.stat().st_size
         digest = sha256_of(dest, ctx)
@@ -107,13 +107,13 @@ def _verify_existing(dest: Path, remote: RemoteFile, ctx: LoadContext) -> None:
         raise unreadable(dest, exc) from None
     if size == remote.size and digest == remote.sha256:
         return
-    raise DataError(
-        f"{dest} does not match the published {ctx.source} file ({size:,} bytes, "
-        f"sha256 {digest[:12]}...; expected {remote.size:,} bytes, sha256 "
-        f"{remote.sha256[:12]}...). It may be incomplete or a different version. mpstudio "
-        "left it in place: move or delete it to download a fresh copy, or pick another "
-        "dataset"
-    )
+    raise DataError(_(
+        "{path} does not match the published {dataset} file ({size:,} bytes, sha256 "
+        "{digest}...; expected {expected:,} bytes, sha256 {expected_digest}...). It may be "
+        "incomplete or a different version. mpstudio left it in place: move or delete it to "
+        "download a fresh copy, or pick another dataset").format(
+            path=dest, dataset=ctx.source, size=size, digest=digest[:12],
+            expected=remote.size, expected_digest=remote.sha256[:12]))
 
 
 def _download(
@@ -141,22 +141,24 @@ def _bad_download(
 ) -> DownloadError:
     expected = announced if announced is not None else remote.size
     if done < expected and done <= remote.size:
-        return DownloadError(
-            f"the download of {remote.name} was cut short ({done:,} of {expected:,} "
-            "bytes); nothing was kept, try again"
-        )
-    got = f"{done:,} bytes" if done <= remote.size else f"more than {remote.size:,} bytes"
-    return DownloadError(
-        f"the downloaded {remote.name} does not match its published checksum ({got}, "
-        f"expected {remote.size:,} bytes, sha256 {remote.sha256[:12]}...); nothing was "
-        f"kept. The server sent a different file: try again later, or put a good copy "
-        f"in {folder}"
-    )
+        return DownloadError(_(
+            "the download of {file} was cut short ({done:,} of {expected:,} bytes); nothing "
+            "was kept, try again").format(file=remote.name, done=done, expected=expected))
+    got = (_("{size:,} bytes").format(size=done) if done <= remote.size
+           else _("more than {size:,} bytes").format(size=remote.size))
+    return DownloadError(_(
+        "the downloaded {file} does not match its published checksum ({got}, expected "
+        "{expected:,} bytes, sha256 {digest}...); nothing was kept. The server sent a "
+        "different file: try again later, or put a good copy in {folder}").format(
+            file=remote.name, got=got, expected=remote.size, digest=remote.sha256[:12],
+            folder=folder))
 
 
 def _cannot_download(source: str, why: str, missing: tuple[str, ...], folder: Path) -> str:
-    files = " and ".join(missing) if len(missing) <= 2 else ", ".join(missing)
-    return f"could not download {source}: {why}; put {files} in {folder} or pick another dataset"
+    files = (_("{first} and {second}").format(first=missing[0], second=missing[1])
+             if len(missing) == 2 else ", ".join(missing))
+    return _("could not download {source}: {why}; put {files} in {folder} or pick another "
+             "dataset").format(source=source, why=why, files=files, folder=folder)
 
 
 def _stream(
@@ -165,12 +167,14 @@ def _stream(
 ) -> tuple[str, int, int | None]:
     """(sha256, bytes received, the length the server announced) of one download.
     Reading stops one chunk past the published size: a wrong file cannot fill the disk."""
-    mirror = f" (from {MIRROR_ENV}={os.environ[MIRROR_ENV]})" if os.environ.get(MIRROR_ENV) else ""
+    mirror = (_(" (from {variable}={value})").format(variable=MIRROR_ENV,
+                                                      value=os.environ[MIRROR_ENV])
+              if os.environ.get(MIRROR_ENV) else "")
     request = urllib.request.Request(url, headers={"User-Agent": f"mpstudio/{__version__}"})
     digest = hashlib.sha256()
     done = 0
     announced: int | None = None
-    task = f"downloading {remote.name}"
+    task = _("downloading {file}").format(file=remote.name)
 
     def failed(why: str) -> DownloadError:
         return DownloadError(_cannot_download(ctx.source, why, missing, folder))
@@ -189,17 +193,20 @@ def _stream(
                 ctx.progress(task, done, remote.size, "B")
                 ctx.check_stop()
     except urllib.error.HTTPError as exc:
-        raise failed(f"the server answered {exc.code} {exc.reason} for {url}{mirror}") from None
+        raise failed(_("the server answered {code} {reason} for {url}{mirror}").format(
+            code=exc.code, reason=exc.reason, url=url, mirror=mirror)) from None
     except urllib.error.URLError as exc:
         why = getattr(exc.reason, "strerror", None) or str(exc.reason)
-        raise failed(f"no network ({why}){mirror}") from None
+        raise failed(_("no network ({reason}){mirror}").format(reason=why,
+                                                              mirror=mirror)) from None
     except (http.client.HTTPException, ValueError) as exc:
         if done == 0:
-            raise failed(f"{url}{mirror} did not answer as a web server "
-                         f"({type(exc).__name__}: {exc})") from None
+            raise failed(_("{url}{mirror} did not answer as a web server ({error})").format(
+                url=url, mirror=mirror, error=f"{type(exc).__name__}: {exc}")) from None
     except OSError as exc:  # connection reset, timeout, TLS error mid-way
         if done == 0:
-            raise failed(f"no network ({exc.strerror or exc}){mirror}") from None
+            raise failed(_("no network ({reason}){mirror}").format(
+                reason=exc.strerror or exc, mirror=mirror)) from None
         # a failure mid-way falls through to the size check: "cut short"
     return digest.hexdigest(), done, announced
 
@@ -208,7 +215,8 @@ def _write(out: BinaryIO, chunk: bytes, remote: RemoteFile, folder: Path) -> Non
     try:
         out.write(chunk)
     except OSError as exc:  # a full or read-only disk, not the network
-        raise DownloadError(f"could not save {remote.name} in {folder}: {exc.strerror}") from None
+        raise DownloadError(_("could not save {file} in {folder}: {reason}").format(
+            file=remote.name, folder=folder, reason=exc.strerror)) from None
 
 
 def _move_into_place(tmp: Path, dest: Path) -> bool:

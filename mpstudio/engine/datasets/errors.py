@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mpstudio.engine.i18n import _
+
 
 class DataError(ValueError):
     """The data cannot be used as given: a bad file, a missing column, labels out of range.
@@ -21,9 +23,11 @@ class DataLoadStopped(Exception):
 def unreadable(path: object, exc: OSError) -> DataError:
     """A DataError for a file that cannot be opened, naming it and the reason."""
     if isinstance(exc, PermissionError):
-        return DataError(f"cannot read {path}: permission denied; check the file's permissions")
+        return DataError(_("cannot read {path}: permission denied; check the file's "
+                           "permissions").format(path=path))
     if isinstance(exc, FileNotFoundError):
-        return DataError(f"{path} does not exist")
+        return DataError(_("{path} does not exist").format(path=path))
     if isinstance(exc, IsADirectoryError):
-        return DataError(f"{path} is a folder, not a file")
-    return DataError(f"cannot read {path}: {exc.strerror or exc}")
+        return DataError(_("{path} is a folder, not a file").format(path=path))
+    return DataError(_("cannot read {path}: {reason}").format(path=path,
+                                                              reason=exc.strerror or exc))

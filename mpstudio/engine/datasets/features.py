@@ -15,6 +15,7 @@ import numpy as np
 
 from mpstudio.engine.datasets.errors import DataError
 from mpstudio.engine.datasets.source_data import DIVIDE, NONE, STANDARDIZE, Scaling
+from mpstudio.engine.i18n import _
 
 IMAGE, SEQUENCE, FLAT = "image", "sequence", "flat"
 
@@ -24,20 +25,19 @@ def check_numeric(x: np.ndarray, where: str) -> np.ndarray:
     if x.dtype.kind == "b":
         return x.astype(np.float32)  # 0.0/1.0: already in the model's range
     if x.dtype.kind not in "iuf":
-        raise DataError(
-            f"{where} holds {x.dtype} values, not numbers; save numeric arrays "
-            "(integers or floats) for the features"
-        )
+        raise DataError(_(
+            "{where} holds {dtype} values, not numbers; save numeric arrays (integers or "
+            "floats) for the features").format(where=where, dtype=x.dtype))
     if len(x) == 0:
-        raise DataError(f"{where} is empty")
+        raise DataError(_("{where} is empty").format(where=where))
     if x.dtype.kind == "f":
         bad = ~np.isfinite(x)
         if bad.any():
             first = int(np.argwhere(bad)[0][0])
-            raise DataError(
-                f"{where} has {int(bad.sum()):,} NaN or infinite values (the first in sample "
-                f"{first}); remove those samples or fill the gaps before training"
-            )
+            raise DataError(_(
+                "{where} has {count:,} NaN or infinite values (the first in sample {first}); "
+                "remove those samples or fill the gaps before training").format(
+                    where=where, count=int(bad.sum()), first=first))
     return x
 
 
@@ -77,22 +77,23 @@ def prepare_features(x: np.ndarray, where: str) -> tuple[np.ndarray, str, Scalin
         if _image_like(x):
             x, scaling = image_scaling(x[..., np.newaxis])
             return x, IMAGE, scaling, notes
-        notes.append(f"{where} is read as sequences (time steps x features)")
+        notes.append(_("{where} is read as sequences (time steps x features)").format(
+            where=where))
         return x.astype(np.float32), SEQUENCE, Scaling(STANDARDIZE), notes
     if x.ndim == 4:
         if _is_channels_first(x.shape):
             x = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
-            notes.append(f"{where} was channels-first (N, C, H, W): transposed to (N, H, W, C)")
+            notes.append(_("{where} was channels-first (N, C, H, W): transposed to "
+                           "(N, H, W, C)").format(where=where))
         if _image_like(x):
             x, scaling = image_scaling(x)
             return x, IMAGE, scaling, notes
         return x.astype(np.float32), IMAGE, Scaling(STANDARDIZE, per_feature=False), notes
     shape = "x".join(map(str, x.shape))
-    raise DataError(
-        f"{where} has shape {shape}: mpstudio reads features as (samples, features), "
-        "images as (samples, height, width[, channels]) or sequences as "
-        "(samples, steps, features)"
-    )
+    raise DataError(_(
+        "{where} has shape {shape}: mpstudio reads features as (samples, features), images "
+        "as (samples, height, width[, channels]) or sequences as (samples, steps, "
+        "features)").format(where=where, shape=shape))
 
 
 def match_test_features(
@@ -109,10 +110,10 @@ def match_test_features(
     elif kind == IMAGE and x_test.ndim == 4 and _is_channels_first(x_test.shape):
         x_test = x_test.transpose(0, 2, 3, 1)
     if tuple(x_test.shape[1:]) != train_shape:
-        raise DataError(
-            f"{where} has examples of shape {'x'.join(map(str, x_test.shape[1:]))}, "
-            f"but the training examples are {'x'.join(map(str, train_shape))}"
-        )
+        raise DataError(_(
+            "{where} has examples of shape {shape}, but the training examples are "
+            "{train_shape}").format(where=where, shape="x".join(map(str, x_test.shape[1:])),
+                                    train_shape="x".join(map(str, train_shape))))
     _check_test_scale(x_test, x_train, scaling, where)
     pixels = x_test.dtype.kind in "iu" and 0 <= x_test.min() <= x_test.max() <= 255
     if scaling.mode == DIVIDE and pixels:
@@ -128,7 +129,7 @@ def _check_test_scale(x_test: np.ndarray, x_train: np.ndarray, scaling: Scaling,
     train_hi = float(x_train.max())
     top = scaling.divisor if scaling.mode == DIVIDE else 1.0
     if lo < 0 or hi > top or (train_hi > 1 and 0 < hi <= 1):
-        raise DataError(
-            f"{where} has values {lo:g}..{hi:g}, but the training images are 0..{train_hi:g}; "
-            "save x_test on the same scale as x_train"
-        )
+        raise DataError(_(
+            "{where} has values {low:g}..{high:g}, but the training images are "
+            "0..{train_high:g}; save x_test on the same scale as x_train").format(
+                where=where, low=lo, high=hi, train_high=train_hi))

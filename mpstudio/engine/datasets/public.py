@@ -17,6 +17,7 @@ from mpstudio.engine.datasets.cache_dir import datasets_dir
 from mpstudio.engine.datasets.context import LoadContext
 from mpstudio.engine.datasets.download import RemoteFile, fetch, local_copy
 from mpstudio.engine.datasets.source_data import DIVIDE, Scaling, SourceData
+from mpstudio.engine.i18n import N_, _
 
 KERAS_URL = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
 TORONTO_URL = "https://www.cs.toronto.edu/~kriz/"
@@ -89,7 +90,7 @@ PUBLIC: dict[str, PublicDataset] = {
     for d in (
         PublicDataset(
             "mnist",
-            "MNIST handwritten digits: 70,000 28x28 grayscale images, 10 classes",
+            N_("MNIST handwritten digits: 70,000 28x28 grayscale images, 10 classes"),
             (RemoteFile("mnist.npz", KERAS_URL + "mnist.npz",
                         "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1",
                         11_490_434, keras_name="mnist.npz"),),
@@ -99,7 +100,7 @@ PUBLIC: dict[str, PublicDataset] = {
         ),
         PublicDataset(
             "fashion_mnist",
-            "Fashion-MNIST clothing: 70,000 28x28 grayscale images, 10 classes",
+            N_("Fashion-MNIST clothing: 70,000 28x28 grayscale images, 10 classes"),
             (
                 _fashion_file("train-labels-idx1-ubyte.gz", 29_515,
                     "a04f17134ac03560a47e3764e11b92fc97de4d1bfaf8ba1a3aa29af54cc90845"),
@@ -116,7 +117,7 @@ PUBLIC: dict[str, PublicDataset] = {
         ),
         PublicDataset(
             "cifar10",
-            "CIFAR-10: 60,000 32x32 color images, 10 classes",
+            N_("CIFAR-10: 60,000 32x32 color images, 10 classes"),
             (RemoteFile("cifar-10-binary.tar.gz", TORONTO_URL + "cifar-10-binary.tar.gz",
                         "c4a38c50a1bc5f3a1c5537f2155ab9d68f9f25eb1ed8d9ddda3db29a59bca1dd",
                         170_052_171),),
@@ -126,7 +127,7 @@ PUBLIC: dict[str, PublicDataset] = {
         ),
         PublicDataset(
             "cifar100",
-            "CIFAR-100: 60,000 32x32 color images, 100 fine classes",
+            N_("CIFAR-100: 60,000 32x32 color images, 100 fine classes"),
             (RemoteFile("cifar-100-binary.tar.gz", TORONTO_URL + "cifar-100-binary.tar.gz",
                         "58a81ae192c23a4be8b1804d68e518ed807d710a4eb253b1f2a199162a40d8ec",
                         168_513_733),),
@@ -159,7 +160,7 @@ def read_public(name: str, options: dict, ctx: LoadContext) -> SourceData:
     where = sorted({str(p.parent) for p in paths.values()})
     return SourceData(
         name=name,
-        origin=f"cached in {', '.join(where)}",
+        origin=_("cached in {folders}").format(folders=", ".join(where)),
         kind="image",
         x_train=x_train,
         y_train=y_train.astype(np.int32),

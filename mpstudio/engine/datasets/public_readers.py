@@ -14,6 +14,7 @@ import numpy as np
 
 from mpstudio.engine.datasets.context import LoadContext
 from mpstudio.engine.datasets.errors import DataError
+from mpstudio.engine.i18n import _
 
 Split = tuple[np.ndarray, np.ndarray]  # (images uint8 NHW[C], labels)
 
@@ -26,7 +27,8 @@ def read_mnist_npz(path: Path) -> tuple[Split, Split]:
         with np.load(path, allow_pickle=False) as data:
             return (data["x_train"], data["y_train"]), (data["x_test"], data["y_test"])
     except (OSError, ValueError, KeyError) as exc:
-        raise DataError(f"{path} is not a readable MNIST .npz file ({exc})") from None
+        raise DataError(_("{path} is not a readable MNIST .npz file ({error})").format(
+            path=path, error=exc)) from None
 
 
 def read_idx_gz(path: Path) -> np.ndarray:
@@ -35,7 +37,8 @@ def read_idx_gz(path: Path) -> np.ndarray:
         with gzip.open(path, "rb") as fh:
             raw = fh.read()
     except (OSError, EOFError) as exc:
-        raise DataError(f"{path} is not a readable gzip file ({exc})") from None
+        raise DataError(_("{path} is not a readable gzip file ({error})").format(
+            path=path, error=exc)) from None
     magic = int.from_bytes(raw[:4], "big")
     count = int.from_bytes(raw[4:8], "big")
     if magic == IDX_LABELS:
@@ -44,17 +47,20 @@ def read_idx_gz(path: Path) -> np.ndarray:
         rows, cols = int.from_bytes(raw[8:12], "big"), int.from_bytes(raw[12:16], "big")
         shape, offset = (count, rows, cols), 16
     else:
-        raise DataError(f"{path} is not an IDX image or label file (magic number {magic})")
+        raise DataError(_("{path} is not an IDX image or label file (magic number "
+                          "{magic})").format(path=path, magic=magic))
     expected = offset + int(np.prod(shape))
     if len(raw) != expected:
-        raise DataError(f"{path} holds {len(raw):,} bytes, its header says {expected:,}")
+        raise DataError(_("{path} holds {size:,} bytes, its header says {expected:,}").format(
+            path=path, size=len(raw), expected=expected))
     return np.frombuffer(raw, dtype=np.uint8, offset=offset).reshape(shape)
 
 
 def _records(raw: bytes, label_bytes: int, label_index: int, where: str) -> Split:
     size = label_bytes + CIFAR_PIXELS
     if len(raw) % size:
-        raise DataError(f"{where} is not a whole number of {size}-byte CIFAR records")
+        raise DataError(_("{where} is not a whole number of {size}-byte CIFAR "
+                          "records").format(where=where, size=size))
     records = np.frombuffer(raw, dtype=np.uint8).reshape(-1, size)
     images = records[:, label_bytes:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
     return np.ascontiguousarray(images), records[:, label_index].copy()
@@ -78,13 +84,16 @@ def read_cifar_binary(
                 if member.name in wanted and member.isfile():
                     data = tar.extractfile(member)  # bytes in memory; nothing is written
                     found[member.name] = data.read() if data else b""
-                    ctx.progress(f"reading {path.name}", len(found), len(wanted))
+                    ctx.progress(_("reading {file}").format(file=path.name), len(found),
+                                 len(wanted))
                     ctx.check_stop()
     except (OSError, EOFError, tarfile.TarError) as exc:
-        raise DataError(f"{path} is not a readable .tar.gz file ({exc})") from None
+        raise DataError(_("{path} is not a readable .tar.gz file ({error})").format(
+            path=path, error=exc)) from None
     absent = sorted(wanted - found.keys())
     if absent:
-        raise DataError(f"{path} has no member {absent[0]}: not the CIFAR binary release")
+        raise DataError(_("{path} has no member {member}: not the CIFAR binary "
+                          "release").format(path=path, member=absent[0]))
 
     def split(members: tuple[str, ...]) -> Split:
         parts = [_records(found[m], label_bytes, label_index, f"{path}:{m}") for m in members]

@@ -23,6 +23,7 @@ from mpstudio.engine.datasets.user_sources import (
     path_problems,
     user_kind,
 )
+from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.lazy_import import resolve
 from mpstudio.engine.registry import Registry
 
@@ -39,7 +40,7 @@ BUNDLED, DOWNLOAD, GENERATED = "bundled", "download", "generated"
 @dataclass(frozen=True)
 class DatasetEntry:
     name: str
-    description: str
+    description: str  # English, marked with N_(): shown as _(description)
     origin: str  # bundled | download | generated
     reader: str | None = None  # "module:function" -> SourceData
     loader: str | None = None  # "module:function" -> DataBundle (sources with own pipeline)
@@ -57,7 +58,7 @@ class Availability:
     detail: str
 
 
-_DATASETS: Registry[DatasetEntry] = Registry("dataset")
+_DATASETS: Registry[DatasetEntry] = Registry(N_("dataset"))
 
 
 def register_dataset(entry: DatasetEntry) -> None:
@@ -87,15 +88,17 @@ def dataset_problems(dataset: str, options: dict[str, Any]) -> list[str]:
         entry = dataset_entry(dataset)
         if entry.validate_options is None:
             return (
-                [f"dataset {dataset!r} takes no options, got {', '.join(sorted(options))}"]
+                [_("dataset {name!r} takes no options, got {options}").format(
+                    name=dataset, options=", ".join(sorted(options)))]
                 if options else []
             )
         return entry.validate_options(options)
     if looks_like_path(dataset):
         return path_problems(dataset, options)
     return [
-        f"unknown dataset {dataset!r}; choose one of {', '.join(dataset_names())}, "
-        "or give the path of an .npz file, a .csv file or an image folder"
+        _("unknown dataset {name!r}; choose one of {names}, or give the path of an .npz "
+          "file, a .csv file or an image folder").format(name=dataset,
+                                                         names=", ".join(dataset_names()))
     ]
 
 
@@ -118,17 +121,18 @@ def needs_tensorflow(dataset: str) -> bool:
 def availability(name: str) -> Availability:
     entry = dataset_entry(name)
     if entry.origin == BUNDLED:
-        return Availability(True, "bundled with mpstudio")
+        return Availability(True, _("bundled with mpstudio"))
     if entry.origin == GENERATED:
-        return Availability(True, "generated on the fly")
+        return Availability(True, _("generated on the fly"))
     from mpstudio.engine.datasets.public import PUBLIC, cached_folders
 
     public = PUBLIC[name]
     folders = cached_folders(name)
     if folders:
-        return Availability(True, f"on disk in {', '.join(map(str, folders))}")
+        return Availability(True, _("on disk in {folders}").format(
+            folders=", ".join(map(str, folders))))
     size = public.download_size / 1e6
-    return Availability(False, f"downloads {size:,.1f} MB on first use")
+    return Availability(False, _("downloads {size:,.1f} MB on first use").format(size=size))
 
 
 def _context(dataset: str, ctx: LoadContext | None) -> LoadContext:
@@ -188,7 +192,8 @@ def _register_builtins() -> None:
     register_dataset(
         DatasetEntry(
             name="digits",
-            description="UCI optical handwritten digits: 1,797 8x8 grayscale images, 10 classes",
+            description=N_(
+                "UCI optical handwritten digits: 1,797 8x8 grayscale images, 10 classes"),
             origin=BUNDLED,
             reader=f"{pkg}.digits:read_digits_source",
             kind="image",
@@ -213,10 +218,9 @@ def _register_builtins() -> None:
     register_dataset(
         DatasetEntry(
             name="synthetic",
-            description=(
+            description=N_(
                 "random inputs of a chosen shape and class count, generated once and "
-                "repeated: measures pure compute with no input pipeline in the way"
-            ),
+                "repeated: measures pure compute with no input pipeline in the way"),
             origin=GENERATED,
             loader=f"{pkg}.synthetic:load_synthetic",
             report=f"{pkg}.synthetic_options:synthetic_report",

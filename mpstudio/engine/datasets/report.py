@@ -10,6 +10,11 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from mpstudio.engine.i18n import N_, _
+
+# The kinds of input (DataReport.kind), in words
+INPUT_KINDS = {"image": N_("image"), "sequence": N_("sequence"), "flat": N_("flat")}
+
 
 @dataclass(frozen=True)
 class DataProgress:
@@ -45,21 +50,26 @@ class DataReport:
     def lines(self) -> list[str]:
         """The report as short lines for a terminal or a log panel."""
         shape = "x".join(map(str, self.input_shape))
-        test = f", {self.test_samples:,} test" if self.test_samples else ""
         lo, hi = self.raw_range
         pairs = zip(self.class_names, self.class_counts, strict=True)
         counts = ", ".join(f"{name} {count:,}" for name, count in pairs)
         if len(self.class_names) > 12:
-            smallest = min(self.class_counts)
-            largest = max(self.class_counts)
-            counts = f"{smallest:,} to {largest:,} examples per class"
+            counts = _("{smallest:,} to {largest:,} examples per class").format(
+                smallest=min(self.class_counts), largest=max(self.class_counts))
+        kind = _(INPUT_KINDS.get(self.kind, self.kind))
+        examples = (_("{train:,} training examples, {test:,} test, {kind} input {shape}")
+                    if self.test_samples else
+                    _("{train:,} training examples, {kind} input {shape}")).format(
+                        train=self.train_samples, test=self.test_samples, kind=kind,
+                        shape=shape)
         out = [
-            f"{self.name} ({self.origin})",
-            f"  {self.train_samples:,} training examples{test}, {self.kind} input {shape}",
-            f"  {self.num_classes} classes: {counts}",
-            f"  values {lo:g}..{hi:g} ({self.raw_dtype}), {self.scaling}",
+            _("{name} ({origin})").format(name=self.name, origin=self.origin),
+            "  " + examples,
+            "  " + _("{count} classes: {counts}").format(count=self.num_classes, counts=counts),
+            "  " + _("values {low:g}..{high:g} ({dtype}), {scaling}").format(
+                low=lo, high=hi, dtype=self.raw_dtype, scaling=self.scaling),
         ]
-        out += [f"  note: {note}" for note in self.notes]
+        out += ["  " + _("note: {note}").format(note=note) for note in self.notes]
         return out
 
     def to_dict(self) -> dict[str, Any]:

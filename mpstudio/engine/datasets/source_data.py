@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mpstudio.engine.datasets.report import DataReport
+from mpstudio.engine.i18n import _
 
 NONE, DIVIDE, STANDARDIZE = "none", "divide", "standardize"
 
@@ -25,11 +26,12 @@ class Scaling:
 
     def describe(self) -> str:
         if self.mode == DIVIDE:
-            return f"divided by {self.divisor:g} to [0, 1]"
+            return _("divided by {divisor:g} to [0, 1]").format(divisor=self.divisor)
         if self.mode == STANDARDIZE:
-            what = "each feature" if self.per_feature else "all values"
-            return f"{what} standardized with the training split's mean and std"
-        return "used as stored"
+            if self.per_feature:
+                return _("each feature standardized with the training split's mean and std")
+            return _("all values standardized with the training split's mean and std")
+        return _("used as stored")
 
 
 @dataclass
@@ -73,8 +75,9 @@ class SourceData:
             class_counts=tuple(int(c) for c in counts),
             raw_dtype=self.raw_dtype or str(self.x_train.dtype),
             raw_range=(float(self.x_train.min()), float(self.x_train.max())),
-            scaling=self.scaling.describe() + (
-                " inside the model (batches stay uint8)" if in_model is not None else ""),
+            scaling=_("{scaling} inside the model (batches stay uint8)").format(
+                scaling=self.scaling.describe()) if in_model is not None
+            else self.scaling.describe(),
             notes=tuple(self.notes),
             input_scale=in_model,
         )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpstudio.engine.datasets.report import DataReport
+from mpstudio.engine.i18n import _
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,8 @@ class SyntheticOptions:
 def validate_synthetic_options(options: dict[str, Any]) -> list[str]:
     valid = ("shape", "classes", "samples")
     problems = [
-        f"unknown synthetic dataset option {key!r}; valid options: {', '.join(valid)}"
+        _("unknown synthetic dataset option {key!r}; valid options: {valid}").format(
+            key=key, valid=", ".join(valid))
         for key in options
         if key not in valid
     ]
@@ -35,16 +37,17 @@ def validate_synthetic_options(options: dict[str, Any]) -> list[str]:
         or not 1 <= len(shape) <= 3
         or not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in shape)
     ):
-        problems.append(
+        problems.append(_(
             "synthetic shape must be 1 to 3 positive integers such as [32, 32, 3] "
-            f"(height, width, channels), got {shape!r}"
-        )
+            "(height, width, channels), got {shape!r}").format(shape=shape))
     classes = options.get("classes", SyntheticOptions.classes)
     if not isinstance(classes, int) or isinstance(classes, bool) or classes < 2:
-        problems.append(f"synthetic classes must be an integer >= 2, got {classes!r}")
+        problems.append(_("synthetic classes must be an integer >= 2, got {classes!r}").format(
+            classes=classes))
     samples = options.get("samples", SyntheticOptions.samples)
     if not isinstance(samples, int) or isinstance(samples, bool) or samples < 1:
-        problems.append(f"synthetic samples must be a positive integer, got {samples!r}")
+        problems.append(_("synthetic samples must be a positive integer, got "
+                          "{samples!r}").format(samples=samples))
     return problems
 
 
@@ -54,7 +57,7 @@ def synthetic_report(options: dict[str, Any]) -> DataReport:
     per_class = opts.samples // opts.classes
     return DataReport(
         name="synthetic",
-        origin="generated: one random batch, repeated",
+        origin=_("generated: one random batch, repeated"),
         kind=kind,
         input_shape=opts.shape,
         train_samples=opts.samples,
@@ -63,6 +66,6 @@ def synthetic_report(options: dict[str, Any]) -> DataReport:
         class_counts=(per_class,) * opts.classes,  # uniform random labels: about this many
         raw_dtype="float32",
         raw_range=(0.0, 1.0),
-        scaling="used as stored (uniform random in [0, 1))",
-        notes=("random labels: accuracy stays at chance; use it to measure speed only",),
+        scaling=_("used as stored (uniform random in [0, 1))"),
+        notes=(_("random labels: accuracy stays at chance; use it to measure speed only"),),
     )

@@ -15,6 +15,7 @@ from mpstudio.engine.datasets.features import FLAT, check_numeric
 from mpstudio.engine.datasets.labels import to_class_indices
 from mpstudio.engine.datasets.source_data import STANDARDIZE, Scaling, SourceData
 from mpstudio.engine.datasets.user_sources import CsvOptions
+from mpstudio.engine.i18n import _
 
 SNIFF_BYTES = 64 * 1024
 MAX_LINE_CHARS = 16 * 2**20  # a line this long is not a table row (a file without newlines)
@@ -33,10 +34,11 @@ def _check_size(path: Path) -> None:
         raise unreadable(path, exc) from None
     need, free = size * MEMORY_PER_FILE_BYTE, psutil.virtual_memory().available
     if need > free:
-        raise DataError(
-            f"{path} is {size / 2**30:,.1f} GB; reading a CSV takes about "
-            f"{need / 2**30:,.0f} GB of memory here and {free / 2**30:,.1f} GB is free: save "
-            "the data as .npz (numpy.savez, read without the text), or use a sample of it")
+        raise DataError(_(
+            "{path} is {size:,.1f} GB; reading a CSV takes about {need:,.0f} GB of memory "
+            "here and {free:,.1f} GB is free: save the data as .npz (numpy.savez, read "
+            "without the text), or use a sample of it").format(
+                path=path, size=size / 2**30, need=need / 2**30, free=free / 2**30))
 
 
 def _lines(fh: Any, path: Path) -> Iterator[str]:
@@ -46,9 +48,10 @@ def _lines(fh: Any, path: Path) -> Iterator[str]:
     while line := fh.readline(MAX_LINE_CHARS + 1):
         number += 1
         if len(line) > MAX_LINE_CHARS:
-            raise DataError(f"{path}: line {number} is longer than "
-                            f"{MAX_LINE_CHARS // 2**20} MB, which is not a table row; check "
-                            "that it is a CSV file with one sample per line")
+            raise DataError(_(
+                "{path}: line {line} is longer than {mb} MB, which is not a table row; "
+                "check that it is a CSV file with one sample per line").format(
+                    path=path, line=number, mb=MAX_LINE_CHARS // 2**20))
         yield line
 
 
@@ -72,11 +75,14 @@ def _read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
     except OSError as exc:
         raise unreadable(path, exc) from None
     except UnicodeDecodeError:
-        raise DataError(f"{path} is not UTF-8 text; save the CSV as UTF-8") from None
+        raise DataError(_("{path} is not UTF-8 text; save the CSV as UTF-8").format(
+            path=path)) from None
     except csv.Error as exc:
-        raise DataError(f"{path} is not a readable CSV file ({exc})") from None
+        raise DataError(_("{path} is not a readable CSV file ({error})").format(
+            path=path, error=exc)) from None
     if not header or not rows:
-        raise DataError(f"{path} has no data rows; it needs a header row, then one row per sample")
+        raise DataError(_("{path} has no data rows; it needs a header row, then one row per "
+                          "sample").format(path=path))
     return [name.strip() for name in header], rows, lines
 
 
@@ -94,14 +100,13 @@ def _column(
             float(cell)
         except ValueError:
             if not cell:
-                raise DataError(
-                    f"{path}: column {name!r} is empty on line {line}; fill in or drop rows "
-                    "with missing values"
-                ) from None
-            raise DataError(
-                f"{path}: column {name!r} has text ({cell!r} on line {line}); mpstudio reads "
-                "numeric features only: encode it as numbers or drop the column"
-            ) from None
+                raise DataError(_(
+                    "{path}: column {column!r} is empty on line {line}; fill in or drop rows "
+                    "with missing values").format(path=path, column=name, line=line)) from None
+            raise DataError(_(
+                "{path}: column {column!r} has text ({cell!r} on line {line}); mpstudio reads "
+                "numeric features only: encode it as numbers or drop the column").format(
+                    path=path, column=name, cell=cell, line=line)) from None
     raise AssertionError("unreachable: some cell failed to parse")
 
 
@@ -110,50 +115,49 @@ def read_csv(dataset: str, options: dict[str, Any], ctx: LoadContext) -> SourceD
     path = Path(dataset).expanduser()
     header, rows, lines = _read_rows(path)
     if opts.label_column not in header:
-        raise DataError(
-            f"{path} has no column {opts.label_column!r}; its columns are: "
-            f"{', '.join(header)}. Choose the label column with --label-column "
-            "(label_column in the run config)"
-        )
+        raise DataError(_(
+            "{path} has no column {column!r}; its columns are: {columns}. Choose the label "
+            "column with --label-column (label_column in the run config)").format(
+                path=path, column=opts.label_column, columns=", ".join(header)))
     for line, row in zip(lines, rows, strict=True):
         if len(row) != len(header):
-            raise DataError(
-                f"{path}: line {line} has {len(row)} fields but the header has {len(header)}"
-            )
+            raise DataError(_(
+                "{path}: line {line} has {fields} fields but the header has {header}").format(
+                    path=path, line=line, fields=len(row), header=len(header)))
     label_index = header.index(opts.label_column)
     features = [(i, name) for i, name in enumerate(header) if i != label_index]
     if not features:
-        raise DataError(f"{path} has no feature columns besides {opts.label_column!r}")
+        raise DataError(_("{path} has no feature columns besides {column!r}").format(
+            path=path, column=opts.label_column))
     columns = []
     for i, name in features:
         columns.append(_column(rows, lines, i, name, path))
         ctx.check_stop()
-    x64 = check_numeric(np.stack(columns, axis=1), f"{path.name}: features")
+    x64 = check_numeric(np.stack(columns, axis=1),
+                        _("{file}: features").format(file=path.name))
     too_big = np.abs(x64) > np.finfo(np.float32).max
     if too_big.any():
         row, col = np.argwhere(too_big)[0]
-        raise DataError(
-            f"{path}: column {features[col][1]!r} has {x64[row, col]:g} on line {lines[row]}, "
-            "beyond float32's range; rescale that column"
-        )
+        raise DataError(_(
+            "{path}: column {column!r} has {value:g} on line {line}, beyond float32's range; "
+            "rescale that column").format(path=path, column=features[col][1],
+                                          value=x64[row, col], line=lines[row]))
     x = x64.astype(np.float32)
     raw_labels = np.array([row[label_index].strip() for row in rows])
     empty = np.flatnonzero(raw_labels == "")
     if len(empty):
-        raise DataError(
-            f"{path}: the label column {opts.label_column!r} is empty on line {lines[empty[0]]}; "
-            "every row needs a label"
-        )
+        raise DataError(_(
+            "{path}: the label column {column!r} is empty on line {line}; every row needs a "
+            "label").format(path=path, column=opts.label_column, line=lines[empty[0]]))
     try:
         labels: np.ndarray = raw_labels.astype(np.float64)
     except ValueError:
         labels = raw_labels  # class names
-    y, class_names, notes = to_class_indices(labels, f"{path.name}: column {opts.label_column!r}")
-    notes.append(
-        f"{len(features)} feature columns: "
-        + ", ".join(name for _, name in features[:8])
-        + ("..." if len(features) > 8 else "")
-    )
+    y, class_names, notes = to_class_indices(labels, _("{file}: column {column!r}").format(
+        file=path.name, column=opts.label_column))
+    notes.append(_("{count} feature columns: {names}").format(
+        count=len(features),
+        names=", ".join(name for _i, name in features[:8]) + ("..." if len(features) > 8 else "")))
     return SourceData(
         name=path.name, origin=str(path.resolve()), kind=FLAT, x_train=x, y_train=y,
         class_names=class_names, scaling=Scaling(STANDARDIZE), notes=notes,

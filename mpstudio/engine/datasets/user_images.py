@@ -19,7 +19,13 @@ from mpstudio.engine.datasets.context import LoadContext
 from mpstudio.engine.datasets.errors import DataError, unreadable
 from mpstudio.engine.datasets.features import IMAGE
 from mpstudio.engine.datasets.source_data import DIVIDE, Scaling, SourceData
-from mpstudio.engine.datasets.user_sources import COLOR_MODES, ImageFolderOptions, not_a_file
+from mpstudio.engine.datasets.user_sources import (
+    COLOR_MODE_NAMES,
+    COLOR_MODES,
+    ImageFolderOptions,
+    not_a_file,
+)
+from mpstudio.engine.i18n import _
 
 IMAGE_SUFFIXES = (".bmp", ".gif", ".jpeg", ".jpg", ".png")  # what tf.io.decode_image reads
 SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM")
@@ -39,16 +45,16 @@ def list_images(root: Path) -> tuple[list[str], list[list[Path]], list[Path]]:
     class_dirs = [p for p in entries if p.is_dir()]
     loose = [p for p in entries if p.is_file()]
     if not class_dirs:
-        hint = " (it holds files directly)" if loose else ""
-        raise DataError(
-            f"{root} has no class sub-folders{hint}; put each class's images in its own "
-            f"sub-folder, e.g. {root}/cats/1.jpg and {root}/dogs/1.jpg"
-        )
+        raise DataError((_(
+            "{root} has no class sub-folders (it holds files directly); put each class's "
+            "images in its own sub-folder, e.g. {root}/cats/1.jpg and {root}/dogs/1.jpg")
+            if loose else _(
+            "{root} has no class sub-folders; put each class's images in its own "
+            "sub-folder, e.g. {root}/cats/1.jpg and {root}/dogs/1.jpg")).format(root=root))
     if len(class_dirs) == 1:
-        raise DataError(
-            f"{root} has only one class sub-folder ({class_dirs[0].name}); a classifier "
-            "needs at least two classes"
-        )
+        raise DataError(_(
+            "{root} has only one class sub-folder ({folder}); a classifier needs at least "
+            "two classes").format(root=root, folder=class_dirs[0].name))
     files: list[list[Path]] = []
     ignored = list(loose)
     for folder in class_dirs:
@@ -56,10 +62,9 @@ def list_images(root: Path) -> tuple[list[str], list[list[Path]], list[Path]]:
         images = [p for p in found if p.suffix.lower() in IMAGE_SUFFIXES]
         ignored += [p for p in found if p.suffix.lower() not in IMAGE_SUFFIXES]
         if not images:
-            raise DataError(
-                f"{folder} has no images ({', '.join(IMAGE_SUFFIXES)}); remove the folder or "
-                "add its images"
-            )
+            raise DataError(_(
+                "{folder} has no images ({suffixes}); remove the folder or add its "
+                "images").format(folder=folder, suffixes=", ".join(IMAGE_SUFFIXES)))
         files.append(images)
     return [p.name for p in class_dirs], files, ignored
 
@@ -83,21 +88,21 @@ def check_signature(path: Path) -> None:
         str(path).encode("utf-8")
     except UnicodeEncodeError:  # TensorFlow takes paths as UTF-8 text only
         shown = str(path).encode("utf-8", "backslashreplace").decode("utf-8")
-        raise DataError(f"{shown} has a file name that is not UTF-8 text (shown escaped); "
-                        "rename it") from None
+        raise DataError(_("{path} has a file name that is not UTF-8 text (shown escaped); "
+                          "rename it").format(path=shown)) from None
     special = not_a_file(path)
     if special:  # reading a named pipe would wait forever for a writer
-        raise DataError(f"{path} is {special}, not an image file; remove it from the folder")
+        raise DataError(_("{path} is {what}, not an image file; remove it from the "
+                          "folder").format(path=path, what=special))
     try:
         with open(path, "rb") as fh:
             head = fh.read(8)
     except OSError as exc:
         raise unreadable(path, exc) from None
     if not head.startswith(SIGNATURES):
-        raise DataError(
-            f"{path} is not a PNG, JPEG, GIF or BMP image (it starts with {head[:8]!r}); "
-            "remove it or replace it with a real image"
-        )
+        raise DataError(_(
+            "{path} is not a PNG, JPEG, GIF or BMP image (it starts with {head!r}); remove "
+            "it or replace it with a real image").format(path=path, head=head[:8]))
 
 
 def _to_channels(image: tf.Tensor, channels: int) -> tf.Tensor:
@@ -143,7 +148,7 @@ def _decode_all(paths: list[Path], opts: ImageFolderOptions, ctx: LoadContext) -
         for batch in ds.batch(DECODE_BATCH).prefetch(2):
             out[done:done + len(batch)] = batch.numpy()
             done += len(batch)
-            ctx.progress("reading images", done, len(paths))
+            ctx.progress(_("reading images"), done, len(paths))
             ctx.check_stop()
     except (tf.errors.InvalidArgumentError, tf.errors.UnknownError) as exc:
         _name_bad_image(paths[done:], decode, exc)
@@ -156,11 +161,10 @@ def _name_bad_image(paths: list[Path], decode, exc: Exception) -> None:
         try:
             decode(tf.constant(str(path)))
         except (tf.errors.InvalidArgumentError, tf.errors.UnknownError) as err:
-            raise DataError(
-                f"{path} is damaged or not a readable image ({_plain(err)}); remove or "
-                "replace it"
-            ) from None
-    raise DataError(f"reading the images failed: {exc}") from None
+            raise DataError(_(
+                "{path} is damaged or not a readable image ({error}); remove or replace "
+                "it").format(path=path, error=_plain(err))) from None
+    raise DataError(_("reading the images failed: {error}").format(error=exc)) from None
 
 
 def _plain(err: tf.errors.OpError) -> str:
@@ -178,17 +182,20 @@ def read_image_folder(dataset: str, options: dict[str, Any], ctx: LoadContext) -
     for i, path in enumerate(paths):
         check_signature(path)
         if i % 256 == 0:
-            ctx.progress("checking images", i, len(paths))
+            ctx.progress(_("checking images"), i, len(paths))
             ctx.check_stop()
-    ctx.progress("checking images", len(paths), len(paths))
+    ctx.progress(_("checking images"), len(paths), len(paths))
     x = _decode_all(paths, opts, ctx)
     y = np.concatenate([np.full(len(group), i, dtype=np.int32) for i, group in enumerate(files)])
     height, width = opts.image_size
-    notes = [f"every image resized to {height}x{width}, {opts.color_mode}"]
+    notes = [_("every image resized to {height}x{width}, {mode}").format(
+        height=height, width=width, mode=_(COLOR_MODE_NAMES[opts.color_mode]))]
     if ignored:
         shown = ", ".join(str(p.relative_to(root)) for p in ignored[:5])
-        more = f" and {len(ignored) - 5} more" if len(ignored) > 5 else ""
-        notes.append(f"ignored {len(ignored)} files that are not images: {shown}{more}")
+        notes.append((_("ignored {count} files that are not images: {files} and {more} more")
+                      if len(ignored) > 5 else
+                      _("ignored {count} files that are not images: {files}")).format(
+                          count=len(ignored), files=shown, more=len(ignored) - 5))
     return SourceData(
         name=root.name, origin=str(root.resolve()), kind=IMAGE, x_train=x, y_train=y,
         class_names=tuple(class_names), scaling=Scaling(DIVIDE, 255.0), notes=notes,

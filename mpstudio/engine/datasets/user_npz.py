@@ -13,6 +13,7 @@ from mpstudio.engine.datasets.errors import DataError, unreadable
 from mpstudio.engine.datasets.features import match_test_features, prepare_features
 from mpstudio.engine.datasets.labels import match_test_labels, to_class_indices
 from mpstudio.engine.datasets.source_data import SourceData
+from mpstudio.engine.i18n import _
 
 KEY_SETS = (("x_train", "y_train"), ("x", "y"))
 OPTIONAL = ("x_test", "y_test", "class_names")
@@ -23,18 +24,22 @@ def _array(data: Any, key: str, path: Path) -> np.ndarray:
         array = data[key]
     except ValueError as exc:
         if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
-            raise DataError(
-                f"{path}: {key} is an object array (pickled Python objects), which mpstudio "
+            raise DataError(_(
+                "{path}: {key} is an object array (pickled Python objects), which mpstudio "
                 "never loads because unpickling can run code; save plain numeric or text "
-                "arrays, e.g. np.savez(path, x_train=x.astype('float32'), y_train=y)"
-            ) from None
-        raise DataError(f"{path}: {key} cannot be read ({exc})") from None
+                "arrays, e.g. np.savez(path, x_train=x.astype('float32'), y_train=y)").format(
+                    path=path, key=key)) from None
+        raise DataError(_("{path}: {key} cannot be read ({error})").format(
+            path=path, key=key, error=exc)) from None
     except (OSError, zipfile.BadZipFile, EOFError) as exc:
-        raise DataError(f"{path}: {key} is damaged ({exc})") from None
+        raise DataError(_("{path}: {key} is damaged ({error})").format(
+            path=path, key=key, error=exc)) from None
     if not isinstance(array, np.ndarray):
-        raise DataError(f"{path}: {key} is not a numpy array; save arrays with np.savez")
+        raise DataError(_("{path}: {key} is not a numpy array; save arrays with "
+                          "np.savez").format(path=path, key=key))
     if array.ndim == 0:
-        raise DataError(f"{path}: {key} is a single value; it needs one entry per sample")
+        raise DataError(_("{path}: {key} is a single value; it needs one entry per "
+                          "sample").format(path=path, key=key))
     return array
 
 
@@ -44,28 +49,34 @@ def read_npz(dataset: str, options: dict[str, Any], ctx: LoadContext) -> SourceD
         with open(path, "rb") as fh:
             magic = fh.read(4)
         if magic[:2] != b"PK":
-            raise DataError(
-                f"{path} is not an .npz file (not a zip archive); save arrays with "
-                "np.savez(path, x_train=..., y_train=...)"
-            )
+            raise DataError(_(
+                "{path} is not an .npz file (not a zip archive); save arrays with "
+                "np.savez(path, x_train=..., y_train=...)").format(path=path))
         data = np.load(path, allow_pickle=False)
+    except DataError:
+        raise  # a ValueError too: it says it already
     except OSError as exc:
         raise unreadable(path, exc) from None
     except (ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise DataError(f"{path} is a damaged .npz file ({exc})") from None
+        raise DataError(_("{path} is a damaged .npz file ({error})").format(
+            path=path, error=exc)) from None
     if not isinstance(data, np.lib.npyio.NpzFile):
-        raise DataError(f"{path} holds a single array, not named x_train/y_train arrays")
+        raise DataError(_("{path} holds a single array, not named x_train/y_train "
+                          "arrays").format(path=path))
     with data:
         keys = set(data.files)
         pair = next((p for p in KEY_SETS if set(p) <= keys), None)
         if pair is None:
-            raise DataError(
-                f"{path} has no x_train and y_train arrays (nor x and y); it has: "
-                f"{', '.join(sorted(keys)) or 'nothing'}. Save it with "
-                "np.savez(path, x_train=..., y_train=..., x_test=..., y_test=...)"
-            )
+            raise DataError((_(
+                "{path} has no x_train and y_train arrays (nor x and y); it has: {arrays}. "
+                "Save it with np.savez(path, x_train=..., y_train=..., x_test=..., "
+                "y_test=...)") if keys else _(
+                "{path} has no arrays at all. Save it with np.savez(path, x_train=..., "
+                "y_train=..., x_test=..., y_test=...)")).format(
+                    path=path, arrays=", ".join(sorted(keys))))
         if ("x_test" in keys) != ("y_test" in keys):
-            raise DataError(f"{path} has only one of x_test and y_test; give both or neither")
+            raise DataError(_("{path} has only one of x_test and y_test; give both or "
+                              "neither").format(path=path))
         arrays = {k: _array(data, k, path) for k in (*pair, *OPTIONAL) if k in keys}
         ignored = sorted(keys - set(arrays))
     x_key, y_key = pair
@@ -77,10 +88,10 @@ def _source(
 ) -> SourceData:
     x, y = arrays[x_key], arrays[y_key]
     if len(x) != len(y):
-        raise DataError(
-            f"{path}: {x_key} has {len(x):,} samples but {y_key} has {len(y):,}; "
-            "they must have one label per sample"
-        )
+        raise DataError(_(
+            "{path}: {x_key} has {x_count:,} samples but {y_key} has {y_count:,}; they must "
+            "have one label per sample").format(path=path, x_key=x_key, y_key=y_key,
+                                                x_count=len(x), y_count=len(y)))
     names = None
     if "class_names" in arrays:
         raw_names = np.asarray(arrays["class_names"]).ravel()
@@ -95,13 +106,13 @@ def _source(
     if "x_test" in arrays:
         x_test, y_test = arrays["x_test"], arrays["y_test"]
         if len(x_test) != len(y_test):
-            raise DataError(
-                f"{path}: x_test has {len(x_test):,} samples but y_test has {len(y_test):,}"
-            )
+            raise DataError(_(
+                "{path}: x_test has {x_count:,} samples but y_test has {y_count:,}").format(
+                    path=path, x_count=len(x_test), y_count=len(y_test)))
         x_test = match_test_features(x_test, x, kind, scaling, f"{path.name}: x_test")
         y_test = match_test_labels(y_test, class_names, f"{path.name}: y_test")
     if ignored:
-        notes.append(f"ignored arrays: {', '.join(ignored)}")
+        notes.append(_("ignored arrays: {arrays}").format(arrays=", ".join(ignored)))
     return SourceData(
         name=path.name, origin=str(path.resolve()), kind=kind, x_train=x, y_train=y,
         class_names=class_names, scaling=scaling, x_test=x_test, y_test=y_test, notes=notes,

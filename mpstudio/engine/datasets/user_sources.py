@@ -12,11 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mpstudio.engine.i18n import N_, _
+
 NPZ, CSV, IMAGE_FOLDER = "npz", "csv", "image_folder"
 SUFFIXES = {".npz": NPZ, ".csv": CSV, ".tsv": CSV}
 USER_INPUT_KINDS = {CSV: "flat", IMAGE_FOLDER: "image"}  # .npz: depends on the arrays
 COLOR_MODES = {"grayscale": 1, "rgb": 3, "rgba": 4}
+COLOR_MODE_NAMES = {"grayscale": N_("grayscale"), "rgb": N_("rgb"), "rgba": N_("rgba")}
 MAX_IMAGE_SIDE = 4096
+KIND_NAMES = {NPZ: N_("npz"), CSV: N_("csv"), IMAGE_FOLDER: N_("image folder")}
 
 
 @dataclass(frozen=True)
@@ -81,35 +85,40 @@ def not_a_file(path: Path) -> str | None:
         return None  # missing or unreadable: the caller's own message says so
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
         return None
-    kinds = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
-    return next((name for test, name in kinds if test(mode)), "not a regular file")
+    kinds = ((stat.S_ISFIFO, N_("a named pipe (FIFO)")), (stat.S_ISSOCK, N_("a socket")),
+             (stat.S_ISCHR, N_("a character device")), (stat.S_ISBLK, N_("a block device")))
+    return _(next((name for test, name in kinds if test(mode)), N_("not a regular file")))
 
 
 def path_problems(dataset: str, options: dict[str, Any]) -> list[str]:
     """Why ``dataset`` (a path) cannot be used, before anything is read."""
     path = Path(dataset).expanduser()
     if not path.exists():
-        return [f"dataset path {dataset!r} does not exist"]
+        return [_("dataset path {path!r} does not exist").format(path=dataset)]
     special = not_a_file(path)
     if special:
-        return [f"{dataset} is {special}, not a file: mpstudio reads regular .npz and "
-                ".csv files and folders of images; save the data to a file and use that"]
+        return [_("{path} is {what}, not a file: mpstudio reads regular .npz and .csv files "
+                  "and folders of images; save the data to a file and use that").format(
+                      path=dataset, what=special)]
     kind = user_kind(path)
     if kind is None:
-        return [
-            f"{dataset}: mpstudio reads .npz files, .csv files and folders of images "
-            f"(one sub-folder per class), not {path.suffix or 'files without a suffix'}"
-        ]
+        if path.suffix:
+            return [_("{path}: mpstudio reads .npz files, .csv files and folders of images "
+                      "(one sub-folder per class), not {suffix}").format(
+                          path=dataset, suffix=path.suffix)]
+        return [_("{path}: mpstudio reads .npz files, .csv files and folders of images "
+                  "(one sub-folder per class), not files without a suffix").format(
+                      path=dataset)]
     return option_problems(kind, options, dataset)
 
 
 def option_problems(kind: str, options: dict[str, Any], dataset: str) -> list[str]:
     valid = USER_KINDS[kind].options
+    what = _(KIND_NAMES[kind])
     problems = [
-        f"{dataset}: {kind.replace('_', ' ')} data takes "
-        + (f"the options {', '.join(valid)}" if valid else "no options")
-        + f", not {key!r}"
+        (_("{path}: {kind} data takes the options {valid}, not {key!r}") if valid else
+         _("{path}: {kind} data takes no options, not {key!r}")).format(
+             path=dataset, kind=what, valid=", ".join(valid), key=key)
         for key in options
         if key not in valid
     ]
@@ -123,16 +132,15 @@ def option_problems(kind: str, options: dict[str, Any], dataset: str) -> list[st
                 for n in size
             )
         ):
-            problems.append(
-                f"image size must be two integers from 1 to {MAX_IMAGE_SIDE} (height, width) "
-                f"such as [64, 64], got {size!r}"
-            )
+            problems.append(_(
+                "image size must be two integers from 1 to {most} (height, width) such as "
+                "[64, 64], got {size!r}").format(most=MAX_IMAGE_SIDE, size=size))
     if "color_mode" in options and options["color_mode"] not in COLOR_MODES:
-        problems.append(
-            f"color mode must be one of {', '.join(COLOR_MODES)}, got {options['color_mode']!r}"
-        )
+        problems.append(_("color mode must be one of {choices}, got {mode!r}").format(
+            choices=", ".join(COLOR_MODES), mode=options["color_mode"]))
     if "label_column" in options and (
         not isinstance(options["label_column"], str) or not options["label_column"]
     ):
-        problems.append(f"label column must be a column name, got {options['label_column']!r}")
+        problems.append(_("label column must be a column name, got {column!r}").format(
+            column=options["label_column"]))
     return problems

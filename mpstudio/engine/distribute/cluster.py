@@ -11,6 +11,9 @@ import re
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass
 
+from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.said import Said, said
+
 WORKER_JOBS = ("chief", "worker")
 # gRPC's own proxy variables, in the order it reads them (lower case only).
 GRPC_PROXY_VARIABLES = ("grpc_proxy", "https_proxy", "http_proxy")
@@ -76,43 +79,48 @@ def read_cluster(environ: Mapping[str, str]) -> Cluster:
     """The cluster TF_CONFIG describes, or ClusterError saying what is wrong with it."""
     text = environ.get("TF_CONFIG", "").strip()
     if not text:
-        raise ClusterError(
+        raise ClusterError(_(
             "TF_CONFIG is not set: a multi-worker run needs it on every host, naming the "
-            "cluster's workers and this host's task (see the README's two-host example)")
+            "cluster's workers and this host's task (see the README's two-host example)"))
     try:
         config = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ClusterError(f"TF_CONFIG is not valid JSON: {exc}") from None
+        raise ClusterError(_("TF_CONFIG is not valid JSON: {error}").format(
+            error=exc)) from None
     if not isinstance(config, dict):
-        raise ClusterError("TF_CONFIG must be a JSON object with \"cluster\" and \"task\"")
+        raise ClusterError(_('TF_CONFIG must be a JSON object with "cluster" and "task"'))
     cluster, task = config.get("cluster"), config.get("task")
     if not isinstance(cluster, dict) or not isinstance(task, dict):
-        raise ClusterError("TF_CONFIG needs a \"cluster\" object (job -> addresses) and a "
-                           "\"task\" object ({\"type\": \"worker\", \"index\": 0})")
+        raise ClusterError(_('TF_CONFIG needs a "cluster" object (job -> addresses) and a '
+                             '"task" object ({example})').format(
+                                 example='{"type": "worker", "index": 0}'))
     jobs: dict[str, tuple[str, ...]] = {}
     for job, addresses in cluster.items():
         if not isinstance(addresses, list) or not all(
             isinstance(a, str) and ":" in a for a in addresses
         ):
-            raise ClusterError(f"TF_CONFIG cluster job {job!r} must list \"host:port\" "
-                               f"addresses, got {addresses!r}")
+            raise ClusterError(_('TF_CONFIG cluster job {job!r} must list "host:port" '
+                                 'addresses, got {addresses!r}').format(
+                                     job=job, addresses=addresses))
         jobs[job] = tuple(addresses)
     if "chief" in jobs and len(jobs["chief"]) != 1:
-        raise ClusterError("TF_CONFIG may name one chief only")
+        raise ClusterError(_("TF_CONFIG may name one chief only"))
     task_type, index = task.get("type"), task.get("index")
     if task_type not in WORKER_JOBS:
-        raise ClusterError(f"TF_CONFIG task type must be \"chief\" or \"worker\" for "
-                           f"training, got {task_type!r}")
+        raise ClusterError(_('TF_CONFIG task type must be "chief" or "worker" for '
+                             'training, got {type!r}').format(type=task_type))
     if not isinstance(index, int) or isinstance(index, bool) or not (
         0 <= index < len(jobs.get(task_type, ()))
     ):
         count = len(jobs.get(task_type, ()))
-        raise ClusterError(f"TF_CONFIG task index {index!r} is not one of the {count} "
-                           f"{task_type} addresses in the cluster")
+        raise ClusterError(_("TF_CONFIG task index {index!r} is not one of the {count} "
+                             "{type} addresses in the cluster").format(
+                                 index=index, count=count, type=task_type))
     found = Cluster(jobs, task_type, index)
     if len(found.workers) < 2:
-        raise ClusterError("TF_CONFIG names one worker only: a multi-worker run needs two "
-                           "or more (use the default or mirrored strategy on one host)")
+        raise ClusterError(_("TF_CONFIG names one worker only: a multi-worker run needs "
+                             "two or more (use the default or mirrored strategy on one "
+                             "host)"))
     return found
 
 
@@ -130,14 +138,16 @@ _LOST_SIGNS = ("unhealthy", "stopped sending heartbeats", "Connection reset", "S
                "failed to connect", "Connection refused", "UNAVAILABLE", "DEADLINE_EXCEEDED")
 
 
-def lost_peer_message(error: str, cluster: Cluster | None, step: int) -> str | None:
-    """A multi-worker failure in words (which worker, what to do), or None when the
-    error is not about a lost worker."""
+def lost_peer_message(error: str, cluster: Cluster | None, step: int) -> Said | None:
+    """A multi-worker failure in words (which worker, what to do; a ``Said``, kept by
+    the history as its message), or None when the error is not about a lost worker."""
     if cluster is None or not any(sign in error for sign in _LOST_SIGNS):
         return None
     peers = {(job, int(i)) for job, i in _TASK.findall(error)}
     peers.discard((cluster.task_type, cluster.task_index))
-    who = ", ".join(cluster.peer_of(job, i) for job, i in sorted(peers)) or "another worker"
-    return (f"multi-worker training stopped at step {step}: {who} stopped answering (it "
-            "crashed, was killed or lost the network). Every worker must run to the end; "
-            "restart `mpstudio train --strategy multiworker` on every host.")
+    who = (", ".join(cluster.peer_of(job, i) for job, i in sorted(peers))
+           or said(N_("another worker")))
+    return said(N_("multi-worker training stopped at step {step}: {who} stopped answering "
+                   "(it crashed, was killed or lost the network). Every worker must run to "
+                   "the end; restart `mpstudio train --strategy multiworker` on every host."),
+                step=step, who=who)

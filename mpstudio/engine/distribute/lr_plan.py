@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import Said, said
+
 
 @dataclass(frozen=True)
 class LearningRatePlan:
@@ -29,25 +32,29 @@ class LearningRatePlan:
             return self.target * step / self.warmup_steps
         return self.target
 
-    def describe(self) -> str:
+    def describe(self) -> Said:
+        """In the language in force; a run's summary keeps it as its message."""
         if self.scaled:
-            text = (f"learning rate {self.base:g} -> {self.target:g} (linear scaling rule: "
-                    f"x{self.replicas} replicas)")
+            text = said(N_("learning rate {base} -> {target} (linear scaling rule: "
+                           "x{replicas} replicas)"), base=f"{self.base:g}",
+                        target=f"{self.target:g}", replicas=self.replicas)
         elif self.replicas > 1:
-            text = (f"learning rate {self.base:g}, not scaled for {self.replicas} replicas "
-                    "(lr_scaling none)")
+            text = said(N_("learning rate {base}, not scaled for {replicas} replicas "
+                           "(lr_scaling none)"), base=f"{self.base:g}", replicas=self.replicas)
         else:
-            text = f"learning rate {self.base:g}"
+            text = said(N_("learning rate {base}"), base=f"{self.base:g}")
         if self.warmup_steps:
-            text += f", warmed up linearly from 0 over {self.warmup_steps:,} steps"
+            text = said(N_("{rate}, warmed up linearly from 0 over {steps} steps"), rate=text,
+                        steps=f"{self.warmup_steps:,}")
         return text
 
 
-def describe_batch(per_replica: int, replicas: int) -> str:
+def describe_batch(per_replica: int, replicas: int) -> Said:
     if replicas == 1:
-        return f"batch {per_replica:,} on 1 replica"
-    return (f"global batch {per_replica * replicas:,} = {per_replica:,} per replica "
-            f"x {replicas} replicas")
+        return said(N_("batch {batch} on 1 replica"), batch=f"{per_replica:,}")
+    return said(N_("global batch {total} = {batch} per replica x {replicas} replicas"),
+                total=f"{per_replica * replicas:,}", batch=f"{per_replica:,}",
+                replicas=replicas)
 
 
 def scaled_learning_rate(rate: float, old_batch: int, new_batch: int) -> float:

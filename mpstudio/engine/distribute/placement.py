@@ -20,6 +20,8 @@ import tensorflow as tf
 
 from mpstudio.engine.distribute.cluster import Cluster, ClusterError, direct_to_peers, read_cluster
 from mpstudio.engine.distribute.startup_watchdog import bounded_wait
+from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.said import Said, said
 from mpstudio.engine.spec import RunSpec
 
 _made: dict[tuple, tf.distribute.Strategy] = {}
@@ -43,17 +45,35 @@ class Placement:
         """Whether this process records the run and keeps the model."""
         return self.cluster is None or self.cluster.is_chief
 
-    def describe(self) -> str:
+    def describe(self, capital: bool = False) -> Said:
+        """Where the replicas sit, in the language in force (a run's summary keeps it as
+        its message); ``capital``: it starts a sentence."""
         if self.name == "default":
-            return "one device"
+            return said(N_("One device") if capital else N_("one device"))
         where = ", ".join(self.devices)
-        unit = "replica" if self.replicas == 1 else "replicas"
+        one = self.replicas == 1
         if self.cluster is not None:
-            role = f"{self.cluster.task_type} {self.cluster.task_index}"
-            return (f"multi-worker over {len(self.cluster.workers)} workers ({where}), "
-                    f"{self.replicas} {unit} in all; this process is {role}"
-                    f"{' (the chief)' if self.cluster.is_chief else ''}")
-        return f"{self.name} over {self.replicas} {unit} ({where})"
+            role: str | Said = f"{self.cluster.task_type} {self.cluster.task_index}"
+            if self.cluster.is_chief:
+                role = said(N_("{role} (the chief)"), role=role)
+            if capital:
+                msgid = (N_("Multi-worker over {workers} workers ({where}), {replicas} replica "
+                            "in all; this process is {role}") if one else
+                         N_("Multi-worker over {workers} workers ({where}), {replicas} "
+                            "replicas in all; this process is {role}"))
+            else:
+                msgid = (N_("multi-worker over {workers} workers ({where}), {replicas} replica "
+                            "in all; this process is {role}") if one else
+                         N_("multi-worker over {workers} workers ({where}), {replicas} "
+                            "replicas in all; this process is {role}"))
+            return said(msgid, workers=len(self.cluster.workers), where=where,
+                        replicas=self.replicas, role=role)
+        strategy: str | Said = "TPU"
+        if self.name == "mirrored":
+            strategy = said(N_("Mirrored") if capital else N_("mirrored"))
+        return said(N_("{strategy} over {replicas} replica ({where})") if one else
+                    N_("{strategy} over {replicas} replicas ({where})"),
+                    strategy=strategy, replicas=self.replicas, where=where)
 
 
 def split_cpu(count: int) -> None:
@@ -64,8 +84,9 @@ def split_cpu(count: int) -> None:
         tf.config.set_logical_device_configuration(
             cpu, [tf.config.LogicalDeviceConfiguration() for _ in range(count)])
     except RuntimeError as exc:
-        raise StrategyError(f"cannot split the CPU into {count} devices now: {exc} "
-                            "(it must happen before TensorFlow's first operation)") from None
+        raise StrategyError(_("cannot split the CPU into {count} devices now: {error} (it "
+                              "must happen before TensorFlow's first operation)").format(
+                                  count=count, error=exc)) from None
 
 
 def place(spec: RunSpec, environ: Mapping[str, str] | None = None) -> Placement:
@@ -80,7 +101,7 @@ def place(spec: RunSpec, environ: Mapping[str, str] | None = None) -> Placement:
                             spec.distribute.join_timeout)
     if name == "tpu":
         return _tpu(os.environ if environ is None else environ)
-    raise StrategyError(f"unknown strategy {name!r}")
+    raise StrategyError(_("unknown strategy {name!r}").format(name=name))
 
 
 def _short(device: str) -> str:
@@ -94,18 +115,19 @@ def _mirrored(requested: list[str]) -> Placement:
         known = {d.upper(): d for d in gpus + cpus}
         missing = [d for d in requested if d.upper() not in known]
         if missing:
-            raise StrategyError(
-                f"mirrored: no device {', '.join(missing)} here; this machine has "
-                f"{', '.join(gpus + cpus)}")
+            raise StrategyError(_(
+                "mirrored: no device {missing} here; this machine has {devices}").format(
+                    missing=", ".join(missing), devices=", ".join(gpus + cpus)))
         devices = tuple(known[d.upper()] for d in requested)
     elif gpus:
         devices = tuple(gpus)
     elif len(cpus) > 1:
         devices = tuple(cpus)
     else:
-        raise StrategyError(
+        raise StrategyError(_(
             "mirrored needs GPUs, and TensorFlow sees none here: use the default strategy, "
-            "or split the CPU to try it (mpstudio train --cpu-devices 2 --strategy mirrored)")
+            "or split the CPU to try it (`mpstudio train --cpu-devices 2 --strategy "
+            "mirrored`)"))
     key = ("mirrored", devices)
     if key not in _made:
         _made[key] = tf.distribute.MirroredStrategy([f"/{d}" for d in devices])
@@ -121,15 +143,15 @@ def _multiworker(environ: Mapping[str, str], join_timeout: float) -> Placement:
            cluster.task_index)
     if key not in _made:
         if any(k[0] == "multiworker" for k in _made):
-            raise StrategyError("this process already joined another multi-worker cluster: "
-                                "start a new process for a new cluster")
+            raise StrategyError(_("this process already joined another multi-worker "
+                                  "cluster: start a new process for a new cluster"))
         others = [a for a in cluster.workers if a != cluster.address]
-        message = (
-            f"mpstudio: {cluster.task_name} waited {join_timeout:g} s for the other workers "
-            f"({', '.join(others)}) to join and gave up. Start `mpstudio train --strategy "
-            "multiworker` with the same TF_CONFIG cluster on every host (each with its own "
-            "task index), check the addresses and that the ports are open, or wait longer "
-            "with --join-timeout.")
+        message = "mpstudio: " + _(
+            "{task} waited {seconds:g} s for the other workers ({others}) to join and gave "
+            "up. Start `mpstudio train --strategy multiworker` with the same TF_CONFIG "
+            "cluster on every host (each with its own task index), check the addresses and "
+            "that the ports are open, or wait longer with `--join-timeout`.").format(
+                task=cluster.task_name, seconds=join_timeout, others=", ".join(others))
         direct_to_peers(cluster, os.environ)  # gRPC reads the process's own variables
         with bounded_wait(join_timeout, message):
             _made[key] = tf.distribute.MultiWorkerMirroredStrategy()
@@ -149,7 +171,10 @@ def _tpu(environ: Mapping[str, str]) -> Placement:
             tf.tpu.experimental.initialize_tpu_system(resolver)
             _made[key] = tf.distribute.TPUStrategy(resolver)
         except (ValueError, RuntimeError, tf.errors.OpError) as exc:
-            raise StrategyError(f"no TPU to train on ({name}): {exc}") from None
+            raise StrategyError(_("no TPU to train on ({name}): {error}").format(
+                name=name, error=exc)) from None
     strategy = _made[key]
     replicas = strategy.num_replicas_in_sync
-    return Placement("tpu", strategy, replicas, tuple(f"TPU core {i}" for i in range(replicas)))
+    return Placement("tpu", strategy, replicas,
+                     tuple(_("{tpu} core {index}").format(tpu="TPU", index=i)
+                           for i in range(replicas)))

@@ -26,11 +26,12 @@ from typing import Any
 
 from mpstudio.engine.event_codec import EventDecodeError, event_from_json
 from mpstudio.engine.events import EpochMetrics, Reporter, RunFailed, RunFinished, RunStarted
+from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.spec import RunSpec, SpecError
 
 STOP_GRACE = 30.0  # seconds a stopped worker gets to finish its step and save
 EXIT_DRAIN = 2.0  # seconds to wait for the last output once the worker has exited
-NOT_STARTED = "stopped before every worker had joined; nothing was written"
+NOT_STARTED = N_("stopped before every worker had joined; nothing was written")
 _NOISE = ("WARNING:", "W0000", "I0000", "E0000", "Additional GRPC", ":UNKNOWN:")
 
 
@@ -56,9 +57,10 @@ def run_worker_process(spec: RunSpec, reporter: Reporter,
     if stopped_early:
         from mpstudio.engine.datasets.errors import DataLoadStopped
 
-        raise DataLoadStopped(NOT_STARTED)
+        raise DataLoadStopped(_(NOT_STARTED))
     if done is None:
-        message = _last_words(stderr) or f"the worker process ended with status {child.returncode}"
+        message = _last_words(stderr) or _("the worker process ended with status "
+                                           "{status}").format(status=child.returncode)
         if child.returncode == 2:
             raise SpecError([message])
         raise RunSetupError(message)

@@ -25,6 +25,7 @@ from mpstudio.engine.doctor.checks import (
     DoctorReport,
     not_run,
 )
+from mpstudio.engine.doctor.mirrored_check import NAME as MIRRORED_NAME
 from mpstudio.engine.doctor.mirrored_check import mirrored_check
 from mpstudio.engine.doctor.plan import (
     DoctorPlan,
@@ -33,13 +34,15 @@ from mpstudio.engine.doctor.plan import (
     policy_choices,
     training_device,
 )
-from mpstudio.engine.doctor.privacy import identity, make_scrubber, scrubbed
-from mpstudio.engine.doctor.timing_check import run_timing
+from mpstudio.engine.doctor.privacy import identity, make_scrubber, scrubbed, scrubbed_text
+from mpstudio.engine.doctor.timing_check import run_timing, timing_name
 from mpstudio.engine.doctor.training_check import run_training_line, training_spec
 from mpstudio.engine.hardware.check import run_hardware_check
 from mpstudio.engine.hardware.detect import HardwareSources
 from mpstudio.engine.hardware.gpu_memory import GpuConfig
 from mpstudio.engine.hardware.report import HardwareReport
+from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.said import render, said
 from mpstudio.engine.spec import Distribution
 
 Progress = Callable[[int, int, str], None]
@@ -48,7 +51,7 @@ Progress = Callable[[int, int, str], None]
 @dataclass
 class _Step:
     section: str
-    name: str
+    name: str  # a Said where it reads differently in another language
     run: Callable[[], Check]
 
 
@@ -68,7 +71,7 @@ def run_doctor(
     ``plan``: what to train (default: the quick or full set for this device)."""
     started = time.perf_counter()
     report_progress = progress or (lambda done, total, text: None)
-    report_progress(0, 1, "detecting the hardware")
+    report_progress(0, 1, _("detecting the hardware"))
     hardware = run_hardware_check(sources=sources, gpu_config=gpu_config)
     report = hardware.report
     device = training_device(report)
@@ -84,15 +87,17 @@ def run_doctor(
         if stopped:
             check = not_run(step.section, step.name)
         else:
-            report_progress(index, len(steps), f"{step.section}: {step.name}")
+            report_progress(index, len(steps), _("{section}: {name}").format(
+                section=_(step.section), name=render(step.name)))
             check = step.run()
-        check = replace(check, reason=scrub(check.reason), name=scrub(check.name),
+        check = replace(check, reason=scrubbed_text(check.reason, scrub),
+                        name=scrubbed_text(check.name, scrub),
                         details=scrubbed(check.details, scrub))
         checks.append(check)
         if on_check is not None:
             on_check(check)
     stopped = stopped or should_stop()
-    report_progress(len(steps), len(steps), "stopped" if stopped else "done")
+    report_progress(len(steps), len(steps), _("stopped") if stopped else _("done"))
     return DoctorReport(
         checks=tuple(checks),
         versions=scrubbed(versions(report), scrub),
@@ -114,7 +119,8 @@ def _steps(report: HardwareReport, plan: DoctorPlan, memory, should_stop: Callab
     choices = policy_choices(report)
     for choice in choices:
         if not choice.checked:
-            line = Check(TRAINING, choice.policy, "skipped", f"not checked: {choice.reason}")
+            line = Check(TRAINING, choice.policy, "skipped",
+                         said(N_("not checked: {reason}"), reason=choice.reason))
             steps.append(_Step(TRAINING, line.name, ready(line)))
     policies = [c.policy for c in choices if c.checked]
     device = training_device(report)
@@ -127,7 +133,7 @@ def _steps(report: HardwareReport, plan: DoctorPlan, memory, should_stop: Callab
     steps.append(_timing_step(report, plan, device, distribution, should_stop))
     steps.append(_Step("TF32", "TF32",
                        lambda: pc.tf32_check(report, seen.get("float32_math"))))
-    steps.append(_Step(MIRRORED, "MirroredStrategy step",
+    steps.append(_Step(MIRRORED, MIRRORED_NAME,
                        lambda: mirrored_check(report, plan, should_stop)))
     return steps
 
@@ -149,9 +155,9 @@ def _timing_step(report: HardwareReport, plan: DoctorPlan, device: str,
                  distribution: Distribution | None, should_stop: Callable[[], bool]) -> _Step:
     policy = natural_mixed(report)
     if policy is None:
-        line = Check(TIMING, "float32 vs mixed", "skipped",
-                     "not timed: no mixed policy is checked on this device (see the training "
-                     "lines)")
+        line = Check(TIMING, said(N_("float32 vs mixed")), "skipped",
+                     said(N_("not timed: no mixed policy is checked on this device (see the "
+                             "training lines)")))
         return _Step(TIMING, line.name, lambda: line)
     fast_half = device == "TPU" or bool(
         report.usable_gpus and report.usable_gpus[0].arch.float16_tensor_cores)
@@ -159,7 +165,7 @@ def _timing_step(report: HardwareReport, plan: DoctorPlan, device: str,
     def run() -> Check:
         return run_timing(plan, policy, device, fast_half, should_stop, distribution)
 
-    return _Step(TIMING, f"{plan.timing_template} float32 vs {policy}", run)
+    return _Step(TIMING, timing_name(plan, policy), run)
 
 
 def versions(report: HardwareReport) -> dict[str, str]:

@@ -14,18 +14,20 @@ from mpstudio.engine.doctor.checks import MIRRORED, Check
 from mpstudio.engine.doctor.plan import DoctorPlan, checked_policies
 from mpstudio.engine.doctor.training_check import run_training_line, training_spec
 from mpstudio.engine.hardware.report import HardwareReport
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import clauses, items, said
 from mpstudio.engine.spec import Distribution
 
-NAME = "MirroredStrategy step"
+NAME = said(N_("MirroredStrategy step"))
 
 
 def mirrored_check(report: HardwareReport, plan: DoctorPlan,
                    should_stop: Callable[[], bool]) -> Check:
     gpus = report.usable_gpus
     if len(gpus) < 2:
-        why = "one GPU" if gpus else "no GPU"
-        return Check(MIRRORED, NAME, "skipped", f"{why} here: the mirrored step needs two "
-                     "or more GPUs", {"gpus": len(gpus)})
+        why = (N_("one GPU here: the mirrored step needs two or more GPUs") if gpus
+               else N_("no GPU here: the mirrored step needs two or more GPUs"))
+        return Check(MIRRORED, NAME, "skipped", said(why), {"gpus": len(gpus)})
     policy = "mixed_float16" if "mixed_float16" in checked_policies(report) else "float32"
     return run_mirrored(plan, [g.label for g in gpus[:2]], policy, should_stop)
 
@@ -36,11 +38,13 @@ def run_mirrored(plan: DoctorPlan, devices: Sequence[str], policy: str,
     training line, plus: it really ran on ``len(devices)`` replicas."""
     spec = training_spec(plan, "mlp", policy,
                          Distribution(strategy="mirrored", devices=list(devices)))
-    name = f"{NAME} · {policy} over {', '.join(devices)}"
+    name = said(N_("MirroredStrategy step · {policy} over {devices}"), policy=policy,
+                devices=items(devices))
     check = run_training_line(spec, should_stop, name=name, section=MIRRORED).check
     replicas = check.details.get("replicas")
     if check.status in ("pass", "warn") and replicas != len(devices):
-        return Check(MIRRORED, name, "fail", f"the step ran on {replicas} replica(s), not "
-                     f"{len(devices)}: MirroredStrategy did not use every device; "
-                     f"{check.reason}", check.details)
+        return Check(MIRRORED, name, "fail", clauses(said(N_(
+            "the step ran on {replicas} replica(s), not {devices}: MirroredStrategy did not "
+            "use every device"), replicas=replicas, devices=len(devices)), check.reason),
+            check.details)
     return check

@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from mpstudio.engine.hardware.report import HardwareReport
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import Said, said
 from mpstudio.engine.templates.registry import template_names
 
 QUICK_TEMPLATES = ("mlp", "cnn", "lstm")  # dense, convolution, and the cuDNN/XLA case
@@ -23,7 +25,7 @@ BFLOAT16_FROM = (8, 0)  # bfloat16 Tensor Cores (Ampere)
 class PolicyChoice:
     policy: str
     checked: bool
-    reason: str  # why it is (not) checked on this device
+    reason: Said  # why it is (not) checked on this device
 
 
 @dataclass(frozen=True)
@@ -80,30 +82,32 @@ def policy_choices(report: HardwareReport) -> tuple[PolicyChoice, ...]:
     for them (a GPU's compute capability, a TPU), and on a CPU all of them: they run
     there (slowly), and whether they train correctly is what the check is about."""
     device = training_device(report)
-    float32 = PolicyChoice("float32", True, "the baseline: every device runs it")
+    float32 = PolicyChoice("float32", True, said(N_("the baseline: every device runs it")))
     if device == "TPU":
         return (float32,
-                PolicyChoice("mixed_float16", False, "TPUs have no float16 arithmetic"),
-                PolicyChoice("mixed_bfloat16", True, "the TPU's native half type"))
+                PolicyChoice("mixed_float16", False, said(N_("TPUs have no float16 arithmetic"))),
+                PolicyChoice("mixed_bfloat16", True, said(N_("the TPU's native half type"))))
     if device == "CPU":
-        cpu = ("runs on a CPU without native half-precision math (slowly), so it is "
-               "checked for correctness")
+        cpu = said(N_("runs on a CPU without native half-precision math (slowly), so it is "
+                      "checked for correctness"))
         return (float32, PolicyChoice("mixed_float16", True, cpu),
                 PolicyChoice("mixed_bfloat16", True, cpu))
     gpu = report.usable_gpus[0]
     cc, where = gpu.compute_capability, f"{gpu.name} ({gpu.capability_text})"
     if cc is None:
-        unknown = f"{where}: compute capability unknown, so not checked"
+        unknown = said(N_("{gpu}: compute capability unknown, so not checked"), gpu=where)
         return (float32, PolicyChoice("mixed_float16", False, unknown),
                 PolicyChoice("mixed_bfloat16", False, unknown))
-    f16 = (PolicyChoice("mixed_float16", True, f"{where} has Tensor Cores (7.0+)")
-           if cc >= FLOAT16_FROM else PolicyChoice(
-               "mixed_float16", False, f"{where} has no Tensor Cores (they start at 7.0): "
-               "mixed_float16 would run slower than float32, so it is not checked"))
-    bf16 = (PolicyChoice("mixed_bfloat16", True, f"{where} has bfloat16 Tensor Cores (8.0+)")
-            if cc >= BFLOAT16_FROM else PolicyChoice(
-                "mixed_bfloat16", False, f"{where} has no bfloat16 Tensor Cores (they start "
-                "at 8.0): bfloat16 math would go through float32, so it is not checked"))
+    f16 = (PolicyChoice("mixed_float16", True, said(N_("{gpu} has Tensor Cores (7.0+)"),
+                                                    gpu=where))
+           if cc >= FLOAT16_FROM else PolicyChoice("mixed_float16", False, said(N_(
+               "{gpu} has no Tensor Cores (they start at 7.0): mixed_float16 would run "
+               "slower than float32, so it is not checked"), gpu=where)))
+    bf16 = (PolicyChoice("mixed_bfloat16", True, said(N_(
+                "{gpu} has bfloat16 Tensor Cores (8.0+)"), gpu=where))
+            if cc >= BFLOAT16_FROM else PolicyChoice("mixed_bfloat16", False, said(N_(
+                "{gpu} has no bfloat16 Tensor Cores (they start at 8.0): bfloat16 math "
+                "would go through float32, so it is not checked"), gpu=where)))
     return float32, f16, bf16
 
 

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mpstudio.engine.said import Said
+
 MIN_NAME = 3  # shorter names would match ordinary words ("a", "pc")
 
 
@@ -53,9 +55,29 @@ def make_scrubber(home: str, user: str, host: str) -> Callable[[str], str]:
     return scrub
 
 
+def scrubbed_text(value: Any, scrub: Callable[[str], str]) -> Any:
+    """A line's name or reason (a ``Said``, a message, clauses, items or a plain string)
+    with the values scrubbed and the messages left as they are."""
+    if isinstance(value, Said):
+        return Said(scrubbed_text(value.stored, scrub))
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict) and "msg" in value:
+        return {**value, "args": {k: scrubbed_text(v, scrub)
+                                  for k, v in (value.get("args") or {}).items()}}
+    if isinstance(value, dict) and "items" in value:
+        return {"items": tuple(scrubbed_text(v, scrub) for v in value["items"])}
+    if isinstance(value, (list, tuple)):
+        return type(value)(scrubbed_text(v, scrub) for v in value)
+    return value
+
+
 def scrubbed(value: Any, scrub: Callable[[str], str] | None = None) -> Any:
-    """``value`` (strings, dicts, lists, tuples of them) with every string scrubbed."""
+    """``value`` (strings, dicts, lists, tuples of them) with every string scrubbed (a
+    ``Said``'s values, its messages left as they are)."""
     scrub = scrub or make_scrubber(*identity())
+    if isinstance(value, Said):
+        return scrubbed_text(value, scrub)
     if isinstance(value, str):
         return scrub(value)
     if isinstance(value, dict):

@@ -11,6 +11,8 @@ from mpstudio.engine.datasets.errors import DataLoadStopped
 from mpstudio.engine.doctor.checks import TIMING, Check, not_run
 from mpstudio.engine.doctor.plan import DoctorPlan
 from mpstudio.engine.doctor.training_check import DoctorReporter
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import Said, said
 from mpstudio.engine.spec import Distribution, RunSpec, SpecError, TrainingAids
 from mpstudio.engine.trainer.compare import ComparisonResult, compare
 from mpstudio.engine.trainer.runner import RunSetupError
@@ -31,8 +33,9 @@ def timing_spec(plan: DoctorPlan, policy: str,
     )
 
 
-def timing_name(plan: DoctorPlan, policy: str) -> str:
-    return f"{plan.timing_template} float32 vs {policy}"
+def timing_name(plan: DoctorPlan, policy: str) -> Said:
+    return said(N_("{template} float32 vs {policy}"), template=plan.timing_template,
+                policy=policy)
 
 
 def run_timing(plan: DoctorPlan, policy: str, device: str, fast_half: bool,
@@ -48,9 +51,11 @@ def run_timing(plan: DoctorPlan, policy: str, device: str, fast_half: bool,
     except DataLoadStopped:
         return not_run(TIMING, name)
     except (SpecError, RunSetupError) as exc:
-        return Check(TIMING, name, "fail", f"the timing could not start: {exc}")
+        return Check(TIMING, name, "fail", said(N_("the timing could not start: {error}"),
+                                                error=str(exc)))
     except Exception as exc:  # reported, and the doctor goes on
-        return Check(TIMING, name, "fail", f"the timing crashed: {type(exc).__name__}: {exc}")
+        return Check(TIMING, name, "fail", said(N_("the timing crashed: {kind}: {error}"),
+                                                kind=type(exc).__name__, error=str(exc)))
     return judge_timing(name, result, policy, device, fast_half)
 
 
@@ -64,8 +69,9 @@ def judge_timing(name: str, result: ComparisonResult, policy: str, device: str,
     runs = result.results
     failed = next((r for r in runs if r.failure is not None), None)
     if failed is not None:
-        return Check(TIMING, name, "fail", f"the {failed.summary.label} run failed: "
-                     f"{failed.failure.reason}")
+        return Check(TIMING, name, "fail", said(N_("the {label} run failed: {reason}"),
+                                                label=failed.summary.label,
+                                                reason=failed.failure.reason))
     if any(r.summary.status == "stopped" for r in runs) or not result.mixeds:
         return not_run(TIMING, name)
     base = _median([r.summary.steady_examples_per_sec for r in result.baselines])
@@ -76,22 +82,34 @@ def judge_timing(name: str, result: ComparisonResult, policy: str, device: str,
                "baseline_examples_per_sec": base, "mixed_examples_per_sec": mixed,
                "trials": len(result.mixeds), "device": result.baseline.summary.device}
     if ratio is None or base is None or mixed is None:
-        return Check(TIMING, name, "warn", "too few steps after the warm-up to time: "
-                     "run the full check (without --quick)", details)
-    speeds = (f"{policy} ran at {ratio:.2f}x {base_label} ({mixed:,.0f} vs {base:,.0f} "
-              "examples/s)")
+        return Check(TIMING, name, "warn", said(N_(
+            "too few steps after the warm-up to time: run the full check (without --quick)")),
+            details)
+    speeds = said(N_("{policy} ran at {ratio:.2f}x {baseline} ({mixed:,.0f} vs {base:,.0f} "
+                     "examples/s)"), policy=policy, ratio=ratio, baseline=base_label,
+                  mixed=mixed, base=base)
+
+    def judged(status: str, why: str, **args: object) -> Check:
+        return Check(TIMING, name, status, said(N_("{speeds}: {why}"), speeds=speeds,
+                                                why=said(why, **args)), details)
+
     if device == "CPU":
-        why = ("CPUs without native half-precision math run mixed precision slower; expected"
-               if ratio < 1 else "mixed precision is not slower on this CPU")
-        return Check(TIMING, name, "pass", f"{speeds}: {why}", details)
+        return judged("pass", N_("CPUs without native half-precision math run mixed "
+                                 "precision slower; expected") if ratio < 1
+                      else N_("mixed precision is not slower on this CPU"))
     if ratio >= FASTER:
-        return Check(TIMING, name, "pass", f"{speeds}: mixed precision pays off here", details)
+        return judged("pass", N_("mixed precision pays off here"))
     if ratio >= 1 or not fast_half:
-        return Check(TIMING, name, "pass", f"{speeds}: little gain on this small synthetic "
-                     "model; bigger models and batches gain more (mpstudio compare with your "
-                     "own model tells)", details)
-    units = "Tensor Cores" if device == "GPU" else "the TPU's matrix units"
-    return Check(TIMING, name, "warn", f"{speeds}: slower despite {units}, most likely "
-                 f"because the model is too small to fill the {device} (the time goes to "
-                 "launching kernels and casts, not to math); time your own model with "
-                 "mpstudio compare before you conclude", details)
+        return judged("pass", N_("little gain on this small synthetic model; bigger models "
+                                 "and batches gain more (mpstudio compare with your own "
+                                 "model tells)"))
+    if device == "GPU":
+        return judged("warn", N_("slower despite Tensor Cores, most likely because the "
+                                 "model is too small to fill the GPU (the time goes to "
+                                 "launching kernels and casts, not to math); time your own "
+                                 "model with mpstudio compare before you conclude"))
+    return judged("warn", N_("slower despite the TPU's matrix units, most likely because "
+                             "the model is too small to fill the {device} (the time goes to "
+                             "launching kernels and casts, not to math); time your own "
+                             "model with mpstudio compare before you conclude"),
+                  device=device)

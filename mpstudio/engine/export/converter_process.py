@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from mpstudio.engine.export.results import ExportError
+from mpstudio.engine.i18n import _
 
 TIMEOUT_SECONDS = 900.0
 
@@ -37,19 +38,21 @@ def convert_in_own_process(saved: Path, variant: str, examples: np.ndarray | Non
                               stderr=subprocess.PIPE, text=True, errors="replace",
                               timeout=TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
-        raise ExportError(f"the TFLite converter did not finish {what} in "
-                          f"{TIMEOUT_SECONDS:.0f} s and was ended") from None
+        raise ExportError(_("the TFLite converter did not finish {what} in {seconds} s "
+                            "and was ended").format(what=what,
+                                                    seconds=f"{TIMEOUT_SECONDS:.0f}")) from None
     if proc.returncode < 0:
         try:
             name = signal.Signals(-proc.returncode).name
         except ValueError:
             name = f"signal {-proc.returncode}"
-        raise ExportError(f"the TFLite converter crashed ({name}) {what}; export "
-                          "dynamic-range int8 instead (it needs no calibration)")
+        raise ExportError(_("the TFLite converter crashed ({signal}) {what}; export "
+                            "dynamic-range int8 instead (it needs no calibration)").format(
+                                signal=name, what=what))
     if proc.returncode != 0 or not out_file.is_file():
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
-        raise ExportError("the TFLite converter failed: "
-                          + (lines[-1] if lines else f"exit code {proc.returncode}"))
+        reason = lines[-1] if lines else _("exit code {code}").format(code=proc.returncode)
+        raise ExportError(_("the TFLite converter failed: {reason}").format(reason=reason))
     return out_file.read_bytes()
 
 

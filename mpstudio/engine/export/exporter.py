@@ -22,9 +22,10 @@ from mpstudio.engine.export.samples import ExportSamples, samples_for
 from mpstudio.engine.export.source import ExportSource
 from mpstudio.engine.export.verify import predict_keras, verify
 from mpstudio.engine.export.writers import WRITERS, Conversion, scratch_folder
+from mpstudio.engine.i18n import N_, _
 
 Progress = Callable[[int, int, str], None]
-CANCELLED = "cancelled; nothing was written"
+CANCELLED = N_("cancelled; nothing was written")  # shown as _(CANCELLED)
 
 
 def export_models(
@@ -44,14 +45,14 @@ def export_models(
     def tick(text: str) -> None:
         nonlocal step
         if should_stop is not None and should_stop():
-            raise ExportCancelled(CANCELLED)
+            raise ExportCancelled(_(CANCELLED))
         if progress is not None:
             progress(step, total, text)
         step += 1
 
     scratch = scratch_folder()
     try:
-        tick("loading held-out examples")
+        tick(_("loading held-out examples"))
         samples = samples_for(source.spec, source.model)
         reference = predict_keras(source.model, samples.held_out_x)
         conversion = Conversion(source, samples.calibration_x, samples.problem, scratch)
@@ -61,11 +62,11 @@ def export_models(
     except ExportCancelled:
         for outcome in outcomes:
             if outcome.result is None and not outcome.error:
-                outcome.error = CANCELLED
+                outcome.error = _(CANCELLED)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     if progress is not None:
-        progress(total, total, "done")
+        progress(total, total, _("done"))
     return outcomes
 
 
@@ -83,12 +84,14 @@ def _export_one(outcome: ExportOutcome, conversion: Conversion, samples: ExportS
         return
     try:
         with Staging(request.path, fmt.is_folder, overwrite) as stage:
-            tick(f"converting to {fmt.label}")
+            label = _(fmt.label)
+            tick(_("converting to {format}").format(format=label))
             notes = WRITERS[fmt.id](conversion, stage.path)
-            tick(f"checking {fmt.label} in {fmt.runtime}")
+            tick(_("checking {format} in {runtime}").format(format=label, runtime=fmt.runtime))
             verification = verify(fmt, stage.path, samples, reference)
             if samples.held_out_y is None:
-                notes.append(f"checked on random inputs: {samples.problem}")
+                notes.append(_("checked on random inputs: {reason}").format(
+                    reason=samples.problem))
             path = stage.publish()
         outcome.result = ExportResult(fmt, path, tree_size(path),
                                       conversion.source.model.count_params() * 4,
@@ -98,9 +101,11 @@ def _export_one(outcome: ExportOutcome, conversion: Conversion, samples: ExportS
     except ExportError as exc:
         outcome.error = str(exc)
     except (tf.errors.ResourceExhaustedError, MemoryError):
-        outcome.error = (f"ran out of memory converting to {fmt.label}: close other programs "
-                         "or export on a machine with more memory")
+        outcome.error = _("ran out of memory converting to {format}: close other programs "
+                          "or export on a machine with more memory").format(
+                              format=_(fmt.label))
     except OSError as exc:
         outcome.error = os_error_text(exc, request.path.parent)
     except Exception as exc:  # a converter's own error: name it, keep the others going
-        outcome.error = f"{fmt.label} failed: {type(exc).__name__}: {str(exc)[:300]}"
+        outcome.error = _("{format} failed: {error}").format(
+            format=_(fmt.label), error=f"{type(exc).__name__}: {str(exc)[:300]}")

@@ -14,6 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from mpstudio.engine.export.results import ExportError
+from mpstudio.engine.i18n import _
 
 STAGING_MARK = ".partial-"  # in the staging folder's name, for tests and for people
 
@@ -21,27 +22,39 @@ STAGING_MARK = ".partial-"  # in the staging folder's name, for tests and for pe
 def os_error_text(exc: OSError, folder: Path) -> str:
     """An OSError as a sentence that says what to do."""
     if exc.errno == errno.ENOSPC:
-        return f"the disk holding {folder} is full: free some space or pick another folder"
+        return _("the disk holding {folder} is full: free some space or pick another "
+                 "folder").format(folder=folder)
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"cannot write to {folder}: permission denied; pick another folder"
+        return _("cannot write to {folder}: permission denied; pick another folder").format(
+            folder=folder)
     if exc.errno in (errno.ENOENT, errno.ENOTDIR):
         if folder.is_dir():  # /proc, /sys: folders no file can be created in
-            return (f"cannot create files in {folder}: it is a system folder, not one for "
-                    "files; pick another folder")
-        return f"the folder {folder} does not exist; pick an existing folder"
-    return f"cannot write to {folder}: {exc.strerror or exc}"
+            return _("cannot create files in {folder}: it is a system folder, not one for "
+                     "files; pick another folder").format(folder=folder)
+        return _("the folder {folder} does not exist; pick an existing folder").format(
+            folder=folder)
+    return _("cannot write to {folder}: {reason}").format(folder=folder,
+                                                          reason=exc.strerror or exc)
 
 
-def target_problem(target: Path, is_folder: bool, overwrite: bool) -> str | None:
-    """Why ``target`` cannot be written (checked before any work starts)."""
+def target_problem(target: Path, is_folder: bool, overwrite: bool,
+                   command_line: bool = False) -> str | None:
+    """Why ``target`` cannot be written (checked before any work starts);
+    ``command_line``: an existing target is replaced with ``--overwrite``."""
     if target.exists():
         if is_folder != target.is_dir():
-            kind = "a folder" if target.is_dir() else "a file"
-            return f"{target} is {kind}; pick another name"
+            if target.is_dir():
+                return _("{target} is a folder; pick another name").format(target=target)
+            return _("{target} is a file; pick another name").format(target=target)
+        if not overwrite and command_line:
+            return _("{target} already exists; pass --overwrite to replace it, or pick "
+                     "another name").format(target=target)
         if not overwrite:
-            return f"{target} already exists; choose to replace it, or pick another name"
+            return _("{target} already exists; choose to replace it, or pick another "
+                     "name").format(target=target)
     if not target.parent.is_dir():
-        return f"the folder {target.parent} does not exist; pick an existing folder"
+        return _("the folder {folder} does not exist; pick an existing folder").format(
+            folder=target.parent)
     return None
 
 

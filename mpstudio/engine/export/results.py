@@ -8,6 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mpstudio.engine.export.formats import ExportFormat
+from mpstudio.engine.i18n import N_, _
+
+# What the held-out examples were (Verification.origin: kept in English, as --json
+# gives it, and translated in the line).
+ORIGINS = (N_("held-out validation examples"), N_("test examples"),
+           N_("training (no split was held out) examples"), N_("random inputs"))
 
 
 class ExportError(RuntimeError):
@@ -25,7 +31,7 @@ class Verification:
 
     runtime: str  # "LiteRT", "onnxruntime"...
     examples: int
-    origin: str  # "held-out validation examples" or "random inputs (...)"
+    origin: str  # one of ORIGINS, in English: "held-out validation examples"...
     max_difference: float  # largest |export - trained| over every output value
     agreement: float  # fraction of examples with the same top-1 class
     threshold: float  # agreement below this is flagged
@@ -37,13 +43,22 @@ class Verification:
         return math.isfinite(self.max_difference) and self.agreement >= self.threshold
 
     def line(self) -> str:
-        text = (f"{self.runtime} on {self.examples} {self.origin}: top-1 agreement "
-                f"{self.agreement:.1%} (threshold {self.threshold:.0%}), "
-                f"max |diff| {self.max_difference:.2g}")
+        values = {"runtime": self.runtime, "examples": self.examples,
+                  "origin": _(self.origin), "agreement": f"{self.agreement:.1%}",
+                  "threshold": f"{self.threshold:.0%}",
+                  "difference": f"{self.max_difference:.2g}"}
         if self.export_accuracy is not None and self.trained_accuracy is not None:
-            text += (f", accuracy {self.export_accuracy:.1%} vs {self.trained_accuracy:.1%} "
-                     "trained")
-        return text + (" · OK" if self.passed else " · BELOW THRESHOLD")
+            text = _("{runtime} on {examples} {origin}: top-1 agreement {agreement} "
+                     "(threshold {threshold}), max |diff| {difference}, accuracy "
+                     "{export_accuracy} vs {trained_accuracy} trained").format(
+                export_accuracy=f"{self.export_accuracy:.1%}",
+                trained_accuracy=f"{self.trained_accuracy:.1%}", **values)
+        else:
+            text = _("{runtime} on {examples} {origin}: top-1 agreement {agreement} "
+                     "(threshold {threshold}), max |diff| {difference}").format(**values)
+        if self.passed:
+            return _("{line} · OK").format(line=text)
+        return _("{line} · BELOW THRESHOLD").format(line=text)
 
 
 @dataclass(frozen=True)
@@ -63,14 +78,16 @@ class ExportResult:
         text = human_size(self.size_bytes)
         if self.format.quantized and self.size_bytes > 0:
             ratio = self.float32_bytes / self.size_bytes
-            text += (f" ({ratio:.1f}x smaller than the float32 weights, "
-                     f"{human_size(self.float32_bytes)})")
+            text = _("{size} ({ratio}x smaller than the float32 weights, "
+                     "{float32_size})").format(size=text, ratio=f"{ratio:.1f}",
+                                               float32_size=human_size(self.float32_bytes))
         return text
 
     def line(self) -> str:
         """The verification line the GUI and the CLI print for this export."""
-        return (f"{self.format.label} -> {self.path}: {self.size_text()}. "
-                f"{self.verification.line()}")
+        return _("{format} -> {path}: {size}. {verification}").format(
+            format=_(self.format.label), path=self.path, size=self.size_text(),
+            verification=self.verification.line())
 
 
 @dataclass(frozen=True)
@@ -95,7 +112,8 @@ class ExportOutcome:
     def line(self) -> str:
         if self.result is not None:
             return self.result.line()
-        return f"{self.request.format_id} -> {self.request.path}: not exported: {self.error}"
+        return _("{format} -> {path}: not exported: {error}").format(
+            format=self.request.format_id, path=self.request.path, error=self.error)
 
 
 def human_size(n: int) -> str:

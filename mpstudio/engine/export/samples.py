@@ -16,6 +16,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from mpstudio.engine.i18n import _
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.templates.model_input import STORED_DTYPE, input_scale_of, scale_on_host
 
@@ -28,7 +29,7 @@ class ExportSamples:
     held_out_x: np.ndarray  # the trained model's inputs (its Input's dtype)
     held_out_y: np.ndarray | None  # int labels, None for random inputs
     calibration_x: np.ndarray | None  # float32 inputs of the converted model; None: no int8
-    origin: str  # what the held-out examples are, for the verification line
+    origin: str  # what the held-out examples are: one of results.ORIGINS (English)
     problem: str = ""  # why there is no calibration data
     input_scale: float | None = None  # the model's own input scaling, if it has one
 
@@ -54,7 +55,7 @@ def _take(ds: tf.data.Dataset, n: int) -> tuple[np.ndarray, np.ndarray]:
 def samples_for(spec: RunSpec | None, model: keras.Model, seed: int = 0) -> ExportSamples:
     """The run's own data when it can be loaded without a download, else random inputs
     in the model's range (float formats can still be compared; int8 cannot be calibrated)."""
-    why = "the model did not come from a run"
+    why = _("the model did not come from a run")
     takes_uint8 = model.inputs[0].dtype == STORED_DTYPE
     scale = input_scale_of(model)
     if spec is not None:
@@ -65,28 +66,30 @@ def samples_for(spec: RunSpec | None, model: keras.Model, seed: int = 0) -> Expo
         name = display_name(spec.dataset)
         try:
             if is_registered(spec.dataset) and not availability(spec.dataset).offline:
-                raise RunSetupError(f"it is not on disk ({availability(spec.dataset).detail})")
+                raise RunSetupError(_("it is not on disk ({detail})").format(
+                    detail=availability(spec.dataset).detail))
             bundle = prepare_data(spec)  # never a download: checked above
             if takes_uint8 and bundle.input_scale is None:
-                raise RunSetupError("it now reads as float inputs, but the model takes "
-                                    "uint8 images")
+                raise RunSetupError(_("it now reads as float inputs, but the model takes "
+                                      "uint8 images"))
         except (SpecError, RunSetupError) as exc:
-            why = f"the run's dataset {name} cannot be loaded: {exc}"
+            why = _("the run's dataset {name} cannot be loaded: {reason}").format(
+                name=name, reason=exc)
         else:
-            held, where = bundle.val, "held-out validation"
+            held, origin = bundle.val, "held-out validation examples"
             if held is None and bundle.test is not None:
-                held, where = bundle.test, "test"
+                held, origin = bundle.test, "test examples"
             if held is None:  # nothing was held out: training examples at least
-                held, where = bundle.train, "training (no split was held out)"
+                held, origin = bundle.train, "training (no split was held out) examples"
             x, y = _take(held, HELD_OUT)
-            calibration, _ = _take(bundle.train, CALIBRATION)
+            calibration, _labels = _take(bundle.train, CALIBRATION)
             if bundle.input_scale is not None and not takes_uint8:
                 # a model trained before images stayed uint8: it takes them scaled, as then
                 x = scale_on_host(x, bundle.input_scale)
                 calibration = scale_on_host(calibration, bundle.input_scale)
             calibration = (calibration.astype(np.float32) if scale is None
                            else scale_on_host(calibration, scale))
-            return ExportSamples(x, y, calibration, f"{where} examples", input_scale=scale)
+            return ExportSamples(x, y, calibration, origin, input_scale=scale)
     rng = np.random.default_rng(seed)
     if takes_uint8:  # pixel values that the model's scaling maps into [0, 1]
         top = 255 if scale is None else min(255, round(1.0 / scale))

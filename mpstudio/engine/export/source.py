@@ -17,6 +17,7 @@ import keras
 
 from mpstudio.engine.export.formats import export_label
 from mpstudio.engine.export.results import ExportError
+from mpstudio.engine.i18n import _
 from mpstudio.engine.spec import RunSpec, SpecError
 
 
@@ -59,10 +60,11 @@ def source_from_run(run_id: int, history: str | Path | None = None) -> ExportSou
         raise ExportError(str(exc)) from None
     path = model_file(run_id, history or None)
     if path is None:
-        raise ExportError(
-            f"run {run_id} kept no trained model ({stored.row.status}): a run keeps its "
-            "model when it finishes or is stopped; it diverged, failed, or was recorded "
-            "before mpstudio kept models. Re-run it (History > Re-run) to get one")
+        raise ExportError(_(
+            "run {id} kept no trained model ({status}): a run keeps its model when it "
+            "finishes or is stopped; it diverged, failed, or was recorded before mpstudio "
+            "kept models. Re-run it (History > Re-run) to get one").format(
+                id=run_id, status=stored.row.status))
     model = load_model_file(path)
     try:
         spec: RunSpec | None = RunSpec.from_dict(stored.spec)
@@ -84,37 +86,41 @@ def load_model_file(path: str | Path) -> keras.Model:
 
     path = Path(path)
     if not path.is_file():
-        raise ExportError(f"there is no model file at {path}")
+        raise ExportError(_("there is no model file at {path}").format(path=path))
     if path.suffix.lower() != ".keras":
-        raise ExportError(f"{path.name} is not a .keras file: mpstudio opens Keras 3 "
-                          "models saved with model.save('name.keras')")
+        raise ExportError(_("{name} is not a .keras file: mpstudio opens Keras 3 models "
+                            "saved with model.save('name.keras')").format(name=path.name))
     if not zipfile.is_zipfile(path):  # Keras would say "file not found" here
-        raise ExportError(f"cannot open {path.name}: it is damaged or not a Keras 3 model "
-                          "file (a .keras file is a zip archive)")
+        raise ExportError(_("cannot open {name}: it is damaged or not a Keras 3 model file "
+                            "(a .keras file is a zip archive)").format(name=path.name))
     refuse_zip_bomb(path)
     try:
         return keras.saving.load_model(path, compile=False, safe_mode=True)
     except ValueError as exc:
         text = str(exc)
         if "safe_mode" in text or "unsafe" in text or "Lambda" in text:
-            raise ExportError(f"refused to open {path.name}: {_code_in(text)}") from None
-        raise ExportError(f"cannot open {path.name}: {_first_sentence(text)}") from None
+            raise ExportError(_("refused to open {name}: {reason}").format(
+                name=path.name, reason=_code_in(text))) from None
+        raise ExportError(_("cannot open {name}: {reason}").format(
+            name=path.name, reason=_first_sentence(text))) from None
     except Exception as exc:
-        raise ExportError(f"cannot open {path.name}: it is damaged or not a Keras 3 model "
-                          f"file ({type(exc).__name__}: {exc})") from None
+        raise ExportError(_("cannot open {name}: it is damaged or not a Keras 3 model file "
+                            "({error})").format(name=path.name,
+                                                error=f"{type(exc).__name__}: {exc}")) from None
 
 
 def _code_in(keras_text: str) -> str:
     """What Keras' safe mode refused, in one line (its own text runs to paragraphs)."""
     found = re.search(r"deserialization of an? `(\w+)`", keras_text)
     kind = found.group(1) if found else "Lambda"
-    why = ("and mpstudio opens model files in Keras' safe mode so that opening a file can "
-           "never run code")
     if kind == "TFSMLayer":
-        return (f"it contains a TFSMLayer (a SavedModel whose code runs when loaded), {why}. "
-                "Export that SavedModel itself, or rebuild the model from Keras layers")
-    return (f"it contains Python code (a {kind} layer), {why}. Replace the {kind} with a "
-            "registered custom layer and save it again")
+        return _("it contains a TFSMLayer (a SavedModel whose code runs when loaded), and "
+                 "mpstudio opens model files in Keras' safe mode so that opening a file can "
+                 "never run code. Export that SavedModel itself, or rebuild the model from "
+                 "Keras layers")
+    return _("it contains Python code (a {kind} layer), and mpstudio opens model files in "
+             "Keras' safe mode so that opening a file can never run code. Replace the "
+             "{kind} with a registered custom layer and save it again").format(kind=kind)
 
 
 def _first_sentence(text: str) -> str:
@@ -136,24 +142,30 @@ def refuse_zip_bomb(path: Path) -> None:
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
     except (zipfile.BadZipFile, OSError) as exc:
-        raise ExportError(f"cannot open {path.name}: it is damaged ({exc})") from None
+        raise ExportError(_("cannot open {name}: it is damaged ({error})").format(
+            name=path.name, error=exc)) from None
     total = 0
     for member in members:
         size = member.file_size
         total += size
         if member.filename.endswith(".json") and size > MAX_CONFIG_BYTES:
-            raise ExportError(f"refused to open {path.name}: its {member.filename} unpacks to "
-                              f"{size / 2**20:,.0f} MB (a model's is a few kB): the file is "
-                              "damaged or crafted")
+            raise ExportError(_("refused to open {name}: its {member} unpacks to {size} MB "
+                                "(a model's is a few kB): the file is damaged or "
+                                "crafted").format(name=path.name, member=member.filename,
+                                                  size=f"{size / 2**20:,.0f}"))
         ratio = size / max(1, member.compress_size)
         if size > 2**20 and ratio > MAX_RATIO:
-            raise ExportError(f"refused to open {path.name}: its {member.filename} unpacks "
-                              f"{ratio:,.0f}-fold to {size / 2**20:,.0f} MB, which trained "
-                              "weights never do: the file is damaged or crafted")
+            raise ExportError(_("refused to open {name}: its {member} unpacks {ratio}-fold "
+                                "to {size} MB, which trained weights never do: the file is "
+                                "damaged or crafted").format(
+                                    name=path.name, member=member.filename,
+                                    ratio=f"{ratio:,.0f}", size=f"{size / 2**20:,.0f}"))
     available = psutil.virtual_memory().available
     if total > available:
-        raise ExportError(f"cannot open {path.name}: it unpacks to {total / 2**30:,.1f} GB and "
-                          f"this machine has {available / 2**30:,.1f} GB of memory free")
+        raise ExportError(_("cannot open {name}: it unpacks to {size} GB and this machine "
+                            "has {free} GB of memory free").format(
+                                name=path.name, size=f"{total / 2**30:,.1f}",
+                                free=f"{available / 2**30:,.1f}"))
 
 
 def float32_copy(model: keras.Model) -> keras.Model:

@@ -9,6 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 from mpstudio.engine.export.results import ExportError
+from mpstudio.engine.i18n import _
 
 
 def tflite_converter(saved: Path, variant: str, examples: np.ndarray | None,
@@ -23,10 +24,10 @@ def tflite_converter(saved: Path, variant: str, examples: np.ndarray | None,
         converter.target_spec.supported_types = [tf.float16]
     elif variant == "int8":
         if examples is None:
-            raise ExportError(
+            raise ExportError(_(
                 "full-integer int8 is calibrated on examples of the run's training data, "
-                f"and {examples_problem}. Export dynamic-range int8 instead (it "
-                "needs no data), or make the dataset available again")
+                "and {reason}. Export dynamic-range int8 instead (it needs no data), or "
+                "make the dataset available again").format(reason=examples_problem))
         converter.representative_dataset = lambda: ([examples[i:i + 1]]
                                                     for i in range(len(examples)))
         converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]

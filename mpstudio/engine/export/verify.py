@@ -15,6 +15,7 @@ from mpstudio.engine.export.formats import ExportFormat
 from mpstudio.engine.export.results import ExportError, Verification
 from mpstudio.engine.export.samples import ExportSamples
 from mpstudio.engine.export.source import load_model_file
+from mpstudio.engine.i18n import _
 from mpstudio.engine.quiet_stderr import stderr_hidden
 
 BATCH = 64
@@ -34,13 +35,15 @@ def run_saved_model(path: Path, x: np.ndarray) -> np.ndarray:
     inputs = signature.structured_input_signature[1]
     outputs = signature.structured_outputs
     if len(inputs) != 1 or len(outputs) != 1:
-        raise ExportError("the SavedModel's serving signature should have one input and one "
-                          f"output, it has {len(inputs)} and {len(outputs)}")
+        raise ExportError(_("the SavedModel's serving signature should have one input and "
+                            "one output, it has {inputs} and {outputs}").format(
+                                inputs=len(inputs), outputs=len(outputs)))
     (name, spec), = inputs.items()
     (out_name, out_spec), = outputs.items()
     if spec.dtype != tf.float32 or out_spec.dtype != tf.float32:
-        raise ExportError(f"the serving signature takes {spec.dtype.name} and returns "
-                          f"{out_spec.dtype.name}; TF Serving clients expect float32")
+        raise ExportError(_("the serving signature takes {takes} and returns {returns}; "
+                            "TF Serving clients expect float32").format(
+                                takes=spec.dtype.name, returns=out_spec.dtype.name))
     parts = [signature(**{name: tf.constant(x[i:i + BATCH])})[out_name].numpy()
              for i in range(0, len(x), BATCH)]
     return np.concatenate(parts).astype(np.float32)
@@ -84,10 +87,11 @@ def run_onnx(path: Path, x: np.ndarray) -> np.ndarray:
         session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     except Exception as exc:
         missing = re.search(r"No Op registered for (\w+)", str(exc))
-        what = (f"it uses {missing.group(1)}, which tf2onnx could not translate into an ONNX "
-                "operator" if missing else str(exc).split(" : ")[-1].strip()[:200])
-        raise ExportError(f"onnxruntime cannot run the converted model: {what}. Export "
-                          "SavedModel or TFLite instead") from None
+        what = (_("it uses {op}, which tf2onnx could not translate into an ONNX "
+                  "operator").format(op=missing.group(1))
+                if missing else str(exc).split(" : ")[-1].strip()[:200])
+        raise ExportError(_("onnxruntime cannot run the converted model: {reason}. Export "
+                            "SavedModel or TFLite instead").format(reason=what)) from None
     name = session.get_inputs()[0].name
     return np.asarray(session.run(None, {name: x})[0], dtype=np.float32)
 
@@ -108,8 +112,8 @@ def verify(fmt: ExportFormat, path: Path, samples: ExportSamples,
     x = samples.held_out_x if fmt.whole_model else samples.converted_x
     outputs = RUNNERS[fmt.runtime](path, x)
     if outputs.shape != reference.shape:
-        raise ExportError(f"the export returns shape {outputs.shape}, the trained model "
-                          f"{reference.shape}")
+        raise ExportError(_("the export returns shape {export}, the trained model "
+                            "{trained}").format(export=outputs.shape, trained=reference.shape))
     difference = np.abs(outputs - reference)
     max_difference = float(difference.max()) if np.isfinite(difference).all() else np.inf
     agreement = float(np.mean(outputs.argmax(-1) == reference.argmax(-1)))

@@ -30,13 +30,14 @@ from mpstudio.engine.export.placement import remove_stale_folders, write_bytes
 from mpstudio.engine.export.results import ExportError
 from mpstudio.engine.export.source import ExportSource, float32_copy
 from mpstudio.engine.export.tflite_options import tflite_converter
+from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.quiet_stderr import stderr_hidden
 from mpstudio.engine.templates.model_input import input_scale_of, without_input_scaling
 
 INPUT_NAME = "inputs"
 ONNX_OPSET = 17
-BATCH_ONE_NOTE = ("fixed batch of 1: TFLite needs a static shape for this model's "
-                  "recurrent loop, so feed one example per call")
+BATCH_ONE_NOTE = N_("fixed batch of 1: TFLite needs a static shape for this model's "
+                    "recurrent loop, so feed one example per call")  # shown as _()
 
 
 @dataclass
@@ -71,12 +72,13 @@ class Conversion:
             return []
         divisor = f"{1.0 / scale:.6g}"
         if takes == "uint8":
-            return [f"input: the images as stored (uint8); the model divides them by "
-                    f"{divisor} itself"]
-        scaled = f"the images divided by {divisor} (0..1)"
+            return [_("input: the images as stored (uint8); the model divides them by "
+                      "{divisor} itself").format(divisor=divisor)]
         if takes == "int8":
-            return [f"input: int8, {scaled} quantized with the input's scale and zero point"]
-        return [f"input: float32, {scaled}, as in training"]
+            return [_("input: int8, the images divided by {divisor} (0..1) quantized with "
+                      "the input's scale and zero point").format(divisor=divisor)]
+        return [_("input: float32, the images divided by {divisor} (0..1), as in "
+                  "training").format(divisor=divisor)]
 
     def float32_saved_model(self, batch: int | None) -> Path:
         """A SavedModel of the float32 copy (what the TFLite converter reads)."""
@@ -103,8 +105,8 @@ def write_saved_model(conv: Conversion, path: Path) -> list[str]:
     policy = conv.source.policy
     if policy == "float32":
         return notes
-    return [*notes, f"computes in {policy.removeprefix('mixed_')} inside, float32 in and "
-            "out (fast on GPUs with Tensor Cores)"]
+    return [*notes, _("computes in {dtype} inside, float32 in and out (fast on GPUs with "
+                      "Tensor Cores)").format(dtype=policy.removeprefix("mixed_"))]
 
 
 def _convert_tflite(conv: Conversion, variant: str) -> tuple[bytes, list[str]]:
@@ -118,7 +120,8 @@ def _convert_tflite(conv: Conversion, variant: str) -> tuple[bytes, list[str]]:
         raise
     except Exception as exc:  # the converter raises ConverterError and plain errors
         if "tensor list" not in str(exc).lower():
-            raise ExportError(f"the TFLite converter failed: {_last_line(exc)}") from None
+            raise ExportError(_("the TFLite converter failed: {reason}").format(
+                reason=_last_line(exc))) from None
     # An RNN's TensorList ops convert with a static batch. Calibrating that loop for
     # full-integer int8 crashes TF 2.21's converter (SIGSEGV): it runs in a process of
     # its own, so a crash fails this format only.
@@ -126,13 +129,14 @@ def _convert_tflite(conv: Conversion, variant: str) -> tuple[bytes, list[str]]:
     if variant == "int8":
         tflite_converter(saved, variant, examples, problem)  # no examples: say so here
         return convert_in_own_process(saved, variant, examples, conv.scratch,
-                                      "calibrating the recurrent loop"), [BATCH_ONE_NOTE]
+                                      _("calibrating the recurrent loop")), [_(BATCH_ONE_NOTE)]
     try:
         with stderr_hidden():
             data = tflite_converter(saved, variant, examples, problem).convert()
     except Exception as exc:
-        raise ExportError(f"the TFLite converter failed: {_last_line(exc)}") from None
-    return data, [BATCH_ONE_NOTE]
+        raise ExportError(_("the TFLite converter failed: {reason}").format(
+            reason=_last_line(exc))) from None
+    return data, [_(BATCH_ONE_NOTE)]
 
 
 def tflite_writer(variant: str) -> Callable[[Conversion, Path], list[str]]:
@@ -155,7 +159,8 @@ def write_onnx(conv: Conversion, path: Path) -> list[str]:
             fn, input_signature=conv.signature(), opset=ONNX_OPSET,
             custom_op_handlers={"Erfc": (_erfc_as_one_minus_erf, [])})
     except Exception as exc:
-        raise ExportError(f"tf2onnx could not convert this model: {_last_line(exc)}") from None
+        raise ExportError(_("tf2onnx could not convert this model: {reason}").format(
+            reason=_last_line(exc))) from None
     write_bytes(path, proto.SerializeToString())
     return conv.input_note("float32")
 

@@ -2,7 +2,9 @@
 should start with, and the advice users keep asking for.
 
 Rules describe what a device is; a measurement, when there is one, decides the
-half-precision verdicts and cites the ratio it saw.
+half-precision verdicts and cites the ratio it saw. Every reason, description and tip
+is a sentence (``Said``): shown in the user's language, stored with a run as its message
+(``stored``), in English in ``to_dict`` (``mpstudio hw --json``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from mpstudio.engine.hardware.verdict_rules import (
     gpu_rules,
     tpu_rules,
 )
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import Said, english_tree, said
 
 FASTER, SAME = 1.15, 0.95  # measured ratio bands: faster / no real difference / slower
 TIE = 1.05  # two half types this close are a tie: the device's preference decides
@@ -35,7 +39,7 @@ TIE = 1.05  # two half types this close are a tie: the device's preference decid
 class PolicyVerdict:
     policy: str
     verdict: Verdict
-    reason: str
+    reason: str  # a sentence (Said): the user's language, its message kept
     measured: float | None = None  # half time / float32 time ratio, inverted: x faster
 
 
@@ -65,7 +69,8 @@ class Advice:
         return next(d for d in self.devices if d.device == label)
 
     def to_dict(self) -> dict:
-        return {
+        """Language-neutral: keys, and every sentence in English."""
+        return english_tree({
             "run": {"device": self.run_device, "description": self.run_description,
                     "policy": self.run_policy, "reason": self.run_reason},
             "devices": [{"device": d.device, "description": d.description,
@@ -76,7 +81,7 @@ class Advice:
                                       for v in d.verdicts]}
                         for d in self.devices],
             "tips": [{"title": t, "text": x} for t, x in self.tips],
-        }
+        })
 
 
 def _measured(policy: str, rule: Rule, m: DeviceMeasurement) -> PolicyVerdict:
@@ -85,18 +90,23 @@ def _measured(policy: str, rule: Rule, m: DeviceMeasurement) -> PolicyVerdict:
     parts = ", ".join(f"{k} {r:.2f}x" for k in m.kernels
                       if (r := m.kernel_speedup(k, dtype)) is not None)
     if errors:  # a policy whose conv (or matmul) fails here is not one to train in
-        ran = f" ({parts} ran)" if parts else ""
-        return PolicyVerdict(policy, Verdict.UNSUPPORTED,
-                             f"{dtype} failed here: {'; '.join(errors)}{ran}", ratio)
+        failed = "; ".join(errors)
+        why = (said(N_("{dtype} failed here: {errors} ({ran} ran)"), dtype=dtype,
+                        errors=failed, ran=parts) if parts else
+               said(N_("{dtype} failed here: {errors}"), dtype=dtype, errors=failed))
+        return PolicyVerdict(policy, Verdict.UNSUPPORTED, why, ratio)
     if ratio is None:  # not measured (stopped early): the rule stands
         return PolicyVerdict(policy, rule.verdict, rule.reason)
-    seen = f"{dtype} was {ratio:.2f}x {m.baseline} here ({parts})"
+    seen = {"dtype": dtype, "ratio": ratio, "baseline": m.baseline, "kernels": parts}
     if ratio >= FASTER:
-        return PolicyVerdict(policy, Verdict.RECOMMENDED, f"{seen}: use it", ratio)
+        return PolicyVerdict(policy, Verdict.RECOMMENDED, said(N_(
+            "{dtype} was {ratio:.2f}x {baseline} here ({kernels}): use it"), **seen), ratio)
     if ratio >= SAME:
-        return PolicyVerdict(policy, Verdict.NO_GAIN,
-                             f"{seen}: no faster; it only saves memory", ratio)
-    return PolicyVerdict(policy, Verdict.SLOWER, f"{seen}: keep float32", ratio)
+        return PolicyVerdict(policy, Verdict.NO_GAIN, said(N_(
+            "{dtype} was {ratio:.2f}x {baseline} here ({kernels}): no faster; it only saves "
+            "memory"), **seen), ratio)
+    return PolicyVerdict(policy, Verdict.SLOWER, said(N_(
+        "{dtype} was {ratio:.2f}x {baseline} here ({kernels}): keep float32"), **seen), ratio)
 
 
 def _ranked(winners: list[str], verdicts: dict[str, PolicyVerdict],
@@ -120,19 +130,20 @@ def _float32_verdict(base: Rule, best: PolicyVerdict | None,
     if best is not None:
         if best.measured is None:
             return PolicyVerdict("float32", Verdict.SLOWER, base.reason)
-        return PolicyVerdict("float32", Verdict.SLOWER, (
-            f"the accurate baseline, but {best.policy} measured {best.measured:.2f}x faster"))
+        return PolicyVerdict("float32", Verdict.SLOWER, said(N_(
+            "the accurate baseline, but {policy} measured {speedup:.2f}x faster"),
+            policy=best.policy, speedup=best.measured))
     if base.verdict is Verdict.UNSUPPORTED:  # TensorFlow cannot use the device at all
         return PolicyVerdict("float32", base.verdict, base.reason)
     all_measured = all(v.measured is not None or v.verdict is Verdict.UNSUPPORTED
                        for v in halves)
     if all_measured and any(v.measured is not None for v in halves):
-        return PolicyVerdict("float32", Verdict.RECOMMENDED,
-                             "measured fastest here: neither half type beat it")
+        return PolicyVerdict("float32", Verdict.RECOMMENDED, said(N_(
+            "measured fastest here: neither half type beat it")))
     if base.verdict is Verdict.RECOMMENDED:
         return PolicyVerdict("float32", Verdict.RECOMMENDED, base.reason)
-    return PolicyVerdict("float32", Verdict.RECOMMENDED,
-                         "the fastest choice that works here: no half type is recommended")
+    return PolicyVerdict("float32", Verdict.RECOMMENDED, said(N_(
+        "the fastest choice that works here: no half type is recommended")))
 
 
 def _device_advice(device: str, description: str, rules: Rules, preference: Sequence[str],
@@ -159,33 +170,52 @@ def _device_advice(device: str, description: str, rules: Rules, preference: Sequ
                         reason, notes)
 
 
-def _tips(report: HardwareReport) -> tuple[tuple[str, str], ...]:
+def _tf32_tip(report: HardwareReport) -> Said:
     ampere = [g for g in report.usable_gpus if tf32_capable(g.compute_capability)]
-    tf32_state = "on" if report.build.tf32_enabled else "off"
-    tf32_here = (f" {ampere[0].name} is such a GPU and TF32 is {tf32_state}: compare against "
-                 "what float32 really is." if ampere else "")
-    xla_here = ("a GPU is visible, so mpstudio's xla=auto turns it on"
-                if report.usable_gpus else "no GPU here, so xla=auto leaves it off (on a CPU "
-                "it rarely helps float32)")
+    if not ampere:
+        return said(N_(
+            "On compute capability 8.0+ TensorFlow runs float32 matmuls as TF32 by default, "
+            "so the gain from mixed precision looks smaller than against true float32."))
+    if report.build.tf32_enabled:
+        return said(N_(
+            "On compute capability 8.0+ TensorFlow runs float32 matmuls as TF32 by default, "
+            "so the gain from mixed precision looks smaller than against true float32. {gpu} "
+            "is such a GPU and TF32 is on: compare against what float32 really is."),
+            gpu=ampere[0].name)
+    return said(N_(
+        "On compute capability 8.0+ TensorFlow runs float32 matmuls as TF32 by default, so "
+        "the gain from mixed precision looks smaller than against true float32. {gpu} is "
+        "such a GPU and TF32 is off: compare against what float32 really is."),
+        gpu=ampere[0].name)
+
+
+def _tips(report: HardwareReport) -> tuple[tuple[str, str], ...]:
+    if report.usable_gpus:
+        xla = said(N_("XLA fuses the casts mixed precision adds and usually speeds GPU "
+                          "training; a GPU is visible, so mpstudio's xla=auto turns it on."))
+    else:
+        xla = said(N_("XLA fuses the casts mixed precision adds and usually speeds GPU "
+                          "training; no GPU here, so xla=auto leaves it off (on a CPU it "
+                          "rarely helps float32)."))
     return (
-        ("Keep the output layer float32",
-         "End the model with a float32 softmax (mpstudio's templates do): a float16 softmax "
-         "and loss lose precision and can overflow."),
-        ("Sizes in multiples of 8",
-         "Tensor Cores need batch size, units and channels in multiples of 8 for float16 "
-         "(16 for int8, 64 is safest); odd sizes fall back to slower kernels."),
-        ("Spend the memory you save",
-         "Half-precision activations take half the memory: raise the batch size, scale the "
-         "learning rate linearly with it, and warm it up over the first few hundred steps."),
-        ("float16 needs loss scaling, bfloat16 does not",
-         "Keep dynamic loss scaling on under mixed_float16 (small gradients underflow "
-         "otherwise); bfloat16 has float32's exponent range and needs none."),
-        ("TF32 is the real float32 baseline on Ampere and newer",
-         "On compute capability 8.0+ TensorFlow runs float32 matmuls as TF32 by default, so "
-         f"the gain from mixed precision looks smaller than against true float32.{tf32_here}"),
-        ("XLA on for GPUs",
-         "XLA fuses the casts mixed precision adds and usually speeds GPU training; "
-         f"{xla_here}."),
+        (said(N_("Keep the output layer float32")),
+         said(N_("End the model with a float32 softmax (mpstudio's templates do): a "
+                     "float16 softmax and loss lose precision and can overflow."))),
+        (said(N_("Sizes in multiples of 8")),
+         said(N_("Tensor Cores need batch size, units and channels in multiples of 8 for "
+                     "float16 (16 for int8, 64 is safest); odd sizes fall back to slower "
+                     "kernels."))),
+        (said(N_("Spend the memory you save")),
+         said(N_("Half-precision activations take half the memory: raise the batch size, "
+                     "scale the learning rate linearly with it, and warm it up over the first "
+                     "few hundred steps."))),
+        (said(N_("float16 needs loss scaling, bfloat16 does not")),
+         said(N_("Keep dynamic loss scaling on under mixed_float16 (small gradients "
+                     "underflow otherwise); bfloat16 has float32's exponent range and needs "
+                     "none."))),
+        (said(N_("TF32 is the real float32 baseline on Ampere and newer")),
+         _tf32_tip(report)),
+        (said(N_("XLA on for GPUs")), xla),
     )
 
 
@@ -193,17 +223,21 @@ def advise(report: HardwareReport,
            measurements: Sequence[DeviceMeasurement] = ()) -> Advice:
     measured = {m.device: m for m in measurements}
     devices = [
-        _device_advice(g.label, f"{g.name}, compute capability {g.capability_text}",
+        _device_advice(g.label, said(N_("{name}, compute capability {capability}"),
+                                         name=g.name, capability=g.capability_text),
                        gpu_rules(g, report.build), GPU_PREFERENCE, measured.get(g.label),
                        gpu_notes(g, report.build))
         for g in report.gpus
     ]
     if report.tpu.found:
         kind = report.tpu.accelerator_type or "TPU"
-        devices.append(_device_advice("TPU", f"{kind}, {report.tpu.cores} cores",
+        devices.append(_device_advice("TPU", said(N_("{kind}, {cores} cores"),
+                                                      kind=kind, cores=report.tpu.cores),
                                       tpu_rules(report.tpu), TPU_PREFERENCE, measured.get("TPU")))
-    devices.append(_device_advice("CPU", f"{report.cpu.model}, {report.cpu.logical_cores} "
-                                  "logical cores", cpu_rules(report.cpu), CPU_PREFERENCE,
+    devices.append(_device_advice("CPU", said(N_("{model}, {cores} logical cores"),
+                                                  model=report.cpu.model,
+                                                  cores=report.cpu.logical_cores),
+                                  cpu_rules(report.cpu), CPU_PREFERENCE,
                                   measured.get("CPU")))
     usable = [d for d in devices if d.device.startswith("GPU:")]
     tpu = [d for d in devices if d.device == "TPU"]

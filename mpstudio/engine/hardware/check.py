@@ -18,6 +18,7 @@ from mpstudio.engine.hardware.gpu_memory import (
 )
 from mpstudio.engine.hardware.measurement import DeviceMeasurement
 from mpstudio.engine.hardware.report import HardwareReport
+from mpstudio.engine.said import english
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class HardwareCheck:
             "advice": self.advice.to_dict(),
             "measurements": [m.to_dict() for m in self.measurements],
             "gpu_memory": {"settings_file": str(settings_path()), "status": self.memory.status,
-                           "message": self.memory.message},
+                           "message": english(self.memory.message)},
         }
 
 

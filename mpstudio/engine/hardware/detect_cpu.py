@@ -12,6 +12,8 @@ from pathlib import Path
 import psutil
 
 from mpstudio.engine.hardware.report import CPU_FLAGS, CpuInfo
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import said
 
 
 def parse_cpuinfo(text: str) -> tuple[str, frozenset[str]]:
@@ -57,7 +59,7 @@ def detect_cpu(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> CpuInfo:
         model = _macos_model()
     memory = psutil.virtual_memory().total
     return CpuInfo(
-        model=model or platform.processor() or machine or "unknown CPU",
+        model=model or platform.processor() or machine or said(N_("unknown CPU")),
         architecture=machine,
         logical_cores=psutil.cpu_count(logical=True) or os.cpu_count() or 1,
         physical_cores=psutil.cpu_count(logical=False),

@@ -19,6 +19,8 @@ from typing import Any
 
 from mpstudio.engine.hardware.gpu_architecture import Capability, kernel_support
 from mpstudio.engine.hardware.report import GpuInfo, TfBuild
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import Said, clauses, said
 
 
 @dataclass(frozen=True)
@@ -100,13 +102,14 @@ def nvml_scan(nvml: Any = None) -> NvmlScan:
         try:
             import pynvml as nvml
         except ImportError:
-            return NvmlScan(note="nvidia-ml-py is not installed")
+            return NvmlScan(note=said(N_("nvidia-ml-py is not installed")))
     try:
         nvml.nvmlInit()
     except nvml.NVMLError as exc:
-        return NvmlScan(note=f"no NVIDIA driver reachable ({exc})")
+        return NvmlScan(note=said(N_("no NVIDIA driver reachable ({error})"),
+                                      error=str(exc)))
     gpus: list[NvmlGpu] = []
-    failures: list[str] = []
+    failures: list[Said] = []
     driver = None
     try:
         with contextlib.suppress(nvml.NVMLError):
@@ -114,13 +117,15 @@ def nvml_scan(nvml: Any = None) -> NvmlScan:
         try:
             count = nvml.nvmlDeviceGetCount()
         except nvml.NVMLError as exc:
-            return NvmlScan(driver_version=driver, note=f"NVML could not count GPUs ({exc})")
+            return NvmlScan(driver_version=driver, note=said(
+                N_("NVML could not count GPUs ({error})"), error=str(exc)))
         for index in range(count):
             try:  # one GPU a container may not query must not hide the others
                 handle = nvml.nvmlDeviceGetHandleByIndex(index)
                 gpu = _nvml_gpu(nvml, handle, index)
             except nvml.NVMLError as exc:
-                failures.append(f"GPU {index}: {exc}")
+                failures.append(said(N_("GPU {index}: {error}"), index=index,
+                                         error=str(exc)))
                 continue
             if _mig_mode_on(nvml, handle):
                 gpus.append(replace(gpu, mig_mode=True))
@@ -129,7 +134,8 @@ def nvml_scan(nvml: Any = None) -> NvmlScan:
                 gpus.append(gpu)
     finally:
         nvml.nvmlShutdown()
-    note = f"NVML could not query {'; '.join(failures)}" if failures else ""
+    note = said(N_("NVML could not query {failures}"),
+                    failures=clauses(*failures)) if failures else ""
     return NvmlScan(tuple(gpus), driver, note)
 
 
@@ -155,14 +161,15 @@ def _mig_mode_on(nvml, handle) -> bool:
     return current == getattr(nvml, "NVML_DEVICE_MIG_ENABLE", 1)
 
 
-def _mig_slices(nvml, handle, gpu: NvmlGpu, failures: list[str]) -> list[NvmlGpu]:
+def _mig_slices(nvml, handle, gpu: NvmlGpu, failures: list[Said]) -> list[NvmlGpu]:
     """The MIG slices set up on a GPU in MIG mode, each with its own memory and
     "MIG-" UUID, named as CUDA names them ("<GPU name> MIG 1g.5gb", also where NVML
     gives the profile alone); the compute capability is the GPU's."""
     try:
         slots = nvml.nvmlDeviceGetMaxMigDeviceCount(handle)
     except nvml.NVMLError as exc:
-        failures.append(f"the MIG slices of GPU {gpu.index}: {exc}")
+        failures.append(said(N_("the MIG slices of GPU {index}: {error}"),
+                                 index=gpu.index, error=str(exc)))
         return []
     found = []
     for slot in range(slots):
@@ -178,7 +185,8 @@ def _mig_slices(nvml, handle, gpu: NvmlGpu, failures: list[str]) -> list[NvmlGpu
                 uuid=_text(nvml.nvmlDeviceGetUUID(mig)), memory_total=int(memory.total),
                 memory_used=int(memory.used), memory_free=int(memory.free), mig_index=slot))
         except nvml.NVMLError as exc:
-            failures.append(f"GPU {gpu.index} MIG slice {slot}: {exc}")
+            failures.append(said(N_("GPU {index} MIG slice {slot}: {error}"),
+                                     index=gpu.index, slot=slot, error=str(exc)))
     return found
 
 
@@ -236,25 +244,29 @@ def _unused_reason(gpu: NvmlGpu, build: TfBuild, tf_sees_any: bool, hidden: str,
     if hidden:
         return hidden
     if gpu.mig_mode:
-        return ("MIG mode is on and NVML lists no MIG slice on this GPU: create one "
-                "(`nvidia-smi mig -lgip` lists the profiles, `nvidia-smi mig -cgi <profile> -C` "
-                f"creates one) or turn MIG mode off (`nvidia-smi -i {gpu.index} -mig 0`)")
+        return said(N_(
+            "MIG mode is on and NVML lists no MIG slice on this GPU: create one "
+            "(`nvidia-smi mig -lgip` lists the profiles, `nvidia-smi mig -cgi <profile> -C` "
+            "creates one) or turn MIG mode off (`nvidia-smi -i {index} -mig 0`)"),
+            index=gpu.index)
     if system == "Windows":
-        return ("TensorFlow has no GPU support on native Windows since 2.11: run mpstudio "
-                "in WSL2 to use this GPU")
+        return said(N_("TensorFlow has no GPU support on native Windows since 2.11: run "
+                           "mpstudio in WSL2 to use this GPU"))
     if not build.cuda_build:
-        return "this TensorFlow was built without CUDA: install tensorflow[and-cuda]"
+        return said(N_("this TensorFlow was built without CUDA: install "
+                           "tensorflow[and-cuda]"))
     if gpu.compute_capability:
         ok, why = kernel_support(gpu.compute_capability, list(build.compiled_capabilities))
         if not ok:
             return why
     if not tf_sees_any:
-        return ("TensorFlow found no usable CUDA runtime: pip install 'mpstudio[cuda]' "
-                "(or tensorflow[and-cuda]) and check that the driver is recent enough")
+        return said(N_("TensorFlow found no usable CUDA runtime: pip install "
+                           "'mpstudio[cuda]' (or tensorflow[and-cuda]) and check that the "
+                           "driver is recent enough"))
     if gpu.is_mig_slice:  # CUDA enumerates one MIG slice per process
-        return (f"TensorFlow uses one MIG slice per process: to train on this one, set "
-                f"CUDA_VISIBLE_DEVICES={gpu.uuid}")
-    return "TensorFlow does not list it"
+        return said(N_("TensorFlow uses one MIG slice per process: to train on this one, "
+                           "set CUDA_VISIBLE_DEVICES={uuid}"), uuid=gpu.uuid)
+    return said(N_("TensorFlow does not list it"))
 
 
 def _is_mig_name(name: str) -> bool:
@@ -311,9 +323,10 @@ def merge_gpus(tf_gpus: list[TfGpu], scan: NvmlScan, build: TfBuild,
             continue  # in use, or a GPU its MIG slices stand for
         hidden = ""
         if nv not in visible:
-            hidden = "hidden by CUDA_VISIBLE_DEVICES"
+            hidden = said(N_("hidden by CUDA_VISIBLE_DEVICES"))
         elif not exact:
-            hidden = f"not among the GPUs CUDA_VISIBLE_DEVICES={setting} shows TensorFlow"
+            hidden = said(N_("not among the GPUs CUDA_VISIBLE_DEVICES={setting} shows "
+                                 "TensorFlow"), setting=setting)
         merged.append(GpuInfo(
             name=nv.name, compute_capability=nv.compute_capability, tf_index=None,
             memory_total=nv.memory_total, memory_used=nv.memory_used,

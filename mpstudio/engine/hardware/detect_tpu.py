@@ -18,6 +18,8 @@ from glob import glob
 from pathlib import Path
 
 from mpstudio.engine.hardware.report import TpuInfo
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import said
 
 TPU_ENV_VARS = ("TPU_NAME", "COLAB_TPU_ADDR", "TPU_ACCELERATOR_TYPE", "TPU_WORKER_HOSTNAMES",
                 "KUBE_GOOGLE_CLOUD_TPU_ENDPOINTS", "TPU_IP_ADDRESS")
@@ -88,7 +90,8 @@ def detect_tpu(
     environ = os.environ if environ is None else environ
     hints = tpu_hints(environ, device_glob, pci_devices)
     if not hints:
-        return TpuInfo(False, note="no TPU environment variables or TPU devices: not probed")
+        return TpuInfo(False, note=said(N_(
+            "no TPU environment variables or TPU devices: not probed")))
     command = probe_command or [sys.executable, "-c", _PROBE]
     key = (tuple(hints), tuple(environ.get(name) for name in TPU_ENV_VARS), tuple(command),
            timeout)
@@ -107,17 +110,22 @@ def _probe(environ: Mapping[str, str], hints: list[str], command: list[str],
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                               env=env, check=False)
     except subprocess.TimeoutExpired:
-        return TpuInfo(False, accelerator_type, note=(
-            f"TPU hinted ({seen}) but the probe gave no answer in {timeout:g} s (a TPU name "
-            "without project/zone waits on the GCE metadata server): stopped it"))
+        return TpuInfo(False, accelerator_type, note=said(N_(
+            "TPU hinted ({seen}) but the probe gave no answer in {timeout:g} s (a TPU name "
+            "without project/zone waits on the GCE metadata server): stopped it"),
+            seen=seen, timeout=timeout))
     except OSError as exc:
-        return TpuInfo(False, accelerator_type, note=f"TPU probe could not start: {exc}")
+        return TpuInfo(False, accelerator_type, note=said(
+            N_("TPU probe could not start: {error}"), error=str(exc)))
     try:
         cores = int(json.loads(done.stdout.strip().splitlines()[-1])["cores"])
     except (IndexError, ValueError, KeyError, TypeError):
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return TpuInfo(False, accelerator_type,
-                       note=f"TPU hinted ({seen}) but the resolver failed: {last[:200]}")
+        return TpuInfo(False, accelerator_type, note=said(
+            N_("TPU hinted ({seen}) but the resolver failed: {error}"), seen=seen,
+            error=last[:200]))
     if cores <= 0:
-        return TpuInfo(False, accelerator_type, note=f"TPU hinted ({seen}), no TPU cores found")
-    return TpuInfo(True, accelerator_type, cores, note=f"found through {seen}")
+        return TpuInfo(False, accelerator_type, note=said(
+            N_("TPU hinted ({seen}), no TPU cores found"), seen=seen))
+    return TpuInfo(True, accelerator_type, cores,
+                   note=said(N_("found through {seen}"), seen=seen))

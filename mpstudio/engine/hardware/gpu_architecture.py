@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import Said, said
+
 Capability = tuple[int, int]
 
 # (first capability of the family, family name, Tensor Core generation or 0)
@@ -40,21 +43,38 @@ class GpuArchitecture:
     float16_tensor_cores: bool
     bfloat16_tensor_cores: bool
     fp8_tensor_cores: bool
-    note: str  # one sentence that matters for mixed precision, or ""
+    note: str  # one sentence that matters for mixed precision (a ``Said``), or ""
 
     @property
     def tensor_cores_label(self) -> str:
+        """"3rd gen", "none": English, for JSON (``tensor_cores_text`` is shown)."""
         if not self.tensor_core_generation:
             return "none"
         ordinal = {1: "1st", 2: "2nd", 3: "3rd"}.get(self.tensor_core_generation)
         return f"{ordinal or str(self.tensor_core_generation) + 'th'} gen"
+
+    @property
+    def tensor_cores_text(self) -> Said:
+        """The Tensor Core generation as shown: "3rd gen", "none"."""
+        generation = self.tensor_core_generation
+        if not generation:
+            return said(N_("none"))
+        ordinal = {1: N_("1st gen"), 2: N_("2nd gen"), 3: N_("3rd gen")}.get(generation)
+        return said(ordinal) if ordinal else said(N_("{n}th gen"), n=generation)
+
+    @property
+    def family_text(self) -> str:
+        """The family as shown: its name ("Ampere"), or what stands for one."""
+        words = {"unknown": N_("unknown architecture"),
+                 "older than Kepler": N_("older than Kepler")}
+        return said(words[self.family]) if self.family in words else self.family
 
 
 def architecture(capability: Capability | None, name: str = "") -> GpuArchitecture:
     """The mixed-precision facts of a GPU, from its compute capability and name."""
     if capability is None:
         return GpuArchitecture("unknown", 0, False, False, False,
-                               "compute capability unknown: measure to know")
+                               said(N_("compute capability unknown: measure to know")))
     family, generation = "older than Kepler", 0
     for first, fam, gen in _FAMILIES:
         if capability >= first:
@@ -62,14 +82,16 @@ def architecture(capability: Capability | None, name: str = "") -> GpuArchitectu
     note = ""
     if generation and capability == (7, 5) and _TURING_WITHOUT_TENSOR_CORES.search(name):
         generation = 0
-        note = ("this Turing chip (TU116/TU117) has no Tensor Cores, only double-rate "
-                "float16 ALUs")
+        note = said(N_("this Turing chip (TU116/TU117) has no Tensor Cores, only "
+                           "double-rate float16 ALUs"))
     elif capability == (6, 1):
-        note = "GeForce/Quadro Pascal (6.1) runs float16 arithmetic at 1/64 of the float32 rate"
+        note = said(N_("GeForce/Quadro Pascal (6.1) runs float16 arithmetic at 1/64 of "
+                           "the float32 rate"))
     elif capability in ((6, 0), (6, 2)):
-        note = "double-rate float16 ALUs but no Tensor Cores"
+        note = said(N_("double-rate float16 ALUs but no Tensor Cores"))
     elif capability >= (8, 9):
-        note = "FP8 Tensor Cores (for information: mpstudio trains in float16/bfloat16)"
+        note = said(N_("FP8 Tensor Cores (for information: mpstudio trains in "
+                           "float16/bfloat16)"))
     return GpuArchitecture(
         family=family,
         tensor_core_generation=generation,
@@ -107,10 +129,15 @@ def kernel_support(capability: Capability, compiled: list[str]) -> tuple[bool, s
     usable_ptx = [p for p in ptx if p <= capability]
     if usable_ptx:
         newest = max(usable_ptx)
-        return True, (f"no kernels compiled for {capability[0]}.{capability[1]}: the driver "
-                      f"compiles TensorFlow's PTX ({newest[0]}.{newest[1]}) at start, which "
-                      "TensorFlow warns can take 30 minutes the first time")
+        return True, said(N_(
+            "no kernels compiled for {capability}: the driver compiles TensorFlow's PTX "
+            "({ptx}) at start, which TensorFlow warns can take 30 minutes the first time"),
+            capability=f"{capability[0]}.{capability[1]}", ptx=f"{newest[0]}.{newest[1]}")
     oldest = min(binaries + ptx) if binaries + ptx else None
-    floor = f" ({oldest[0]}.{oldest[1]} and newer)" if oldest else ""
-    return False, (f"this TensorFlow has no kernels for compute capability "
-                   f"{capability[0]}.{capability[1]}{floor}")
+    here = f"{capability[0]}.{capability[1]}"
+    if oldest:
+        return False, said(N_("this TensorFlow has no kernels for compute capability "
+                                  "{capability} ({oldest} and newer)"),
+                               capability=here, oldest=f"{oldest[0]}.{oldest[1]}")
+    return False, said(N_("this TensorFlow has no kernels for compute capability "
+                              "{capability}"), capability=here)

@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from mpstudio.engine.app_settings import GpuMemorySettings, SettingsError, load_settings
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import Said, clauses, said
 
 Status = Literal["applied", "unchanged", "no_gpu", "needs_restart", "failed"]
-RESTART = ("TensorFlow has already set up the GPUs in this process: the memory settings "
-           "are saved and apply after mpstudio restarts")
+RESTART = N_("TensorFlow has already set up the GPUs in this process: the memory settings "
+             "are saved and apply after mpstudio restarts")
 
 
 class GpuConfig(Protocol):
@@ -54,41 +56,52 @@ class TensorFlowGpuConfig:
 @dataclass(frozen=True)
 class MemoryApplyResult:
     status: Status
-    message: str
+    message: str  # a sentence, ``Said`` (in English in ``mpstudio hw --json``)
 
     @property
     def ok(self) -> bool:
         return self.status in ("applied", "unchanged", "no_gpu")
 
 
+def described(settings: GpuMemorySettings) -> Said:
+    """The settings in words (``GpuMemorySettings.describe``, as a sentence)."""
+    if settings.limit_mb is not None:
+        return said(N_("limit {mb} MiB per GPU"), mb=settings.limit_mb)
+    if settings.growth:
+        return said(N_("growth on (allocate as needed)"))
+    return said(N_("TensorFlow default: reserve most GPU memory at start"))
+
+
 def apply_gpu_memory(settings: GpuMemorySettings,
                      config: GpuConfig | None = None) -> MemoryApplyResult:
-    problems = settings.problems()
+    problems = settings.problem_messages()
     if problems:
-        return MemoryApplyResult("failed", "; ".join(problems))
+        return MemoryApplyResult("failed", clauses(*problems))
     config = config or TensorFlowGpuConfig()
     gpus = config.gpus()
     if not gpus:
-        return MemoryApplyResult("no_gpu", f"{settings.describe()}; no GPU here to apply "
-                                 "it to")
+        return MemoryApplyResult("no_gpu", said(N_("{settings}; no GPU here to apply it to"),
+                                                    settings=described(settings)))
     changed = False
     try:
         for gpu in gpus:
             current_limit = config.limit_mb(gpu)
             if current_limit != settings.limit_mb:
                 if settings.limit_mb is None:  # a limit cannot be taken back in-process
-                    return MemoryApplyResult("needs_restart", RESTART)
+                    return MemoryApplyResult("needs_restart", said(RESTART))
                 config.set_limit_mb(gpu, settings.limit_mb)
                 changed = True
             if settings.limit_mb is None and config.growth(gpu) != settings.growth:
                 config.set_growth(gpu, settings.growth)
                 changed = True
     except RuntimeError:
-        return MemoryApplyResult("needs_restart", RESTART)
+        return MemoryApplyResult("needs_restart", said(RESTART))
     except ValueError as exc:
-        return MemoryApplyResult("failed", f"TensorFlow refused the GPU memory settings: {exc}")
+        return MemoryApplyResult("failed", said(
+            N_("TensorFlow refused the GPU memory settings: {error}"), error=str(exc)))
     status: Status = "applied" if changed else "unchanged"
-    return MemoryApplyResult(status, f"{settings.describe()}, applied to {len(gpus)} GPU(s)")
+    return MemoryApplyResult(status, said(N_("{settings}, applied to {count} GPU(s)"),
+                                              settings=described(settings), count=len(gpus)))
 
 
 def apply_saved_gpu_memory(config: GpuConfig | None = None) -> MemoryApplyResult:
@@ -97,5 +110,6 @@ def apply_saved_gpu_memory(config: GpuConfig | None = None) -> MemoryApplyResult
     try:
         settings = load_settings()
     except SettingsError as exc:
-        return MemoryApplyResult("failed", f"{exc}; using TensorFlow's GPU memory defaults")
+        return MemoryApplyResult("failed", said(
+            N_("{error}; using TensorFlow's GPU memory defaults"), error=str(exc)))
     return apply_gpu_memory(settings.gpu_memory, config)

@@ -1,4 +1,5 @@
-"""What the hardware check found: plain frozen dataclasses, JSON-ready."""
+"""What the hardware check found: plain frozen dataclasses, JSON-ready (its notes and
+reasons are Sentences: shown in the user's language, in English in ``to_dict``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from mpstudio.engine.hardware.gpu_architecture import (
     GpuArchitecture,
     architecture,
 )
+from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.said import english_tree
 
 # CPU flags that decide half-precision speed (Linux /proc/cpuinfo names; the last
 # three are Arm's half-precision SIMD, BF16 and SVE).
@@ -30,6 +33,14 @@ class TfBuild:
     tf32_enabled: bool = True
 
 
+UNUSED_GPU = N_("GPU (unused)")  # the label of a GPU TensorFlow cannot use (a key too)
+
+
+def device_label_text(label: str) -> str:
+    """A device label of the check ("GPU:0", "TPU", "CPU", "GPU (unused)") as shown."""
+    return _(UNUSED_GPU) if label == UNUSED_GPU else label
+
+
 @dataclass(frozen=True)
 class GpuInfo:
     name: str
@@ -43,7 +54,7 @@ class GpuInfo:
 
     @property
     def label(self) -> str:
-        return f"GPU:{self.tf_index}" if self.tf_index is not None else "GPU (unused)"
+        return f"GPU:{self.tf_index}" if self.tf_index is not None else UNUSED_GPU
 
     @property
     def visible_to_tensorflow(self) -> bool:
@@ -109,4 +120,4 @@ class HardwareReport:
                        float16_tensor_cores=arch.float16_tensor_cores,
                        bfloat16_tensor_cores=arch.bfloat16_tensor_cores,
                        fp8_tensor_cores=arch.fp8_tensor_cores, note=arch.note)
-        return data
+        return english_tree(data)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mpstudio.engine.history.schema import SCHEMA_VERSION, SchemaTooNew
+from mpstudio.engine.i18n import _
 
 OUR_TABLES = frozenset({"runs", "steps", "epochs", "scale_changes"})
 
@@ -50,10 +51,10 @@ def check_history_file(path: Path) -> FileVerdict:
     if version > SCHEMA_VERSION:
         raise SchemaTooNew(version)
     if version == 0 and tables:
-        raise NotAHistory(f"it is another application's database (its tables: "
-                          f"{', '.join(sorted(tables)[:5])})")
+        raise NotAHistory(_("it is another application's database (its tables: "
+                            "{tables})").format(tables=", ".join(sorted(tables)[:5])))
     if version > 0 and not tables >= OUR_TABLES:
-        raise NotAHistory("it lacks the run history's tables")
+        raise NotAHistory(_("it lacks the run history's tables"))
     return FileVerdict(True, version, writable)
 
 

@@ -24,6 +24,8 @@ from mpstudio.engine.events import (
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.history.run_models import keep_models, run_folder
 from mpstudio.engine.history.store import HistoryError, RunStore
+from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.said import said
 
 FLUSH_SECONDS = 1.0  # a killed process loses at most this much of a run's metrics
 
@@ -87,7 +89,8 @@ class RecordingReporter:
         try:
             if self._run_id is not None and self._store is not None:
                 self._flush()
-                self._store.finish_run(self._run_id, None, "the run ended without a result",
+                self._store.finish_run(self._run_id, None,
+                                       said(N_("the run ended without a result")),
                                        status="failed")
                 self._run_id = None
         except (sqlite3.Error, HistoryError, OSError) as exc:
@@ -136,7 +139,8 @@ class RecordingReporter:
             return self._open_store()
         except HistoryError as exc:
             self.persistent = False
-            self.inner.emit(RunWarning(f"{exc}; this session's runs are not kept"))
+            self.inner.emit(RunWarning(_("{error}; this session's runs are not kept").format(
+                error=exc)))
             return RunStore(":memory:")
 
     def stored(self) -> list[StoredRun]:
@@ -170,6 +174,6 @@ class RecordingReporter:
     def _give_up(self, exc: Exception) -> None:
         self._broken = True
         self._run_id = None
-        self.inner.emit(RunWarning(
-            f"run history: {exc}; training goes on, but this run is not recorded"
-        ))
+        self.inner.emit(RunWarning(_(
+            "run history: {error}; training goes on, but this run is not recorded").format(
+                error=exc)))

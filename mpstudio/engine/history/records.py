@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpstudio.engine.events import EpochMetrics, LossScaleChanged, RunSummary, StepMetrics
+from mpstudio.engine.history.stored_text import from_values
+from mpstudio.engine.said import Said, english
 
 # running: being written now (or by a process that died: see RunStore.recover_interrupted)
 STATUSES = ("running", "finished", "stopped", "diverged", "failed", "interrupted")
@@ -55,7 +57,9 @@ class StoredRun:
     steps_per_epoch: int
     total_steps: int
     summary: RunSummary | None  # None while running, or when the process died first
-    failure: str | None  # the reason a failed or diverged run gave
+    # the reason a failed or diverged run gave, in the reader's language (a Said; an
+    # older record's plain English string)
+    failure: str | None
     finished: float | None  # Unix time it ended
     model_paths: tuple[str, ...]  # where its trained model was saved (File > Export)
     steps: tuple[StepMetrics, ...]
@@ -85,11 +89,11 @@ class StoredRun:
             "spec": self.spec,
             "hardware": self.hardware,
             "model": self.model,
-            "dataset_summary": self.dataset_summary,
+            "dataset_summary": english(self.dataset_summary),
             "steps_per_epoch": self.steps_per_epoch,
             "total_steps": self.total_steps,
-            "summary": self.summary.to_dict() if self.summary else None,
-            "failure": self.failure,
+            "summary": _english_values(self.summary.to_dict()) if self.summary else None,
+            "failure": english(self.failure) if self.failure is not None else None,
             "finished": self.finished,
             "model_paths": list(self.model_paths),
         }
@@ -100,13 +104,19 @@ class StoredRun:
         return out
 
 
+def _english_values(data: dict[str, Any]) -> dict[str, Any]:
+    """A summary's values for JSON: its sentences in English, as machines read them."""
+    return {key: english(value) if isinstance(value, Said) else value
+            for key, value in data.items()}
+
+
 def summary_from_dict(data: dict[str, Any] | None) -> RunSummary | None:
     """A stored summary; fields a later release added are dropped, missing ones
     (an older release) take their defaults or None."""
     if not data:
         return None
     fields = {f.name: f for f in dataclasses.fields(RunSummary)}
-    known = {k: v for k, v in data.items() if k in fields}
+    known = from_values({k: v for k, v in data.items() if k in fields})
     for name, f in fields.items():
         if name not in known and f.default is dataclasses.MISSING:
             known[name] = None

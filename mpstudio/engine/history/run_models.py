@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mpstudio.engine.history.locations import history_path
+from mpstudio.engine.i18n import _
 
 MODEL_NAME = "model.keras"
 
@@ -66,7 +67,8 @@ def keep_models(kept: Iterable[tuple[int, Any]], history: str | Path | None = No
         try:
             keep_model(run_id, model, history)
         except (OSError, ValueError) as exc:
-            warnings.append(f"could not keep run {run_id}'s trained model for export: {exc}")
+            warnings.append(_("could not keep run {id}'s trained model for export: "
+                              "{error}").format(id=run_id, error=exc))
     return warnings
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from mpstudio.engine.i18n import _
+
 SCHEMA_VERSION = 1
 
 # Metrics tables use (run_id, key) primary keys without a rowid: one B-tree per table,
@@ -90,10 +92,9 @@ MIGRATIONS: dict[int, str] = {
 class SchemaTooNew(RuntimeError):
     def __init__(self, found: int) -> None:
         self.found = found
-        super().__init__(
-            f"it was written by a newer mpstudio (schema version {found}; this one reads up "
-            f"to {SCHEMA_VERSION})"
-        )
+        super().__init__(_(
+            "it was written by a newer mpstudio (schema version {found}; this one reads up "
+            "to {newest})").format(found=found, newest=SCHEMA_VERSION))
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

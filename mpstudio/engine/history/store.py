@@ -34,6 +34,9 @@ from mpstudio.engine.history.locations import HISTORY_ENV, history_path
 from mpstudio.engine.history.records import RunRow, StoredRun, summary_from_dict
 from mpstudio.engine.history.run_models import remove_run_folders
 from mpstudio.engine.history.schema import SCHEMA_VERSION, SchemaTooNew, migrate
+from mpstudio.engine.history.stored_text import from_column, from_values, to_column, to_values
+from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.said import said
 
 _ROW_COLUMNS = ("id, created, label, status, dataset, template, precision, examples_per_sec, "
                 "val_accuracy, comparison, role, trial, trials")
@@ -65,6 +68,12 @@ def _nan(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
+def _damaged(where: str, exc: Exception) -> str:
+    return _("cannot read {where}: {reason}. It is damaged or not an mpstudio history: move "
+             "it aside (mpstudio then starts a new one) or set {variable} to another "
+             "file").format(where=where, reason=exc, variable=HISTORY_ENV)
+
+
 class RunStore:
     """``read_only``: never write (``mpstudio runs list``/``show``); a history whose
     folder cannot be written opens read-only by itself, and writing then says why."""
@@ -75,7 +84,7 @@ class RunStore:
         self._conn = self._open()
 
     def _open(self) -> sqlite3.Connection:
-        where = f"the run history {self.path}"
+        where = _("the run history {path}").format(path=self.path)
         if str(self.path) == ":memory:":
             conn = sqlite3.connect(":memory:", isolation_level=None)
             migrate(conn)
@@ -83,21 +92,21 @@ class RunStore:
         try:
             verdict = check_history_file(self.path)
         except SchemaTooNew as exc:
-            raise HistoryError(f"cannot use {where}: {exc}. It was left unchanged. Update "
-                               f"mpstudio, or set {HISTORY_ENV} to another file") from None
+            raise HistoryError(_("cannot use {where}: {reason}. It was left unchanged. Update "
+                                 "mpstudio, or set {variable} to another file").format(
+                                     where=where, reason=exc, variable=HISTORY_ENV)) from None
         except NotAHistory as exc:
-            raise HistoryError(f"{where} is not an mpstudio run history: {exc}. It was left "
-                               f"unchanged: set {HISTORY_ENV} to another file") from None
+            raise HistoryError(_("{where} is not an mpstudio run history: {reason}. It was "
+                                 "left unchanged: set {variable} to another file").format(
+                                     where=where, reason=exc, variable=HISTORY_ENV)) from None
         except (sqlite3.DatabaseError, OSError) as exc:
-            raise HistoryError(
-                f"cannot read {where}: {exc}. It is damaged or not an mpstudio history: "
-                f"move it aside (mpstudio then starts a new one) or set {HISTORY_ENV} to "
-                "another file") from None
+            raise HistoryError(_damaged(where, exc)) from None
         if not verdict.writable:
             if not verdict.exists:
-                raise HistoryError(f"cannot create {where}: the folder {self.path.parent} is "
-                                   f"not writable; set {HISTORY_ENV} to a file in a folder "
-                                   "you can write")
+                raise HistoryError(_(
+                    "cannot create {where}: the folder {folder} is not writable; set "
+                    "{variable} to a file in a folder you can write").format(
+                        where=where, folder=self.path.parent, variable=HISTORY_ENV))
             self.read_only = True  # reading still works; writing says why it cannot
         if self.read_only:
             return self._open_read_only(where, verdict)
@@ -105,22 +114,21 @@ class RunStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
-            raise HistoryError(f"cannot open {where}: {exc}; check the folder's "
-                               f"permissions or set {HISTORY_ENV} to another file") from None
+            raise HistoryError(_("cannot open {where}: {reason}; check the folder's "
+                                 "permissions or set {variable} to another file").format(
+                                     where=where, reason=exc, variable=HISTORY_ENV)) from None
         try:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn)
         except SchemaTooNew as exc:  # another process wrote a newer schema meanwhile
             conn.close()
-            raise HistoryError(f"cannot use {where}: {exc}. Update mpstudio, or set "
-                               f"{HISTORY_ENV} to another file") from None
+            raise HistoryError(_("cannot use {where}: {reason}. Update mpstudio, or set "
+                                 "{variable} to another file").format(
+                                     where=where, reason=exc, variable=HISTORY_ENV)) from None
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise HistoryError(
-                f"cannot read {where}: {exc}. It is damaged or not an mpstudio history: "
-                f"move it aside (mpstudio then starts a new one) or set {HISTORY_ENV} to "
-                "another file") from None
+            raise HistoryError(_damaged(where, exc)) from None
         return conn
 
     def _open_read_only(self, where: str, verdict: FileVerdict) -> sqlite3.Connection:
@@ -129,17 +137,19 @@ class RunStore:
             migrate(conn)
             return conn
         if verdict.version < SCHEMA_VERSION:
-            raise HistoryError(f"cannot read {where} read-only: it needs an upgrade to this "
-                               "mpstudio's format, which writes to it; run mpstudio where "
-                               "its folder is writable")
+            raise HistoryError(_("cannot read {where} read-only: it needs an upgrade to this "
+                                 "mpstudio's format, which writes to it; run mpstudio where "
+                                 "its folder is writable").format(where=where))
         return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
                                timeout=10.0, isolation_level=None)
 
     def _writable(self) -> None:
         if self.read_only:
-            raise HistoryError(f"the run history {self.path} is read-only here: its folder "
-                               f"{self.path.parent} is not writable (check its permissions, "
-                               f"or set {HISTORY_ENV} to a file in a folder you can write)")
+            raise HistoryError(_("the run history {path} is read-only here: its folder "
+                                 "{folder} is not writable (check its permissions, or set "
+                                 "{variable} to a file in a folder you can write)").format(
+                                     path=self.path, folder=self.path.parent,
+                                     variable=HISTORY_ENV))
 
     def close(self) -> None:
         self._conn.close()
@@ -164,11 +174,11 @@ class RunStore:
             (
                 time.time(), started.label, str(spec.get("dataset", "")),
                 str(spec.get("template", "")), str(spec.get("precision", "")),
-                json.dumps(spec), json.dumps(started.hardware),
+                json.dumps(spec), json.dumps(to_values(started.hardware)),
                 json.dumps({"name": model.name, "policy": model.policy,
                             "params": model.params, "trainable_params": model.trainable_params,
                             "output_dtype": model.output_dtype}),
-                started.dataset, started.steps_per_epoch, started.total_steps,
+                to_column(started.dataset), started.steps_per_epoch, started.total_steps,
                 started.comparison, started.role, started.trial, started.trials,
                 host, pid, proc_started,
             ),
@@ -202,14 +212,17 @@ class RunStore:
 
     def finish_run(self, run_id: int, summary: RunSummary | None, failure: str | None,
                    status: str | None = None) -> None:
+        """``failure``: why it failed, a plain string or a ``Said`` (kept as its message,
+        read back in the reader's language)."""
         self._writable()
         status = status or (summary.status if summary else "failed")
         self._conn.execute(
             "UPDATE runs SET status = ?, finished = ?, summary = ?, failure = ?, "
             "examples_per_sec = ?, val_accuracy = ? WHERE id = ?",
             (
-                status, time.time(), json.dumps(summary.to_dict()) if summary else None,
-                failure, summary.steady_examples_per_sec if summary else None,
+                status, time.time(),
+                json.dumps(to_values(summary.to_dict())) if summary else None,
+                to_column(failure), summary.steady_examples_per_sec if summary else None,
                 summary.final_val_accuracy if summary else None, run_id,
             ),
         )
@@ -241,8 +254,8 @@ class RunStore:
         ).fetchall()
         dead = [r[0] for r in rows if not _owner_alive(r[1], r[2], r[3])]
         for run_id in dead:
-            self.end_unfinished_run(run_id, "interrupted", "the app or process ended during "
-                                    "the run; the metrics up to then are kept")
+            self.end_unfinished_run(run_id, "interrupted", said(N_(
+                "the app or process ended during the run; the metrics up to then are kept")))
         return dead
 
     def end_unfinished_run(self, run_id: int, status: str, failure: str) -> bool:
@@ -259,7 +272,7 @@ class RunStore:
         cur = self._conn.execute(
             "UPDATE runs SET status = ?, finished = ?, examples_per_sec = ?, "
             "val_accuracy = ?, failure = ? WHERE id = ? AND status = 'running'",
-            (status, time.time(), speed, acc[0] if acc else None, failure, run_id))
+            (status, time.time(), speed, acc[0] if acc else None, to_column(failure), run_id))
         return cur.rowcount > 0
 
     # ------------------------------------------------------------ reading
@@ -289,21 +302,21 @@ class RunStore:
             (run_id,),
         ).fetchone()
         if row is None:
-            raise HistoryError(f"no run #{run_id} in the history {self.path} "
-                               "(`mpstudio runs list` shows the ids)")
+            raise HistoryError(_("no run #{id} in the history {path} (`mpstudio runs list` "
+                                 "shows the ids)").format(id=run_id, path=self.path))
         n = len(_ROW_COLUMNS.split(","))
         (spec, hardware, model, dataset_summary, steps_per_epoch, total_steps, summary,
          failure, finished, model_paths) = row[n:]
         return StoredRun(
             row=RunRow(*row[:n]),
             spec=json.loads(spec),
-            hardware=json.loads(hardware),
+            hardware=from_values(json.loads(hardware)),
             model=json.loads(model),
-            dataset_summary=dataset_summary,
+            dataset_summary=from_column(dataset_summary),
             steps_per_epoch=steps_per_epoch,
             total_steps=total_steps,
             summary=summary_from_dict(json.loads(summary) if summary else None),
-            failure=failure,
+            failure=from_column(failure),
             finished=finished,
             model_paths=tuple(json.loads(model_paths)),
             steps=self._steps(run_id) if metrics else (),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from mpstudio.engine.i18n import N_
 from mpstudio.engine.profiling.xplane_access import (
     PlaneView,
     Tally,
@@ -45,7 +46,7 @@ TENSOR_CORE_PATTERNS = TF_TENSOR_CORE_PATTERNS + EXTRA_TENSOR_CORE_PATTERNS
 # Lines the trace viewer derives from the others: counting them would count twice.
 _DERIVED_LINES = frozenset({"Steps", "TensorFlow Ops", "TensorFlow Name Scope",
                             "XLA Modules", "XLA Ops", "Launch Stats", "Source code"})
-UNATTRIBUTED = "(kernels of no op)"
+UNATTRIBUTED = N_("(kernels of no op)")  # an op type of its own: shown as _(UNATTRIBUTED)
 
 
 def is_tensor_core_kernel(kernel_name: str) -> bool:

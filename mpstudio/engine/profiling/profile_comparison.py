@@ -14,9 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.profiling.device_kernels import UNATTRIBUTED
 from mpstudio.engine.profiling.op_profile import OpProfile, OpRow
 
-ROW_HEADERS = ("op type", "float32", "mixed", "ratio", "lost", "Tensor Cores")  # ms per step
+# ms per step; marked with N_(): shown as _(header)
+ROW_HEADERS = (N_("op type"), "float32", N_("mixed"), N_("ratio"), N_("lost"),
+               N_("Tensor Cores"))
 SECOND_OP_SHARE = 0.25  # a second op is named when it lost this much of the first's loss
 INPUT_WAIT_RISE = 0.05  # input wait is named when its share of the step rose this much
 _FUSED = re.compile(r"^(?:PadWith)?Fused(?P<base>Conv2D|Conv3D|MatMul|BatchMatMulV[23]|"
@@ -79,24 +83,31 @@ def compare_profiles(baseline: OpProfile, mixed: OpProfile) -> ProfileComparison
 def slower_reason(comparison: ProfileComparison, precision: str, device_phrase: str) -> str:
     """One plain sentence naming what made the mixed step slower, e.g. "Conv2DBackpropFilter
     in float16 took 3.1x longer on this CPU, 61% of the step; casts added 0.4 ms per
-    step (8%)." precision: "mixed_float16" or "float16"; device_phrase: "this CPU"."""
+    step (8%)." precision: "mixed_float16" or "float16"; device_phrase: "this CPU" (in
+    the language in force, as the sentence is)."""
     dtype = precision.removeprefix("mixed_")
     lost = [r for r in comparison.rows if r.lost_seconds > 0]
     if lost:
         clause = _op_clause(lost[0], dtype, device_phrase)
         if len(lost) > 1 and lost[1].lost_seconds >= SECOND_OP_SHARE * lost[0].lost_seconds:
-            clause += f", and {lost[1].op_type} {_ratio_words(lost[1])}"
+            clause = _("{clause}, and {op} {ratio}").format(
+                clause=clause, op=_op_name(lost[1].op_type), ratio=_ratio_words(lost[1]))
         parts = [clause]
     else:
-        parts = [f"no op type took longer in {dtype} on {device_phrase}"]
+        parts = [_("no op type took longer in {dtype} on {device}").format(
+            dtype=dtype, device=device_phrase)]
     if comparison.casts_added_seconds > 0 and comparison.casts_added_count > 0:
-        parts.append(f"casts added {_ms(comparison.casts_added_seconds)} ms per step "
-                     f"({_percent(comparison.casts_added_seconds, comparison.mixed_step_time)})")
+        parts.append(_("casts added {ms} ms per step ({percent})").format(
+            ms=_ms(comparison.casts_added_seconds),
+            percent=_percent(comparison.casts_added_seconds, comparison.mixed_step_time)))
     if comparison.mixed_input_wait - comparison.float32_input_wait >= INPUT_WAIT_RISE:
-        parts.append(f"waiting for input rose from {comparison.float32_input_wait:.0%} to "
-                     f"{comparison.mixed_input_wait:.0%} of the step")
-    sentence = "; ".join(parts)
-    return sentence[0].upper() + sentence[1:] + "."
+        parts.append(_("waiting for input rose from {before:.0%} to {after:.0%} of the "
+                       "step").format(before=comparison.float32_input_wait,
+                                      after=comparison.mixed_input_wait))
+    sentence = parts[0]
+    for part in parts[1:]:
+        sentence = _("{first}; {then}").format(first=sentence, then=part)
+    return _("{sentence}.").format(sentence=sentence[0].upper() + sentence[1:])
 
 
 def op_family(op_type: str) -> str:
@@ -140,31 +151,43 @@ def _compare(op_type: str, before: OpRow | None, after: OpRow | None,
     )
 
 
+def _op_name(op_type: str) -> str:
+    return _(UNATTRIBUTED) if op_type == UNATTRIBUTED else op_type
+
+
 def _op_clause(row: ComparisonRow, dtype: str, device_phrase: str) -> str:
-    share = f"{row.mixed_share:.0%} of the step"
-    tensor_cores = " with no Tensor Core kernels" if row.tensor_core is False else ""
+    op, share = _op_name(row.op_type), f"{row.mixed_share:.0%}"
     if row.ratio is None:
-        return (f"{row.op_type}, which float32 did not run, took {_ms(row.mixed_seconds)} ms "
-                f"per step in {dtype} on {device_phrase}{tensor_cores}, {share}")
-    return (f"{row.op_type} in {dtype} took {_ratio_words(row)} on {device_phrase}"
-            f"{tensor_cores}, {share}")
+        text = (_("{op}, which float32 did not run, took {ms} ms per step in {dtype} on "
+                  "{device} with no Tensor Core kernels, {share} of the step")
+                if row.tensor_core is False else
+                _("{op}, which float32 did not run, took {ms} ms per step in {dtype} on "
+                  "{device}, {share} of the step"))
+        return text.format(op=op, ms=_ms(row.mixed_seconds), dtype=dtype,
+                           device=device_phrase, share=share)
+    text = (_("{op} in {dtype} took {ratio} on {device} with no Tensor Core kernels, {share} "
+              "of the step") if row.tensor_core is False else
+            _("{op} in {dtype} took {ratio} on {device}, {share} of the step"))
+    return text.format(op=op, dtype=dtype, ratio=_ratio_words(row), device=device_phrase,
+                       share=share)
 
 
 def _ratio_words(row: ComparisonRow) -> str:
     ratio = row.ratio
     if ratio is None:
-        return f"(new, {_ms(row.mixed_seconds)} ms per step)"
-    return f"{_ratio(ratio)} longer"
+        return _("(new, {ms} ms per step)").format(ms=_ms(row.mixed_seconds))
+    return _("{ratio} longer").format(ratio=_ratio(ratio))
 
 
 def _row_text(row: ComparisonRow) -> tuple[str, ...]:
     if row.ratio is not None:
-        ratio = _ratio(row.ratio) if row.mixed_seconds > 0 else "gone"
+        ratio = _ratio(row.ratio) if row.mixed_seconds > 0 else _("gone")
     else:
-        ratio = "new"
-    tensor_cores = "-" if row.tensor_core is None else ("yes" if row.tensor_core else "no")
-    return (row.op_type, _table_ms(row.float32_seconds), _table_ms(row.mixed_seconds),
-            ratio, _table_ms(row.lost_seconds, sign="+"), tensor_cores)
+        ratio = _("new")
+    tensor_cores = "-" if row.tensor_core is None else (_("yes") if row.tensor_core else _("no"))
+    return (_op_name(row.op_type), _table_ms(row.float32_seconds),
+            _table_ms(row.mixed_seconds), ratio, _table_ms(row.lost_seconds, sign="+"),
+            tensor_cores)
 
 
 def _ratio(ratio: float) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from mpstudio.engine.i18n import _
 from mpstudio.engine.profiling.op_profile import OpProfile
 from mpstudio.engine.profiling.xplane_reader import find_xplanes, read_profile
 
@@ -70,8 +71,9 @@ class StepProfiler(keras.callbacks.Callback):
     def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         if self._state == _WAITING:
             self._state = _DONE
-            self.problem = (f"the run ended after {self._batches} steps, before step "
-                            f"{self.start_step} where profiling was to start")
+            self.problem = _("the run ended after {steps} steps, before step {start} where "
+                             "profiling was to start").format(steps=self._batches,
+                                                              start=self.start_step)
         self._stop_early()
 
     def close(self) -> None:
@@ -104,18 +106,21 @@ class StepProfiler(keras.callbacks.Callback):
             self.wall_seconds = time.perf_counter() - self._started_at
             tf.profiler.experimental.stop()
         except Exception as error:
-            self.problem = f"the profiler could not stop and save its trace: {_text(error)}"
+            self.problem = _("the profiler could not stop and save its trace: "
+                             "{error}").format(error=_text(error))
             return
         self.steps_profiled = batches * self._steps_per_batch()
         try:
             self.trace_path = self._new_trace()
             if self.trace_path is None:
-                self.problem = f"the profiler wrote no trace under {self.logdir}"
+                self.problem = _("the profiler wrote no trace under {folder}").format(
+                    folder=self.logdir)
                 return
             self.profile = read_profile(self.trace_path, self.steps_profiled,
                                         self.wall_seconds)
         except Exception as error:
-            self.problem = f"the trace could not be read: {_text(error)}"
+            self.problem = _("the trace could not be read: {error}").format(
+                error=_text(error))
 
     def _new_trace(self) -> Path | None:
         """The trace this session wrote: new, or rewritten (two sessions in the same
@@ -145,9 +150,9 @@ def _sync_devices() -> None:
 
 def _start_problem(error: Exception) -> str:
     if isinstance(error, tf.errors.AlreadyExistsError):
-        return ("the profiler was already running (another profile in this process, "
-                "or TensorBoard's profile_batch), so these steps were not profiled")
-    return f"the profiler could not start: {_text(error)}"
+        return _("the profiler was already running (another profile in this process, or "
+                 "TensorBoard's profile_batch), so these steps were not profiled")
+    return _("the profiler could not start: {error}").format(error=_text(error))
 
 
 def _text(error: Exception) -> str:

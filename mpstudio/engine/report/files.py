@@ -14,6 +14,8 @@ import stat
 import tempfile
 from pathlib import Path
 
+from mpstudio.engine.i18n import _
+
 
 class ReportError(Exception):
     """A report could not be written; the message names the file and what to do."""
@@ -22,14 +24,16 @@ class ReportError(Exception):
 def _advice(err: OSError, path: Path) -> str:
     folder = path.parent
     if err.errno == errno.ENOENT:
-        return f"the folder {folder} does not exist; create it or choose another folder"
+        return _("the folder {folder} does not exist; create it or choose another "
+                 "folder").format(folder=folder)
     if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return f"the folder {folder} is not writable; choose a folder you can write to"
+        return _("the folder {folder} is not writable; choose a folder you can write "
+                 "to").format(folder=folder)
     if err.errno == errno.ENOSPC:
-        return "the disk is full; free some space or choose another drive"
+        return _("the disk is full; free some space or choose another drive")
     if err.errno == errno.EISDIR:
-        return "a folder already has that name; choose another file name"
-    return f"{err.strerror or err}; choose another folder or file name"
+        return _("a folder already has that name; choose another file name")
+    return _("{reason}; choose another folder or file name").format(reason=err.strerror or err)
 
 
 def document_mode(path: Path) -> int:
@@ -57,7 +61,8 @@ def atomic_write_text(path: Path | str, text: str, *, newline: str | None = None
         tmp = None
         return path
     except OSError as err:
-        raise ReportError(f"Could not write {path}: {_advice(err, path)}.") from err
+        raise ReportError(_("Could not write {path}: {advice}.").format(
+            path=path, advice=_advice(err, path))) from err
     finally:
         if tmp is not None:
             with contextlib.suppress(OSError):

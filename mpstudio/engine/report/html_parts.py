@@ -13,9 +13,9 @@ from xml.sax.saxutils import escape
 
 from mpstudio.engine.comparison.card import ComparisonCard
 from mpstudio.engine.comparison.card_text import (
-    PROFILE_TITLE,
     card_rows,
     profile_table,
+    profile_title,
     side_heading,
 )
 from mpstudio.engine.history.records import StoredRun
@@ -29,6 +29,7 @@ from mpstudio.engine.report.svg_chart import (
     lighten,
     line_chart,
 )
+from mpstudio.engine.said import render
 
 DASH = "\u2014"  # a missing value in a table
 
@@ -112,7 +113,7 @@ def _profile_html(card: ComparisonCard) -> str:
     rows = "".join(
         "<tr>" + "".join(f'<td{"" if i == 0 else " class=num"}>{esc(c)}</td>'
                          for i, c in enumerate(row)) + "</tr>" for row in table.rows)
-    return (f"<h2>{esc(PROFILE_TITLE)}</h2><p class=\"note\">{esc(table.note)}</p>"
+    return (f"<h2>{esc(profile_title())}</h2><p class=\"note\">{esc(table.note)}</p>"
             f'<table class="card"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>')
 
 
@@ -136,7 +137,8 @@ def _per_epoch(run: StoredRun, name: str, color: str, width: float,
     pts = [(e.steps, value(e)) for e in run.epochs if value(e) is not None]
     if not pts:
         return None
-    return ChartSeries(f"{name} (val)", [p[0] for p in pts], [p[1] for p in pts], color,
+    return ChartSeries(_("{name} (val)").format(name=name), [p[0] for p in pts],
+                       [p[1] for p in pts], color,
                        dashed=True, markers=True, width=width)
 
 
@@ -255,7 +257,7 @@ def runs_table(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun],
                 "<tr>" + "".join(
                     f"<td{status_cls if i == 4 else ''}>{esc(c)}</td>"
                     for i, c in enumerate(cells))
-                + f'<td class="reason">{esc(run.failure or "")}</td>'
+                + f'<td class="reason">{esc(render(run.failure))}</td>'
                 + f"<td>{paths or esc(DASH)}</td></tr>")
     head = "".join(f'<th scope="col">{esc(h)}</th>' for h in heads)
     return (f'<table class="runs"><thead><tr>{head}</tr></thead>'

@@ -15,6 +15,7 @@ from pathlib import Path
 from mpstudio.engine.comparison.card import build_card
 from mpstudio.engine.comparison.differences import ADVISOR_KEYS, hardware_differences
 from mpstudio.engine.comparison.verdict import rule_text
+from mpstudio.engine.hardware.device_text import device_text
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.report.files import ReportError, atomic_write_text
@@ -78,8 +79,10 @@ def _names(runs: Sequence[StoredRun]) -> str:
 
 
 def _machine(hardware: dict[str, str]) -> dict[str, str]:
-    """The hardware without the advisor's word on each side's own precision."""
-    return {k: v for k, v in hardware.items() if k not in ADVISOR_KEYS}
+    """The hardware without the advisor's word on each side's own precision; the
+    device label in the language in force."""
+    return {k: device_text(v) if k == "device" and isinstance(v, str) else v
+            for k, v in hardware.items() if k not in ADVISOR_KEYS}
 
 
 def render_html(
@@ -166,8 +169,8 @@ def write_report(
     html_path = Path(html_path)
     csv_target = Path(csv_path) if csv_path is not None else html_path.with_suffix(".csv")
     if csv_target.resolve() == html_path.resolve():
-        raise ReportError(f"The CSV would overwrite the report itself ({html_path}); "
-                          "give the report an .html name.")
+        raise ReportError(_("The CSV would overwrite the report itself ({path}); give the "
+                            "report an .html name.").format(path=html_path))
     page = render_html(baseline, mixed, history=history)
     table = metrics_csv_text([*baseline, *mixed])
     atomic_write_text(html_path, page)

@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from mpstudio.engine.datasets.errors import DataLoadStopped
 from mpstudio.engine.export.results import ExportCancelled
+from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.framing import FrameWriter, read_frame
 from mpstudio.engine.service.job_table import JOBS, EngineMemory
@@ -117,7 +118,8 @@ class EngineLoop:
             try:
                 fn = JOBS.get(submit.call)
                 if fn is None:  # a window newer than its engine: a message, not a dead lane
-                    raise LookupError(f"the engine has no job {submit.call!r}")
+                    raise LookupError(_("the engine has no job {job!r}").format(
+                        job=submit.call))
                 value = fn(job, self.memory, **submit.args)
             except Exception as exc:  # a job ends with a message, never the engine
                 cancelled = job.should_stop() and isinstance(exc, STOPS)
@@ -129,8 +131,9 @@ class EngineLoop:
             try:
                 self.pipe.send(p.JobResult(submit.job_id, value))
             except Exception as exc:  # a result that cannot cross (a bug): say so
-                self._send_quietly(p.JobFailed(
-                    submit.job_id, f"{submit.call}: the result could not be sent: {exc}"))
+                self._send_quietly(p.JobFailed(submit.job_id, _(
+                    "{job}: the result could not be sent: {error}").format(
+                        job=submit.call, error=exc)))
         finally:
             with self._jobs_lock:
                 self.jobs.pop(submit.job_id, None)
@@ -151,13 +154,19 @@ def failure_message(call: str, exc: BaseException) -> str:
              "ExportError"}
     if type(exc).__name__ in known:
         return str(exc)
-    what = {"train": "the run", "export": "the export", "hardware_check": "the hardware check",
-            "model_preview": "the model preview", "inspect_dataset": "reading the data",
-            "doctor": "the training check", "apply_memory": "applying the GPU memory settings",
-            }.get(call, call)
+    what = _(_JOB_NAMES[call]) if call in _JOB_NAMES else call
     if isinstance(exc, MemoryError):
-        return f"{what} ran out of memory: close other programs or pick something smaller"
-    return f"{what} failed: {type(exc).__name__}: {exc}"
+        return _("{what} ran out of memory: close other programs or pick something "
+                 "smaller").format(what=what)
+    return _("{what} failed: {error}").format(what=what, error=f"{type(exc).__name__}: {exc}")
+
+
+# What each job does, in words (failure_message)
+_JOB_NAMES = {"train": N_("the run"), "export": N_("the export"),
+              "hardware_check": N_("the hardware check"),
+              "model_preview": N_("the model preview"), "inspect_dataset": N_("reading the data"),
+              "doctor": N_("the training check"),
+              "apply_memory": N_("applying the GPU memory settings")}
 
 
 def _load_tensorflow(log_file: Path | None) -> p.EngineReady | p.EngineLoadFailed:

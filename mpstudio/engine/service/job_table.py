@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mpstudio.engine.i18n import _
 from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
 if TYPE_CHECKING:
@@ -138,8 +139,8 @@ def export_run(ctx: JobContext, memory: EngineMemory, requests: list[ExportReque
     elif run_id is not None:
         source = source_from_run(run_id)
     else:
-        raise ExportError("the run's model is no longer in memory (the engine restarted) "
-                          "and the history did not keep it: train the run again")
+        raise ExportError(_("the run's model is no longer in memory (the engine restarted) "
+                            "and the history did not keep it: train the run again"))
     with tensorflow_logs_hidden():
         outcomes = export_models(source, requests, overwrite=overwrite, progress=ctx.progress,
                                  should_stop=ctx.should_stop)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.lazy_import import resolve
 from mpstudio.engine.registry import Registry
 
@@ -20,12 +21,14 @@ if TYPE_CHECKING:
 
 IMAGE, SEQUENCE, FLAT = "image", "sequence", "flat"
 _RANK_KIND = {3: IMAGE, 2: SEQUENCE, 1: FLAT}
+# The input kinds in words (the keys stay English in specs and reports).
+KIND_TEXT = {IMAGE: N_("image"), SEQUENCE: N_("sequence"), FLAT: N_("flat")}
 
 
 @dataclass(frozen=True)
 class TemplateEntry:
     name: str
-    description: str
+    description: str  # English, marked with N_(): shown as _(entry.description)
     builder: str  # "module:function"; imported only when a model is built
     accepts: frozenset[str]  # input kinds: image (HxWxC), sequence (TxF), flat (F)
 
@@ -51,16 +54,21 @@ def input_problem(name: str, input_shape: tuple[int, ...]) -> str | None:
     return kind_problem(name, kind, f" ({'x'.join(map(str, input_shape))})")
 
 
+def _kind_text(kind: str) -> str:
+    return _(KIND_TEXT[kind]) if kind in KIND_TEXT else kind
+
+
 def kind_problem(name: str, kind: str, detail: str = "") -> str | None:
     """Why ``name`` cannot take ``kind`` inputs (image, sequence, flat), or None."""
     entry = template_entry(name)
     if kind in entry.accepts:
         return None
     fits = [t.name for t in _TEMPLATES.entries() if kind in t.accepts]
-    return (
-        f"template {name!r} takes {' or '.join(sorted(entry.accepts))} inputs, but the data "
-        f"is {kind}{detail}; templates that fit: {', '.join(fits) or 'none'}"
-    )
+    kinds = _(" or ").join(_kind_text(k) for k in sorted(entry.accepts))
+    return _("template {name} takes {kinds} inputs, but the data is {kind}{detail}; "
+             "templates that fit: {fits}").format(
+        name=repr(name), kinds=kinds, kind=_kind_text(kind), detail=detail,
+        fits=", ".join(fits) or _("none"))
 
 
 def build_model(
@@ -95,17 +103,17 @@ def _register_builtins() -> None:
     pkg = "mpstudio.engine.templates"
     for name, builder, accepts, description in [
         ("mlp", "dense:build_mlp", any_input,
-         "Dense(1024, relu) -> Dense(classes): the classic mixed-precision demo"),
+         N_("Dense(1024, relu) -> Dense(classes): the classic mixed-precision demo")),
         ("mlp_bn", "dense:build_mlp_bn", any_input,
-         "Dense 512/256 with BatchNormalization and Dropout"),
+         N_("Dense 512/256 with BatchNormalization and Dropout")),
         ("cnn", "conv:build_cnn", grid,
-         "two conv blocks (BatchNorm, pooling, dropout), then Dense 512"),
+         N_("two conv blocks (BatchNorm, pooling, dropout), then Dense 512")),
         ("resnet", "conv:build_resnet", grid,
-         "small ResNet: 3 stages of 2 residual blocks, 16/32/64 channels"),
+         N_("small ResNet: 3 stages of 2 residual blocks, 16/32/64 channels")),
         ("transformer", "sequence:build_transformer", grid,
-         "2-block encoder (4-head attention, LayerNorm, MLP) over image patches or rows"),
+         N_("2-block encoder (4-head attention, LayerNorm, MLP) over image patches or rows")),
         ("lstm", "sequence:build_lstm", grid,
-         "LSTM(128) classifier over the (normalized) rows of an image or a sequence"),
+         N_("LSTM(128) classifier over the (normalized) rows of an image or a sequence")),
     ]:
         register_template(
             TemplateEntry(name, description, f"{pkg}.{builder}", accepts)

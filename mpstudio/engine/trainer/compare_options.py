@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mpstudio.engine.i18n import _
 from mpstudio.engine.spec import RunSpec
 
 # What the float32 side computes in: TensorFlow's default (TF32 on Ampere and newer
@@ -30,13 +31,13 @@ class CompareOptions:
 def comparison_problems(spec: RunSpec, repeats: int, math_mode: str) -> list[str]:
     problems = []
     if spec.precision == "float32":
-        problems.append("compare needs a mixed precision to compare with the float32 "
-                        "baseline; choose from: mixed_float16, mixed_bfloat16")
+        problems.append(_("compare needs a mixed precision to compare with the float32 "
+                          "baseline; choose from: mixed_float16, mixed_bfloat16"))
     if isinstance(repeats, bool) or not isinstance(repeats, int) or not (
             1 <= repeats <= MAX_REPEATS):
-        problems.append(f"repeats must be a whole number from 1 to {MAX_REPEATS}, "
-                        f"got {repeats!r}")
+        problems.append(_("repeats must be a whole number from 1 to {most}, got "
+                          "{value!r}").format(most=MAX_REPEATS, value=repeats))
     if math_mode not in BASELINE_MATHS:
-        problems.append(f"baseline must be one of: {', '.join(BASELINE_MATHS)}; "
-                        f"got {math_mode!r}")
+        problems.append(_("baseline must be one of: {choices}; got {value!r}").format(
+            choices=", ".join(BASELINE_MATHS), value=math_mode))
     return problems

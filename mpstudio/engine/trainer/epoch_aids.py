@@ -16,11 +16,13 @@ import keras
 import numpy as np
 
 from mpstudio.engine.events import AidAction, EpochMetrics, Reporter
+from mpstudio.engine.i18n import N_, _, ngettext
+from mpstudio.engine.said import Said, said
 from mpstudio.engine.spec import TrainingAids
 from mpstudio.engine.trainer.lr_control import LearningRateControl
 
-MONITOR_NAMES = {"val_loss": "validation loss", "val_accuracy": "validation accuracy",
-                 "loss": "training loss", "accuracy": "training accuracy"}
+MONITOR_NAMES = {"val_loss": N_("validation loss"), "val_accuracy": N_("validation accuracy"),
+                 "loss": N_("training loss"), "accuracy": N_("training accuracy")}
 
 
 def monitored(epoch: EpochMetrics, monitor: str) -> float | None:
@@ -61,6 +63,7 @@ class EpochAids:
         if value is None or partial or not self.aids.watches_monitor:
             return
         name = f"{self.aids.monitor} {value:.4g}"
+        watched = _(MONITOR_NAMES[self.aids.monitor])
         if self._improved(value):
             previous = self.best
             self.best, self.best_epoch = value, epoch.epoch
@@ -68,9 +71,12 @@ class EpochAids:
             if self.keeps_best:
                 self.best_weights = [w.copy() for w in self.model.get_weights()]
             if self.aids.best_checkpoint:
-                before = "" if previous is None else f", was {previous:.4g}"
-                self._emit(epoch, "best_checkpoint", f"epoch {epoch.epoch} is the best so far "
-                           f"({name}{before}): its weights are the ones kept", value)
+                text = (_("epoch {epoch} is the best so far ({value}): its weights are the "
+                          "ones kept") if previous is None else
+                        _("epoch {epoch} is the best so far ({value}, was {previous:.4g}): its "
+                          "weights are the ones kept"))
+                self._emit(epoch, "best_checkpoint", text.format(
+                    epoch=epoch.epoch, value=name, previous=previous), value)
             return
         self._since_best += 1
         self._since_best_or_cut += 1
@@ -81,19 +87,28 @@ class EpochAids:
             if cut is not None:
                 old, new = cut
                 self.reductions.append((epoch.epoch, new))
-                self._emit(epoch, "reduce_lr", f"learning rate {old:.3g} -> {new:.3g}: "
-                           f"{MONITOR_NAMES[self.aids.monitor]} has not improved for "
-                           f"{_epochs(self.aids.lr_patience)} (best {self.best:.4g} at epoch "
-                           f"{self.best_epoch})", new)
+                self._emit(epoch, "reduce_lr", ngettext(
+                    "learning rate {old:.3g} -> {new:.3g}: {watched} has not improved for "
+                    "{epochs} epoch (best {best:.4g} at epoch {best_epoch})",
+                    "learning rate {old:.3g} -> {new:.3g}: {watched} has not improved for "
+                    "{epochs} epochs (best {best:.4g} at epoch {best_epoch})",
+                    self.aids.lr_patience).format(
+                        old=old, new=new, watched=watched, epochs=self.aids.lr_patience,
+                        best=self.best, best_epoch=self.best_epoch), new)
         if self.aids.early_stopping and self._since_best >= self.aids.patience:
             self.stop = True
             self.stopped_epoch = epoch.epoch
-            restore = (f"; restoring epoch {self.best_epoch}'s weights"
-                       if self.aids.restore_best_weights else "")
-            self._emit(epoch, "early_stopping", f"stopped after epoch {epoch.epoch}: "
-                       f"{MONITOR_NAMES[self.aids.monitor]} has not improved for "
-                       f"{_epochs(self.aids.patience)} (best {self.best:.4g} at epoch "
-                       f"{self.best_epoch}){restore}", self.best)
+            text = ngettext(
+                "stopped after epoch {epoch}: {watched} has not improved for {epochs} epoch "
+                "(best {best:.4g} at epoch {best_epoch})",
+                "stopped after epoch {epoch}: {watched} has not improved for {epochs} epochs "
+                "(best {best:.4g} at epoch {best_epoch})", self.aids.patience).format(
+                    epoch=epoch.epoch, watched=watched, epochs=self.aids.patience,
+                    best=self.best, best_epoch=self.best_epoch)
+            if self.aids.restore_best_weights:
+                text = _("{stopped}; restoring epoch {epoch}'s weights").format(
+                    stopped=text, epoch=self.best_epoch)
+            self._emit(epoch, "early_stopping", text, self.best)
 
     def finish(self, status: str) -> int | None:
         """At the end of a finished or stopped run: put the best weights back where an
@@ -108,22 +123,31 @@ class EpochAids:
         return self.best_epoch
 
     def describe(self, kept_epoch: int | None, epochs_done: int) -> str:
-        """What the aids did, in one line for the run's summary ("" when none acted)."""
-        parts = []
+        """What the aids did, in one line for the run's summary ("" when none acted; a
+        ``Said``, which the summary keeps as its message)."""
+        parts: list[Said] = []
         if self.stopped_epoch is not None:
-            parts.append(f"stopped early after epoch {self.stopped_epoch} "
-                         f"({self.aids.monitor} stopped improving)")
+            parts.append(said(N_("stopped early after epoch {epoch} ({monitor} stopped "
+                                 "improving)"), epoch=self.stopped_epoch,
+                              monitor=self.aids.monitor))
         if self.reductions:
-            rates = ", ".join(f"{rate:.3g} (epoch {e})" for e, rate in self.reductions)
-            parts.append(f"learning rate cut to {rates}")
+            cuts = [said(N_("{rate} (epoch {epoch})"), rate=f"{rate:.3g}", epoch=e)
+                    for e, rate in self.reductions]
+            rates = cuts[0]
+            for cut in cuts[1:]:
+                rates = said(N_("{first}, {then}"), first=rates, then=cut)
+            parts.append(said(N_("learning rate cut to {rates}"), rates=rates))
         if kept_epoch is not None:
-            parts.append(f"kept epoch {kept_epoch}'s weights ({self.aids.monitor} "
-                         f"{self.best:.4g}) of {epochs_done}")
-        return "; ".join(parts)
+            parts.append(said(N_("kept epoch {epoch}'s weights ({monitor} {value}) of "
+                                 "{epochs}"), epoch=kept_epoch, monitor=self.aids.monitor,
+                              value=f"{self.best:.4g}", epochs=epochs_done))
+        if not parts:
+            return ""
+        text = parts[0]
+        for part in parts[1:]:
+            text = said(N_("{first}; {then}"), first=text, then=part)
+        return text
 
     def _emit(self, epoch: EpochMetrics, aid: str, message: str, value: float | None) -> None:
         self.reporter.emit(AidAction(epoch.steps, epoch.epoch, aid, message, value))
 
-
-def _epochs(n: int) -> str:
-    return f"{n} epoch" if n == 1 else f"{n} epochs"

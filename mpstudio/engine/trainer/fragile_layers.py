@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import keras
 
+from mpstudio.engine.i18n import _
+
 FLOAT16_SMALLEST_NORMAL = 6.104e-05  # below this float16 loses precision (subnormals)
 
 
@@ -41,25 +43,28 @@ def fragile_patterns(model: keras.Model) -> list[str]:
     for layer in model.layers:
         if layer.compute_dtype != "float16":
             continue
-        name = f"layer '{layer.name}' ({type(layer).__name__})"
+        name = _("layer '{layer}' ({type})").format(layer=layer.name, type=type(layer).__name__)
         if isinstance(layer, keras.layers.MultiHeadAttention):
-            out.append(f"{name} computes its attention scores and softmax in float16: large "
-                       "scores overflow 65,504 before the softmax. If the loss turns NaN, "
-                       "keep it in float32 (dtype='float32')")
+            out.append(_("{layer} computes its attention scores and softmax in float16: large "
+                         "scores overflow 65,504 before the softmax. If the loss turns NaN, "
+                         "keep it in float32 (dtype='float32')").format(layer=name))
         elif _is_softmax(layer):
-            out.append(f"{name} computes a softmax in float16: its exponentials overflow and "
-                       "its sum loses precision. The standard fix: compute the softmax (and "
-                       "so the loss) in float32 (dtype='float32' on that layer)")
+            out.append(_("{layer} computes a softmax in float16: its exponentials overflow "
+                         "and its sum loses precision. The standard fix: compute the softmax "
+                         "(and so the loss) in float32 (dtype='float32' on that "
+                         "layer)").format(layer=name))
         epsilon = getattr(layer, "epsilon", None)
         if (isinstance(epsilon, float) and epsilon < FLOAT16_SMALLEST_NORMAL
                 and not _normalizes_in_float32(layer)):
-            out.append(f"{name} adds epsilon {epsilon:g} in float16, below its smallest "
-                       f"normal number ({FLOAT16_SMALLEST_NORMAL:.2g}): a tiny variance "
-                       "divides by almost 0. Use epsilon >= 1e-3, or compute the layer in "
-                       "float32 (dtype='float32')")
+            out.append(_("{layer} adds epsilon {epsilon:g} in float16, below its smallest "
+                         "normal number ({smallest:.2g}): a tiny variance divides by almost "
+                         "0. Use epsilon >= 1e-3, or compute the layer in float32 "
+                         "(dtype='float32')").format(layer=name, epsilon=epsilon,
+                                                     smallest=FLOAT16_SMALLEST_NORMAL))
     outputs = getattr(model, "outputs", None) or []
     if any(getattr(o, "dtype", "") == "float16" for o in outputs):
-        out.append("the model's output is float16, so the loss is computed in float16 (a "
-                   "log of a tiny probability flushes to -inf). The standard fix: end the "
-                   "model with a float32 layer, e.g. Activation('softmax', dtype='float32')")
+        out.append(_("the model's output is float16, so the loss is computed in float16 (a "
+                     "log of a tiny probability flushes to -inf). The standard fix: end the "
+                     "model with a float32 layer, e.g. Activation('softmax', "
+                     "dtype='float32')"))
     return out

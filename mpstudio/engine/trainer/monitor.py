@@ -25,6 +25,8 @@ from mpstudio.engine.events import (
     RunSummary,
     StepMetrics,
 )
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import Said, said
 from mpstudio.engine.spec import RunSpec
 
 WARMUP_STEPS = 2  # tracing, XLA compilation and tf.data autotuning happen here
@@ -61,7 +63,7 @@ class Divergence:
     epoch: int
     loss: float
     loss_scale: float | None
-    reason: str
+    reason: Said  # shown now, kept in the history as its message
 
 
 @dataclass
@@ -289,20 +291,22 @@ class RunMonitor:
     # ------------------------------------------------------------ divergence
     def _diverge(self, loss: float, scale: float | None, window_start: int | None = None) -> None:
         where = (
-            f"at step {self.steps}"
+            said(N_("at step {step}"), step=self.steps)
             if window_start is None or window_start == self.steps
-            else f"between steps {window_start} and {self.steps}"
+            else said(N_("between steps {first} and {last}"), first=window_start,
+                      last=self.steps)
         )
-        scale_text = f"{scale:g}" if scale is not None else "none"
+        scale_text = f"{scale:g}" if scale is not None else said(N_("none"))
         self.divergence = Divergence(
             step=self.steps,
             epoch=self._epoch.epoch,
             loss=loss,
             loss_scale=scale,
-            reason=(
-                f"training diverged: the loss became {loss} {where} (epoch {self._epoch.epoch}, "
-                f"loss scale {scale_text}). Try: {divergence_advice(self.spec)}"
-            ),
+            reason=said(
+                N_("training diverged: the loss became {loss} {where} (epoch {epoch}, loss "
+                   "scale {scale}). Try: {advice}"),
+                loss=str(loss), where=where, epoch=self._epoch.epoch, scale=scale_text,
+                advice=divergence_advice(self.spec)),
         )
 
     # -------------------------------------------------------------- summary
@@ -350,16 +354,21 @@ class RunMonitor:
         )
 
 
-def divergence_advice(spec: RunSpec) -> str:
-    tips = [f"a lower learning rate (now {spec.learning_rate:g})"]
+def divergence_advice(spec: RunSpec) -> Said:
+    """What to try after a diverged run (a ``Said``: the failure reason keeps it)."""
+    tips = [said(N_("a lower learning rate (now {rate})"), rate=f"{spec.learning_rate:g}")]
     mode = spec.loss_scaling_mode
     if spec.precision == "mixed_float16" and mode == "fixed":
-        tips.insert(0, "dynamic loss scaling, or a smaller fixed factor (a fixed scale never "
-                       "skips an overflowing step)")
+        tips.insert(0, said(N_("dynamic loss scaling, or a smaller fixed factor (a fixed scale "
+                               "never skips an overflowing step)")))
     elif spec.precision == "mixed_float16" and mode == "off":
-        tips.insert(0, "dynamic loss scaling")
+        tips.insert(0, said(N_("dynamic loss scaling")))
     if spec.precision == "mixed_float16":
-        tips.append("mixed_bfloat16 where the device supports it (float16 overflows above "
-                    "65,504)")
-    tips.append("float32, to tell a precision problem from an unstable model")
-    return "; ".join(tips) + "."
+        tips.append(said(N_("mixed_bfloat16 where the device supports it (float16 overflows "
+                            "above 65,504)")))
+    tips.append(said(N_("float32, to tell a precision problem from an unstable model")))
+    # each tip a message of its own, joined two by two (a translation may join them its way)
+    joined = tips[0]
+    for tip in tips[1:]:
+        joined = said(N_("{first}; {then}"), first=joined, then=tip)
+    return said(N_("{tips}."), tips=joined)

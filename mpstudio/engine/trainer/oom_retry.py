@@ -19,6 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mpstudio.engine.events import OomRetry, Reporter
+from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.said import said
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.trainer.memory_release import release_device_memory
 
@@ -26,25 +28,25 @@ _DTYPE_BYTES = {"float": 4, "half": 2, "bfloat16": 2, "double": 8, "int32": 4, "
                 "float32": 4, "float16": 2, "float64": 8, "int8": 1, "uint8": 1}
 # (what TensorFlow's message says, what it means for the user), most specific first
 OOM_MESSAGES: tuple[tuple[str, str], ...] = (
-    ("OOM when allocating", "TensorFlow could not allocate a tensor"),
-    ("out of memory while trying to allocate", "XLA could not allocate a buffer"),
-    ("Dst tensor is not initialized", "a tensor could not be copied to the GPU"),
-    ("CUBLAS_STATUS_ALLOC_FAILED", "cuBLAS could not allocate its workspace"),
-    ("failed to create cublas handle", "cuBLAS could not start (no memory left for it)"),
+    ("OOM when allocating", N_("TensorFlow could not allocate a tensor")),
+    ("out of memory while trying to allocate", N_("XLA could not allocate a buffer")),
+    ("Dst tensor is not initialized", N_("a tensor could not be copied to the GPU")),
+    ("CUBLAS_STATUS_ALLOC_FAILED", N_("cuBLAS could not allocate its workspace")),
+    ("failed to create cublas handle", N_("cuBLAS could not start (no memory left for it)")),
     ("BLAS operation using StreamExecutor without BLAS support",
-     "cuBLAS could not start (no memory left for it)"),
-    ("GEMM launch failed", "cuBLAS could not launch a matrix multiply"),
+     N_("cuBLAS could not start (no memory left for it)")),
+    ("GEMM launch failed", N_("cuBLAS could not launch a matrix multiply")),
     ("Failed to get convolution algorithm",
-     "cuDNN could not start a convolution (no memory left for it)"),
-    ("CUDNN_STATUS_ALLOC_FAILED", "cuDNN could not allocate its workspace"),
-    ("CUDA_ERROR_OUT_OF_MEMORY", "the CUDA driver ran out of memory"),
-    ("out of memory", "the device ran out of memory"),
+     N_("cuDNN could not start a convolution (no memory left for it)")),
+    ("CUDNN_STATUS_ALLOC_FAILED", N_("cuDNN could not allocate its workspace")),
+    ("CUDA_ERROR_OUT_OF_MEMORY", N_("the CUDA driver ran out of memory")),
+    ("out of memory", N_("the device ran out of memory")),
 )
 
 
 def out_of_memory(exc: BaseException) -> str | None:
-    """What ran out, in words, when ``exc`` is TensorFlow running out of device memory
-    in any of its forms; None for anything else."""
+    """What ran out, in words (a ``Said``), when ``exc`` is TensorFlow running out of
+    device memory in any of its forms; None for anything else."""
     import tensorflow as tf
 
     if not isinstance(exc, tf.errors.OpError):
@@ -52,9 +54,9 @@ def out_of_memory(exc: BaseException) -> str | None:
     text = str(exc).lower()
     for marker, meaning in OOM_MESSAGES:
         if marker.lower() in text:
-            return meaning
+            return said(meaning)
     if isinstance(exc, tf.errors.ResourceExhaustedError):
-        return "TensorFlow could not allocate memory"
+        return said(N_("TensorFlow could not allocate memory"))
     return None
 
 
@@ -72,9 +74,11 @@ def failed_allocation(message: str) -> str:
     size = _DTYPE_BYTES.get(dtype, 0)
     for d in dims:
         size *= d
-    shape = "x".join(map(str, dims)) or "scalar"
-    return f"a {shape} {dtype} tensor ({size / 2**20:,.0f} MiB)" if size else \
-        f"a {shape} {dtype} tensor"
+    shape = "x".join(map(str, dims)) or said(N_("scalar"))
+    if size:
+        return said(N_("a {shape} {dtype} tensor ({size} MiB)"), shape=shape, dtype=dtype,
+                    size=f"{size / 2**20:,.0f}")
+    return said(N_("a {shape} {dtype} tensor"), shape=shape, dtype=dtype)
 
 
 def run_with_retries(spec: RunSpec, reporter: Reporter, enabled: bool,
@@ -95,9 +99,11 @@ def run_with_retries(spec: RunSpec, reporter: Reporter, enabled: bool,
         rate = current.learning_rate * half / current.batch_size
         reporter.emit(OomRetry(
             failed_batch_size=current.batch_size, batch_size=half, learning_rate=rate,
-            message=(f"out of memory at batch size {current.batch_size}; trying again at "
-                     f"batch size {half} with learning rate {rate:.3g} (scaled linearly "
-                     f"with the batch; retries stop below batch {spec.aids.min_batch_size})")))
+            message=_("out of memory at batch size {batch}; trying again at batch size "
+                      "{half} with learning rate {rate:.3g} (scaled linearly with the batch; "
+                      "retries stop below batch {floor})").format(
+                          batch=current.batch_size, half=half, rate=rate,
+                          floor=spec.aids.min_batch_size)))
         current = current.replace(batch_size=half, learning_rate=rate)
         retries += 1
         release_device_memory([result])

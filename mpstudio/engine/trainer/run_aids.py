@@ -15,6 +15,8 @@ from mpstudio.engine.datasets.bundle import DataBundle
 from mpstudio.engine.distribute.lr_plan import LearningRatePlan
 from mpstudio.engine.distribute.placement import Placement
 from mpstudio.engine.events import NumericsDiagnosis, Reporter, RunWarning
+from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.said import Said, said
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.trainer.epoch_aids import EpochAids
 from mpstudio.engine.trainer.lr_control import LearningRateControl
@@ -55,8 +57,9 @@ def hook_aids(spec: RunSpec, model: keras.Model, optimizer: keras.Optimizer,
     probe = None
     if spec.aids.underflow_every and spec.precision == "mixed_float16":
         if placement.strategy is not None:
-            reporter.emit(RunWarning("the gradient-underflow view samples one device's "
-                                     "gradients and is off under a tf.distribute strategy"))
+            reporter.emit(RunWarning(_("the gradient-underflow view samples one device's "
+                                       "gradients and is off under a tf.distribute "
+                                       "strategy")))
         else:
             batch = next(iter(bundle.train))
             probe = UnderflowProbe(model, keras.losses.SparseCategoricalCrossentropy(), batch,
@@ -71,21 +74,26 @@ def diagnose_divergence(model: keras.Model, bundle: DataBundle, divergence: Dive
         found = diagnose(model, iter(bundle.train), keras.losses.SparseCategoricalCrossentropy(),
                          divergence.loss_scale, divergence.step)
     except Exception as exc:  # a diagnosis must never hide the failure it explains
-        reporter.emit(RunWarning(f"the numerics diagnosis failed: {type(exc).__name__}: {exc}"))
+        reporter.emit(RunWarning(_("the numerics diagnosis failed: {error}").format(
+            error=f"{type(exc).__name__}: {exc}")))
         return None
     reporter.emit(found)
     return found
 
 
 def oom_reason(spec: RunSpec, placement: Placement, params: int, what: str, message: str,
-               peak: int | None) -> str:
+               peak: int | None) -> Said:
     """``what``: what ran out, in words (oom_retry.out_of_memory); ``message``:
-    TensorFlow's own, which may name the allocation that failed."""
-    per_replica = " per replica" if placement.replicas > 1 else ""
+    TensorFlow's own, which may name the allocation that failed. A ``Said``: the
+    history keeps it as its message."""
     tried = failed_allocation(message)
-    found = [f"it could not allocate {tried}" if tried else what]
+    found = said(N_("it could not allocate {tensor}"), tensor=tried) if tried else what
     if peak:
-        found.append(f"{peak / 2**20:,.0f} MiB were in use at the peak")
-    return (f"out of memory at batch size {spec.batch_size}{per_replica} ({params:,} "
-            f"parameters, {spec.precision}; {' and '.join(found)}): lower the batch size, "
-            "or use mixed precision to halve activation memory")
+        found = said(N_("{what} and {peak} MiB were in use at the peak"), what=found,
+                     peak=f"{peak / 2**20:,.0f}")
+    batch = (said(N_("{batch} per replica"), batch=spec.batch_size) if placement.replicas > 1
+             else str(spec.batch_size))
+    return said(N_("out of memory at batch size {batch} ({params} parameters, {precision}; "
+                   "{found}): lower the batch size, or use mixed precision to halve "
+                   "activation memory"), batch=batch, params=f"{params:,}",
+                precision=spec.precision, found=found)

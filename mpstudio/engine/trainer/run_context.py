@@ -9,6 +9,8 @@ import time
 import tensorflow as tf
 
 from mpstudio.engine import device_info
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import said
 
 PROBE_BATCHES = 64
 PROBE_SECONDS = 1.0
@@ -16,7 +18,9 @@ PROBE_SECONDS = 1.0
 
 def hardware_snapshot(precision: str, devices: device_info.RunDevices) -> dict[str, str]:
     """device_info's summary of the run's devices (with what float32 computed in) plus
-    the advisor's verdict and reason for ``precision`` (cheap: detection only)."""
+    the advisor's verdict and reason for ``precision`` (cheap: detection only). The
+    reason and the advisor's device are sentences (``Said``): the history keeps their
+    messages and shows them in its reader's language."""
     info = device_info.hardware_summary(devices)
     try:
         from mpstudio.engine.hardware.advisor import advise
@@ -25,7 +29,8 @@ def hardware_snapshot(precision: str, devices: device_info.RunDevices) -> dict[s
         advice = advise(detect_hardware())
         verdict = advice.device(advice.run_device).verdict(precision)
     except Exception as exc:  # the snapshot is a nicety: never fail a run for it
-        info["advisor_reason"] = f"(hardware check failed: {type(exc).__name__})"
+        info["advisor_reason"] = said(N_("(hardware check failed: {error})"),
+                                      error=type(exc).__name__)
         return info
     info["advisor_device"] = advice.run_description
     info["advisor_verdict"] = verdict.verdict.value

@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from mpstudio.engine.events import Reporter, RunSummary, RunWarning
+from mpstudio.engine.i18n import _
 from mpstudio.engine.profiling.step_profiler import StepProfiler
 from mpstudio.engine.trainer.monitor import WARMUP_STEPS
 
@@ -44,6 +45,7 @@ class RunProfile:
         shutil.rmtree(self.folder, ignore_errors=True)
         profile = self.callback.profile
         if profile is None:
-            reporter.emit(RunWarning(f"no op profile: {self.callback.problem or 'not taken'}"))
+            reporter.emit(RunWarning(_("no op profile: {reason}").format(
+                reason=self.callback.problem or _("not taken"))))
             return summary
         return dataclasses.replace(summary, op_profile=profile.to_dict())

@@ -40,8 +40,10 @@ from mpstudio.engine.events import (
     RunSummary,
     RunWarning,
 )
+from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.model_summary import describe_model
 from mpstudio.engine.precision import loss_scaling_note, make_optimizer
+from mpstudio.engine.said import Said, said
 from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.spec_checks import validate_spec
 from mpstudio.engine.templates.registry import build_model, input_problem
@@ -122,13 +124,12 @@ def prepare_data(spec: RunSpec, reporter: Reporter | None = None,
     except DataLoadStopped:
         raise
     except MemoryError:
-        raise RunSetupError(
-            f"not enough memory to load {ctx.source}: pick a smaller image size or dataset"
-        ) from None
+        raise RunSetupError(_(
+            "not enough memory to load {source}: pick a smaller image size or "
+            "dataset").format(source=ctx.source)) from None
     except Exception as exc:
-        raise RunSetupError(
-            f"could not load dataset {spec.dataset!r}: {type(exc).__name__}: {exc}"
-        ) from exc
+        raise RunSetupError(_("could not load dataset {name!r}: {error}").format(
+            name=spec.dataset, error=f"{type(exc).__name__}: {exc}")) from exc
     problem = input_problem(spec.template, bundle.input_shape)
     if problem:
         raise SpecError([problem])
@@ -169,13 +170,13 @@ def build_compiled_model(
     except Exception as exc:
         what = out_of_memory(exc)
         if what:
-            raise RunSetupError(
-                f"out of memory while building {spec.template!r} for input "
-                f"{'x'.join(map(str, bundle.input_shape))} ({what}): pick a smaller "
-                "template or input") from None
-        raise RunSetupError(
-            f"could not build {spec.template!r}: {type(exc).__name__}: {exc}"
-        ) from exc
+            raise RunSetupError(_(
+                "out of memory while building {template!r} for input {shape} ({what}): pick "
+                "a smaller template or input").format(
+                    template=spec.template, shape="x".join(map(str, bundle.input_shape)),
+                    what=what)) from None
+        raise RunSetupError(_("could not build {template!r}: {error}").format(
+            template=spec.template, error=f"{type(exc).__name__}: {exc}")) from exc
     return model, optimizer, xla
 
 
@@ -183,11 +184,10 @@ def device_warnings(spec: RunSpec, devices: RunDevices) -> list[str]:
     """Warnings about the precision on the run's device (the advisor gives the full
     picture)."""
     if spec.precision != "float32" and devices.half_precision_is_slow:
-        return [
-            f"{spec.precision} on a CPU: this processor has no fast half-precision math, so "
-            "expect it to be slower than float32 here; mixed precision pays off on GPUs with "
-            "Tensor Cores and on TPUs"
-        ]
+        return [_(
+            "{precision} on a CPU: this processor has no fast half-precision math, so expect "
+            "it to be slower than float32 here; mixed precision pays off on GPUs with Tensor "
+            "Cores and on TPUs").format(precision=spec.precision)]
     return []
 
 
@@ -214,7 +214,8 @@ def evaluate_test(
             result = model.evaluate(bundle.test, verbose=0, return_dict=True)
             loss, accuracy = result["loss"], result["accuracy"]
     except Exception as exc:  # the run itself succeeded: keep it, say what went wrong
-        reporter.emit(RunWarning(f"could not evaluate on the test split: {exc}"))
+        reporter.emit(RunWarning(_("could not evaluate on the test split: {error}").format(
+            error=exc)))
         return summary
     return dataclasses.replace(summary, test_loss=float(loss), test_accuracy=float(accuracy))
 
@@ -226,18 +227,26 @@ def place_run(spec: RunSpec) -> Placement:
         raise RunSetupError(str(exc)) from None
 
 
-def describe_distribution(spec: RunSpec, placement: Placement, plan: LearningRatePlan) -> str:
-    """One sentence for the run's start and summary; empty for a plain one-device run
-    that changes nothing."""
+def describe_distribution(spec: RunSpec, placement: Placement,
+                          plan: LearningRatePlan) -> str:
+    """One sentence for the run's start and summary (a ``Said``: the summary keeps it as
+    its message); empty for a plain one-device run that changes nothing."""
     if placement.name == "default" and not plan.warmup_steps:
         return ""
-    parts = [placement.describe(), describe_batch(spec.batch_size, placement.replicas),
-             plan.describe()]
+    parts = [placement.describe(capital=True),
+             describe_batch(spec.batch_size, placement.replicas), plan.describe()]
     if placement.name == "multiworker":
-        parts.append("custom training loop (Keras 3 fit() fails under "
-                     "MultiWorkerMirroredStrategy)")
-    text = "; ".join(parts)
-    return text[0].upper() + text[1:]
+        parts.append(said(N_("custom training loop (Keras 3 fit() fails under "
+                             "MultiWorkerMirroredStrategy)")))
+    text = parts[0]
+    for part in parts[1:]:
+        text = said(N_("{first}; {then}"), first=text, then=part)
+    return text
+
+
+def _training_failed(step: int, exc: BaseException) -> Said:
+    return said(N_("training failed at step {step}: {error}"), step=step,
+                error=f"{type(exc).__name__}: {exc}")
 
 
 def run(
@@ -303,8 +312,8 @@ def _attempt(
     model, optimizer, xla = build_compiled_model(spec, bundle, initial_weights, placement, plan,
                                                  devices)
     if xla.overruled:
-        warnings.append(f"XLA was asked for (xla = {spec.xla}) but this run trains without "
-                        f"it: {xla.note.removeprefix('off: ')}")
+        warnings.append(_("XLA was asked for (xla = {xla}) but this run trains without it: "
+                          "{why}").format(xla=spec.xla, why=xla.why))
     if spec.precision == "mixed_float16":
         warnings += fragile_patterns(model)
     distribution = describe_distribution(spec, placement, plan)
@@ -366,9 +375,9 @@ def _attempt(
     if spec.aids.tensorboard:
         folder = run_folder_of(reporter)
         if folder is None:
-            reporter.emit(RunWarning("TensorBoard logs are written into the recorded run's "
-                                     "folder, and this run is not recorded here (another "
-                                     "worker records it, or the history is off)"))
+            reporter.emit(RunWarning(_("TensorBoard logs are written into the recorded run's "
+                                       "folder, and this run is not recorded here (another "
+                                       "worker records it, or the history is off)")))
         else:
             from mpstudio.engine.tensorboard_log import TensorBoardReporter
 
@@ -387,7 +396,7 @@ def _attempt(
             and bundle.distinct_examples):
         best_hits = BestEpochHits(bundle.val, bundle.val_examples)
         callbacks = [*callbacks, best_hits]
-    problem: tuple[str, str, int] | None = None  # (reason, kind, step)
+    problem: tuple[Said, str, int] | None = None  # (reason, kind, step)
     oom: tuple[str, str] | None = None  # (what ran out, TensorFlow's message)
     try:
         if loop:
@@ -401,16 +410,12 @@ def _attempt(
             oom = (what, str(exc))
         else:
             problem = (
-                lost or f"training failed at step {monitor.steps}: {type(exc).__name__}: {exc}",
+                lost or _training_failed(monitor.steps, exc),
                 "worker_lost" if lost else "error",
                 monitor.steps,
             )
     except Exception as exc:  # a run must end with a reason, never a crash
-        problem = (
-            f"training failed at step {monitor.steps}: {type(exc).__name__}: {exc}",
-            "error",
-            monitor.steps,
-        )
+        problem = (_training_failed(monitor.steps, exc), "error", monitor.steps)
     finally:
         if profiler is not None:
             profiler.close()  # a custom loop calls no on_train_end, a failed fit neither
@@ -419,7 +424,9 @@ def _attempt(
         reason = monitor.divergence.reason
         if spec.aids.diagnose_numerics:
             diagnosis = diagnose_divergence(model, bundle, monitor.divergence, reporter)
-            reason += f" Diagnosis: {diagnosis.message}." if diagnosis else ""
+            if diagnosis:
+                reason = said(N_("{reason} Diagnosis: {diagnosis}."), reason=reason,
+                              diagnosis=diagnosis.message)
         problem = (reason, "diverged", monitor.divergence.step)
 
     peak = memory.finish()

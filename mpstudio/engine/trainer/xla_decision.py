@@ -17,12 +17,14 @@ from dataclasses import dataclass
 import keras
 
 from mpstudio.engine.device_info import RunDevices
+from mpstudio.engine.i18n import N_
+from mpstudio.engine.said import said
 from mpstudio.engine.spec import RunSpec
 
 _NO_XLA_STRATEGY = {
-    "mirrored": "off: TensorFlow cannot XLA-compile a MirroredStrategy step",
-    "multiworker": "off: TensorFlow cannot XLA-compile a MultiWorkerMirroredStrategy step",
-    "tpu": "the TPU compiles every step with XLA itself",
+    "mirrored": N_("off: TensorFlow cannot XLA-compile a MirroredStrategy step"),
+    "multiworker": N_("off: TensorFlow cannot XLA-compile a MultiWorkerMirroredStrategy step"),
+    "tpu": N_("the TPU compiles every step with XLA itself"),
 }
 
 
@@ -30,7 +32,8 @@ _NO_XLA_STRATEGY = {
 class XlaDecision:
     requested: bool  # what the spec and the device asked for
     on: bool  # what the compiled model does
-    note: str  # why, in words
+    note: str  # why, in words (a Said: the run's summary keeps it as its message)
+    why: str = ""  # overruled: why Keras turned it off, in words
 
     @property
     def overruled(self) -> bool:
@@ -64,19 +67,23 @@ def decide_xla(spec: RunSpec, devices: RunDevices, strategy: str, requested: boo
     """The decision as taken, after ``model.compile(jit_compile=requested)``."""
     on = bool(model.jit_compile)
     if strategy in _NO_XLA_STRATEGY:
-        return XlaDecision(requested, on, _NO_XLA_STRATEGY[strategy])
+        return XlaDecision(requested, on, said(_NO_XLA_STRATEGY[strategy]))
     if requested and not on:
-        blockers = blocking_layers(model)
-        if blockers:
-            cudnn = " runs cuDNN's kernel on this GPU, which" if devices.kind == "GPU" else ""
-            why = (f"layer {', '.join(blockers)}{cudnn or ' says it'} cannot be "
-                   "XLA-compiled")
+        blockers = ", ".join(blocking_layers(model))
+        if blockers and devices.kind == "GPU":
+            why = said(N_("layer {layers} runs cuDNN's kernel on this GPU, which cannot be "
+                          "XLA-compiled"), layers=blockers)
+        elif blockers:
+            why = said(N_("layer {layers} says it cannot be XLA-compiled"), layers=blockers)
         else:
-            why = "Keras found the model cannot be XLA-compiled here (op determinism is on)"
-        return XlaDecision(requested, on, f"off: Keras turned XLA off: {why}")
+            why = said(N_("Keras found the model cannot be XLA-compiled here (op determinism "
+                          "is on)"))
+        turned = said(N_("Keras turned XLA off: {why}"), why=why)
+        return XlaDecision(requested, on, said(N_("off: {why}"), why=turned), turned)
     if on:
-        return XlaDecision(requested, on, "on (xla = on)" if spec.xla == "on" else
-                           "on: xla = auto turns it on for GPUs")
+        return XlaDecision(requested, on, said(N_("on (xla = on)")) if spec.xla == "on" else
+                           said(N_("on: xla = auto turns it on for GPUs")))
     if spec.xla == "off":
-        return XlaDecision(requested, on, "off (xla = off)")
-    return XlaDecision(requested, on, f"off: xla = auto keeps it off on a {devices.kind}")
+        return XlaDecision(requested, on, said(N_("off (xla = off)")))
+    return XlaDecision(requested, on, said(N_("off: xla = auto keeps it off on a {device}"),
+                                           device=devices.kind))

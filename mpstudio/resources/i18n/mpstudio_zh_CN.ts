@@ -2,7 +2,473 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AidsForm</name>
+    <message>
+        <source>validation loss</source>
+        <translation>验证损失</translation>
+    </message>
+    <message>
+        <source>validation accuracy</source>
+        <translation>验证准确率</translation>
+    </message>
+    <message>
+        <source>training loss</source>
+        <translation>训练损失</translation>
+    </message>
+    <message>
+        <source>training accuracy</source>
+        <translation>训练准确率</translation>
+    </message>
+    <message>
+        <source>The metric early stopping, the plateau and the best-epoch checkpoint watch; a validation metric needs a validation split</source>
+        <translation>早停、学习率衰减（平台期）和最佳检查点所监控的指标；验证指标需要划分验证集</translation>
+    </message>
+    <message>
+        <source>Watched by early stopping, the plateau and the best-epoch checkpoint: turn one of them on</source>
+        <translation>由早停、学习率衰减（平台期）和最佳检查点监控：请先开启其中之一</translation>
+    </message>
+    <message>
+        <source>Stop the run when the monitored metric has not improved for Patience epochs in a row (Keras EarlyStopping)</source>
+        <translation>监控指标连续“耐心值”轮没有改善时停止运行（Keras EarlyStopping）</translation>
+    </message>
+    <message>
+        <source>When early stopping stops the run, go back to the weights of the best epoch instead of keeping the last one</source>
+        <translation>早停结束运行时，恢复到最佳一轮的权重，而不是保留最后一轮的权重</translation>
+    </message>
+    <message>
+        <source>Multiply the learning rate by Factor when the monitored metric has not improved for Patience epochs, never below the minimum (Keras ReduceLROnPlateau)</source>
+        <translation>监控指标连续“耐心值”轮没有改善时，把学习率乘以“因子”，但不低于最小学习率（Keras ReduceLROnPlateau）</translation>
+    </message>
+    <message>
+        <source>The run keeps the weights (as float32) of the epoch with the best monitored metric, and exports those rather than the last epoch&apos;s</source>
+        <translation>运行会保留监控指标最佳的那一轮的权重（以 float32 保存），导出时使用这些权重，而不是最后一轮的权重</translation>
+    </message>
+    <message>
+        <source>Writes TensorBoard scalars (loss, accuracy, learning rate, loss scale) into the run&apos;s folder; &quot;Open in TensorBoard&quot; in the Run menu shows them</source>
+        <translation>把 TensorBoard 标量（损失、准确率、学习率、损失缩放因子）写入本次运行的文件夹；用“运行”菜单中的“在 TensorBoard 中打开”查看</translation>
+    </message>
+    <message>
+        <source>When a step runs out of device memory, the run starts again at half the batch (the learning rate scaled by the same factor, the linear rule), and halves again if need be, down to this batch size</source>
+        <translation>某一步耗尽设备内存时，以一半的批次大小重新开始运行（学习率按相同倍数缩放，即线性规则），必要时再次减半，最低到此批次大小</translation>
+    </message>
+    <message>
+        <source>On a NaN or inf loss, re-run that step with a check after every layer and name the first layer whose output or gradient is not finite. Costs nothing until a loss goes bad</source>
+        <translation>损失出现 NaN 或 inf 时，重新运行该步并在每一层之后检查，指出第一个输出或梯度不是有限值的层。损失出问题之前没有任何开销</translation>
+    </message>
+    <message>
+        <source>Samples how many gradients flush to zero in float16, with and without the loss scale. Cost: one extra forward+backward pass on a fixed batch every N steps (about 1/N more compute, e.g. 2% at N=50) plus a device sync; mixed_float16 only</source>
+        <translation>采样统计有多少梯度在 float16 中变为零（分别在有和没有损失缩放时）。开销：每 N 步在一个固定批次上多做一次前向 + 反向传播（约多 1/N 的计算量，例如 N=50 时为 2%），外加一次设备同步；仅适用于 mixed_float16</translation>
+    </message>
+    <message>
+        <source>Only for mixed_float16: float32 gradients do not underflow</source>
+        <translation>仅适用于 mixed_float16：float32 梯度不会下溢</translation>
+    </message>
+    <message>
+        <source>Only for mixed_float16: bfloat16 keeps float32&apos;s exponent range, so small gradients do not underflow</source>
+        <translation>仅适用于 mixed_float16：bfloat16 保留了 float32 的指数范围，小梯度不会下溢</translation>
+    </message>
+    <message>
+        <source> epochs</source>
+        <translation> 轮</translation>
+    </message>
+    <message>
+        <source>Early stopping</source>
+        <translation>早停</translation>
+    </message>
+    <message>
+        <source>Restore best weights</source>
+        <translation>恢复最佳权重</translation>
+    </message>
+    <message>
+        <source>Reduce learning rate on plateau</source>
+        <translation>学习率衰减（平台期）</translation>
+    </message>
+    <message>
+        <source>The learning rate is multiplied by this on a plateau (0.5 halves it)</source>
+        <translation>进入平台期时学习率乘以此值（0.5 即减半）</translation>
+    </message>
+    <message>
+        <source>The plateau never lowers the learning rate below this (type e.g. 1e-6; the arrows step by a factor of 10)</source>
+        <translation>平台期衰减不会使学习率低于此值（可输入如 1e-6；上下箭头按 10 倍调整）</translation>
+    </message>
+    <message>
+        <source>Keep the best epoch&apos;s weights (for export)</source>
+        <translation>保留最佳一轮的权重（用于导出）</translation>
+    </message>
+    <message>
+        <source>Write TensorBoard logs</source>
+        <translation>写入 TensorBoard 日志</translation>
+    </message>
+    <message>
+        <source>Retry with half the batch when out of memory</source>
+        <translation>内存不足时以一半批次重试</translation>
+    </message>
+    <message>
+        <source>Diagnose a NaN/inf loss (name the first bad layer)</source>
+        <translation>诊断 NaN/inf 损失（指出第一个出错的层）</translation>
+    </message>
+    <message>
+        <source>Gradient-underflow view</source>
+        <translation>梯度下溢视图</translation>
+    </message>
+    <message>
+        <source> steps</source>
+        <translation> 步</translation>
+    </message>
+    <message>
+        <source>every </source>
+        <translation>每 </translation>
+    </message>
+    <message>
+        <source>Monitor</source>
+        <translation>监控指标</translation>
+    </message>
+    <message>
+        <source>Patience</source>
+        <translation>耐心值</translation>
+    </message>
+    <message>
+        <source>Factor</source>
+        <translation>因子</translation>
+    </message>
+    <message>
+        <source>Minimum rate</source>
+        <translation>最小学习率</translation>
+    </message>
+    <message>
+        <source>Down to batch</source>
+        <translation>最小批次</translation>
+    </message>
+    <message>
+        <source>Only for mixed_float16 (the precision is {precision})</source>
+        <translation>仅适用于 mixed_float16（当前精度为 {precision}）</translation>
+    </message>
+    <message>
+        <source>The {monitor} needs validation data, and this run&apos;s validation split is 0: monitor the training loss instead</source>
+        <translation>{monitor}需要验证数据，而本次运行的验证集比例为 0：请改为监控训练损失</translation>
+    </message>
+</context>
+<context>
+    <name>App</name>
+    <message>
+        <source>no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set).
+  Without a window, the command line trains and compares: `mpstudio train --help`, `mpstudio compare --help` (`mpstudio --help` lists the rest).
+  To see the window from another machine, connect with a display: `ssh -X` (or `ssh -Y`), or a VNC or remote desktop session.</source>
+        <translation>没有可以打开窗口的显示器（`DISPLAY` 和 `WAYLAND_DISPLAY` 都未设置）。
+  没有窗口时，可用命令行训练和对比：`mpstudio train --help`、`mpstudio compare --help`（`mpstudio --help` 列出其余命令）。
+  要从另一台机器看到窗口，请带显示连接：`ssh -X`（或 `ssh -Y`），或使用 VNC 或远程桌面会话。</translation>
+    </message>
+    <message>
+        <source>QT_QPA_PLATFORM={platform} shows no window: the app runs invisibly until you press Ctrl-C here. Without a display, use `mpstudio train --help`.</source>
+        <translation>`QT_QPA_PLATFORM={platform}` 不显示窗口：程序会在后台不可见地运行，直到你在这里按 `Ctrl-C`。没有显示器时，请使用 `mpstudio train --help`。</translation>
+    </message>
+    <message>
+        <source>{signal}: quitting as File &gt; Quit does</source>
+        <translation>{signal}：按“文件 &gt; 退出”的方式退出</translation>
+    </message>
+    <message>
+        <source>window shown {seconds} s after start; starting the engine process</source>
+        <translation>启动后 {seconds} 秒显示窗口；正在启动引擎进程</translation>
+    </message>
+</context>
+<context>
+    <name>BackgroundWork</name>
+    <message>
+        <source>Loading TensorFlow…</source>
+        <translation>正在加载 TensorFlow…</translation>
+    </message>
+    <message>
+        <source>pid {pid}; its log: {log}</source>
+        <translation>进程号 {pid}；日志：{log}</translation>
+    </message>
+    <message>
+        <source>pid {pid}</source>
+        <translation>进程号 {pid}</translation>
+    </message>
+    <message>
+        <source>TensorFlow {tensorflow}, Keras {keras} loaded in the engine process ({process})</source>
+        <translation>TensorFlow {tensorflow}、Keras {keras} 已在引擎进程中加载（{process}）</translation>
+    </message>
+    <message>
+        <source>a fresh engine process is ready ({process})</source>
+        <translation>新的引擎进程已就绪（{process}）</translation>
+    </message>
+    <message>
+        <source>GPU memory: {message}</source>
+        <translation>GPU 显存：{message}</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load</source>
+        <translation>TensorFlow 无法加载</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load: {reason}</source>
+        <translation>TensorFlow 无法加载：{reason}</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load, so nothing can train: {reason}. Reinstall it (pip install -e .) and restart mpstudio.</source>
+        <translation>TensorFlow 无法加载，因此无法进行任何训练：{reason}。请重新安装（`pip install -e .`）并重新启动 mpstudio。</translation>
+    </message>
+    <message>
+        <source>starting a fresh engine process…</source>
+        <translation>正在启动新的引擎进程…</translation>
+    </message>
+    <message>
+        <source>{reason}; starting a fresh engine process (what it printed is in {log})</source>
+        <translation>{reason}；正在启动新的引擎进程（它输出的内容在 {log} 中）</translation>
+    </message>
+    <message>
+        <source>{reason}; starting a fresh engine process</source>
+        <translation>{reason}；正在启动新的引擎进程</translation>
+    </message>
+    <message>
+        <source>The engine process {how} while idle. A fresh one is starting; your setup is unchanged.</source>
+        <translation>引擎进程在空闲时{how}。新的引擎进程正在启动；你的设置保持不变。</translation>
+    </message>
+    <message>
+        <source>Measuring…</source>
+        <translation>正在测速…</translation>
+    </message>
+    <message>
+        <source>Checking the hardware…</source>
+        <translation>正在检测硬件…</translation>
+    </message>
+    <message>
+        <source>measuring float32, float16 and bfloat16 kernels ({seconds} s a case)</source>
+        <translation>正在为 float32、float16 和 bfloat16 计算内核测速（每项 {seconds} 秒）</translation>
+    </message>
+    <message>
+        <source>{description}
+{availability} (with progress, when you click Run)</source>
+        <translation>{description}
+{availability}（点击“运行”时进行，并显示进度）</translation>
+    </message>
+    <message>
+        <source>reading…</source>
+        <translation>正在读取…</translation>
+    </message>
+    <message>
+        <source>reading {dataset}</source>
+        <translation>读取 {dataset}</translation>
+    </message>
+    <message>
+        <source>No preview: the data could not be read.</source>
+        <translation>无预览：无法读取数据。</translation>
+    </message>
+    <message>
+        <source>The layer table appears when TensorFlow has loaded.</source>
+        <translation>TensorFlow 加载完成后将显示层表。</translation>
+    </message>
+    <message>
+        <source>The layer table appears once the data has been read.</source>
+        <translation>数据读取完成后将显示层表。</translation>
+    </message>
+    <message>
+        <source>building {template}</source>
+        <translation>构建 {template}</translation>
+    </message>
+    <message>
+        <source>No preview: {reason}</source>
+        <translation>无预览：{reason}</translation>
+    </message>
+    <message>
+        <source>recommended here: {policy} on {device}: {reason}</source>
+        <translation>本机推荐：在 {device} 上使用 {policy}：{reason}</translation>
+    </message>
+    <message>
+        <source>measurement stopped: verdicts use the cases that finished</source>
+        <translation>测速已停止：结论只依据已完成的测试项</translation>
+    </message>
+</context>
+<context>
+    <name>ChartExport</name>
+    <message>
+        <source>charts are saved as .png or .svg; {name} has {suffix}</source>
+        <translation>图表只能保存为 .png 或 .svg；{name} 的扩展名是 {suffix}</translation>
+    </message>
+    <message>
+        <source>charts are saved as .png or .svg; {name} has no suffix</source>
+        <translation>图表只能保存为 .png 或 .svg；{name} 没有扩展名</translation>
+    </message>
+    <message>
+        <source>could not write a PNG image to {path}</source>
+        <translation>无法将 PNG 图像写入 {path}</translation>
+    </message>
+    <message>
+        <source>could not start an SVG file at {folder}</source>
+        <translation>无法在 {folder} 中创建 SVG 文件</translation>
+    </message>
+    <message>
+        <source>could not write an SVG image to {folder}</source>
+        <translation>无法将 SVG 图像写入 {folder}</translation>
+    </message>
+</context>
+<context>
+    <name>ChartMenu</name>
+    <message>
+        <source>PNG image (*.png);;SVG image (*.svg)</source>
+        <translation>PNG 图像 (*.png);;SVG 图像 (*.svg)</translation>
+    </message>
+    <message>
+        <source>CSV table (*.csv)</source>
+        <translation>CSV 表格 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Save the charts (PNG or SVG)…</source>
+        <translation>保存图表（PNG 或 SVG）…</translation>
+    </message>
+    <message>
+        <source>Save this chart&apos;s data as CSV…</source>
+        <translation>将此图表的数据保存为 CSV…</translation>
+    </message>
+    <message>
+        <source>Save the charts</source>
+        <translation>保存图表</translation>
+    </message>
+    <message>
+        <source>Cannot save the charts to {path}: {error}</source>
+        <translation>无法将图表保存到 {path}：{error}</translation>
+    </message>
+    <message>
+        <source>Save the chart&apos;s data</source>
+        <translation>保存图表数据</translation>
+    </message>
+    <message>
+        <source>Cannot save the chart&apos;s data to {path}: {error}</source>
+        <translation>无法将图表数据保存到 {path}：{error}</translation>
+    </message>
+    <message>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+</context>
+<context>
+    <name>ChartPanel</name>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>Loss scale</source>
+        <translation>损失缩放因子</translation>
+    </message>
+    <message>
+        <source>Throughput (examples/s)</source>
+        <translation>吞吐量（样本/秒）</translation>
+    </message>
+    <message>
+        <source>Accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>warm-up</source>
+        <translation>预热</translation>
+    </message>
+</context>
+<context>
+    <name>CheckView</name>
+    <message>
+        <source>No precision policy runs on this machine.</source>
+        <translation>本机上没有可运行的精度策略。</translation>
+    </message>
+    <message>
+        <source>Recommended here: {policy} on {device}</source>
+        <translation>本机推荐：在 {device} 上使用 {policy}</translation>
+    </message>
+    <message>
+        <source>The measurement was stopped early: the verdicts use what was measured and the hardware rules for the rest.</source>
+        <translation>测量已提前停止：结论采用已测得的结果，其余部分按硬件规则判断。</translation>
+    </message>
+    <message>
+        <source>Verdicts use the measurement: ratios are the speed against float32 here.</source>
+        <translation>结论采用测量结果：倍数是本机上相对 float32 的速度。</translation>
+    </message>
+    <message>
+        <source>Verdicts come from what the hardware is. Measure times matmul and conv in each precision on every device (about 10-20 s).</source>
+        <translation>结论依据硬件本身得出。“测量”会在每个设备上以各种精度为 matmul 和 conv 计时（约 10-20 秒）。</translation>
+    </message>
+    <message>
+        <source>{device} — {reason}</source>
+        <translation>{device} — {reason}</translation>
+    </message>
+    <message>
+        <source>Devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Advice</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>{title}. {text}</source>
+        <translation>{title}。{text}</translation>
+    </message>
+</context>
+<context>
+    <name>ComparisonCardView</name>
+    <message>
+        <source>Tick &quot;Compare with float32&quot; and run, or select two runs in History and click Compare.</source>
+        <translation>勾选“与 float32 对比”后运行，或在“历史记录”中选择两次运行并点击“对比”。</translation>
+    </message>
+    <message>
+        <source>How is this decided?</source>
+        <translation>结论是如何得出的？</translation>
+    </message>
+    <message>
+        <source>Export report…</source>
+        <translation>导出报告…</translation>
+    </message>
+    <message>
+        <source>Save the card, the curves and the runs&apos; settings as an HTML report</source>
+        <translation>将对比卡片、曲线和各次运行的设置保存为 HTML 报告</translation>
+    </message>
+    <message>
+        <source>{baseline} vs {mixed}</source>
+        <translation>{baseline} 与 {mixed}</translation>
+    </message>
+    <message>
+        <source> · median of {trials} trials</source>
+        <translation> · {trials} 次试验的中位数</translation>
+    </message>
+    <message>
+        <source>Figure</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化</translation>
+    </message>
+</context>
+<context>
     <name>DatasetPicker</name>
+    <message>
+        <source>image</source>
+        <translation>图像</translation>
+    </message>
+    <message>
+        <source>sequence</source>
+        <translation>序列</translation>
+    </message>
+    <message>
+        <source>flat</source>
+        <translation>扁平特征</translation>
+    </message>
+    <message>
+        <source>, {count} test</source>
+        <translation> / 测试 {count}</translation>
+    </message>
+    <message>
+        <source>{train} train / {validation} validation{test} · {kind} {shape} · {classes} classes</source>
+        <translation>训练 {train} / 验证 {validation}{test} · {kind} {shape} · {classes} 个类别</translation>
+    </message>
     <message>
         <source>Import…</source>
         <translation>导入…</translation>
@@ -34,6 +500,1222 @@
     <message>
         <source>downloaded</source>
         <translation>已下载</translation>
+    </message>
+    <message>
+        <source>folder</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+</context>
+<context>
+    <name>DeviceCard</name>
+    <message>
+        <source>GPU (unused)</source>
+        <translation>GPU（未使用）</translation>
+    </message>
+    <message>
+        <source>TensorFlow cannot use this GPU: {reason}</source>
+        <translation>TensorFlow 无法使用此 GPU：{reason}</translation>
+    </message>
+    <message>
+        <source>Note: {note}</source>
+        <translation>注：{note}</translation>
+    </message>
+    <message>
+        <source>runs here</source>
+        <translation>在此运行</translation>
+    </message>
+    <message>
+        <source>The device a run on this machine uses</source>
+        <translation>本机上的运行所使用的设备</translation>
+    </message>
+    <message>
+        <source>(default)</source>
+        <translation>（默认）</translation>
+    </message>
+    <message>
+        <source>The policy a run on this device starts with</source>
+        <translation>在此设备上运行时默认使用的策略</translation>
+    </message>
+    <message>
+        <source>{policy}&apos;s speed against float32, measured here</source>
+        <translation>{policy} 相对 float32 的速度（本机实测）</translation>
+    </message>
+</context>
+<context>
+    <name>DistributionForm</name>
+    <message>
+        <source>One device</source>
+        <translation>单设备</translation>
+    </message>
+    <message>
+        <source>Mirrored (local GPUs)</source>
+        <translation>镜像（本机多 GPU）</translation>
+    </message>
+    <message>
+        <source>Multi-worker (TF_CONFIG cluster)</source>
+        <translation>多机（TF_CONFIG 集群）</translation>
+    </message>
+    <message>
+        <source>worker {index}</source>
+        <translation>工作节点 {index}</translation>
+    </message>
+    <message>
+        <source>chief {index}</source>
+        <translation>主节点 {index}</translation>
+    </message>
+    <message>
+        <source>The batch size is per replica, so N replicas train on an N times larger global batch; the linear scaling rule multiplies the learning rate by N to match. Untick to keep the learning rate as given.</source>
+        <translation>批次大小按每副本计，因此 N 个副本以 N 倍大的全局批次训练；线性缩放规则相应地把学习率乘以 N。取消勾选则保持给定的学习率。</translation>
+    </message>
+    <message>
+        <source>Raise the learning rate linearly from 0 to its (scaled) value over this many steps: large global batches often need it to start stably.</source>
+        <translation>在这么多步内把学习率从 0 线性提高到（缩放后的）目标值：较大的全局批次通常需要预热才能平稳起步。</translation>
+    </message>
+    <message>
+        <source>{title} - unavailable</source>
+        <translation>{title} - 不可用</translation>
+    </message>
+    <message>
+        <source>{title} - 1 replica</source>
+        <translation>{title} - 1 个副本</translation>
+    </message>
+    <message>
+        <source>{title} - {count} replicas</source>
+        <translation>{title} - {count} 个副本</translation>
+    </message>
+    <message>
+        <source>batch {batch} on 1 replica</source>
+        <translation>批次大小 {batch}，1 个副本</translation>
+    </message>
+    <message>
+        <source>global batch {total} = {batch} per replica x {replicas} replicas</source>
+        <translation>全局批次 {total} = 每副本 {batch} × {replicas} 个副本</translation>
+    </message>
+    <message>
+        <source>learning rate {base} -&gt; {target} (linear scaling rule: x{replicas} replicas)</source>
+        <translation>学习率 {base} -&gt; {target}（线性缩放规则：×{replicas} 个副本）</translation>
+    </message>
+    <message>
+        <source>learning rate {base}, not scaled for {replicas} replicas (lr_scaling none)</source>
+        <translation>学习率 {base}，未按 {replicas} 个副本缩放（未启用学习率缩放）</translation>
+    </message>
+    <message>
+        <source>learning rate {base}</source>
+        <translation>学习率 {base}</translation>
+    </message>
+    <message>
+        <source>, warmed up linearly from 0 over {steps} steps</source>
+        <translation>，在 {steps} 步内从 0 线性预热</translation>
+    </message>
+    <message>
+        <source>{task} ({address})</source>
+        <translation>{task}（{address}）</translation>
+    </message>
+    <message>
+        <source>Scale learning rate with replicas (linear rule)</source>
+        <translation>学习率随副本数缩放（线性规则）</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <source>Warmup steps</source>
+        <translation>预热步数</translation>
+    </message>
+    <message>
+        <source>{batch}; {rate}</source>
+        <translation>{batch}；{rate}</translation>
+    </message>
+    <message>
+        <source>One device ({where}): {facts}</source>
+        <translation>单设备（{where}）：{facts}</translation>
+    </message>
+    <message>
+        <source>One device: {facts}</source>
+        <translation>单设备：{facts}</translation>
+    </message>
+    <message>
+        <source>Mirrored over {replicas} replicas ({where}): {facts}</source>
+        <translation>镜像到 {replicas} 个副本（{where}）：{facts}</translation>
+    </message>
+    <message>
+        <source>TPU over {replicas} replicas ({where}): {facts}</source>
+        <translation>TPU，{replicas} 个副本（{where}）：{facts}</translation>
+    </message>
+    <message>
+        <source>; this host is {task}, the chief</source>
+        <translation>；本机是{task}，即主节点</translation>
+    </message>
+    <message>
+        <source>; this host is {task}</source>
+        <translation>；本机是{task}</translation>
+    </message>
+    <message>
+        <source>Multi-worker over {workers} workers, {replicas} replicas in all{role}: {facts}. The run starts a worker process for this host (mpstudio train --strategy multiworker) that joins the other hosts, which must be started the same way (README, &quot;More than one device&quot;: two hosts).</source>
+        <translation>多机：{workers} 个工作节点，共 {replicas} 个副本{role}：{facts}。本次运行会为本机启动一个工作进程（`mpstudio train --strategy multiworker`），与其他主机会合；其他主机也须以同样方式启动（见 README 中多设备一节的两台主机示例）。</translation>
+    </message>
+</context>
+<context>
+    <name>DoctorDialog</name>
+    <message>
+        <source>Check training on this machine</source>
+        <translation>检查本机上的训练</translation>
+    </message>
+    <message>
+        <source>section</source>
+        <translation>部分</translation>
+    </message>
+    <message>
+        <source>check</source>
+        <translation>检查项</translation>
+    </message>
+    <message>
+        <source>status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Checks the whole chain on this machine: TensorFlow&apos;s build against the driver and each GPU, the GPU memory settings, a few real training steps for each template and precision the device supports, a float32-vs-mixed timing, TF32, and a mirrored step with two GPUs. The same check as `mpstudio doctor`.</source>
+        <translation>检查本机上的整条训练链路：TensorFlow 构建与驱动及每个 GPU 是否匹配、GPU 显存设置、设备支持的每个模型模板和精度的几步真实训练、一次 float32 对比混合精度的计时、TF32，以及有两个 GPU 时的一次镜像训练步。与 `mpstudio doctor` 的检查相同。</translation>
+    </message>
+    <message>
+        <source>Quick: 3 templates, 4 steps each (under a minute on a CPU)</source>
+        <translation>快速：3 个模型模板，各训练 4 步（在 CPU 上不到一分钟）</translation>
+    </message>
+    <message>
+        <source>Press Start to check.</source>
+        <translation>按“开始”进行检查。</translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation>开始(&amp;S)</translation>
+    </message>
+    <message>
+        <source>S&amp;top</source>
+        <translation>停止(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Save &amp;report…</source>
+        <translation>保存报告(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Save the table, versions and devices as an HTML page or JSON, to attach to a bug report</source>
+        <translation>将表格、版本和设备保存为 HTML 页面或 JSON，以附在问题报告中</translation>
+    </message>
+    <message>
+        <source>Detecting the hardware…</source>
+        <translation>正在检测硬件…</translation>
+    </message>
+    <message>
+        <source>Checking {what} ({number} of {total})</source>
+        <translation>正在检查 {what}（第 {number} 项，共 {total} 项）</translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+    <message>
+        <source>The check could not run: {message}</source>
+        <translation>检查无法运行：{message}</translation>
+    </message>
+    <message>
+        <source>Stopping after the current check…</source>
+        <translation>将在当前检查项完成后停止…</translation>
+    </message>
+    <message>
+        <source>Save the doctor report</source>
+        <translation>保存检查报告</translation>
+    </message>
+    <message>
+        <source>HTML page (*.html);;JSON (*.json)</source>
+        <translation>HTML 页面 (*.html);;JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Report saved to {path}</source>
+        <translation>报告已保存到 {path}</translation>
+    </message>
+    <message>
+        <source>{why}: start the check when it has ended.</source>
+        <translation>{why}：请在其结束后再开始检查。</translation>
+    </message>
+    <message>
+        <source>the training check</source>
+        <translation>训练检查</translation>
+    </message>
+    <message>
+        <source>checking training on this machine (quick set)</source>
+        <translation>正在检查本机上的训练（快速检查集）</translation>
+    </message>
+    <message>
+        <source>checking training on this machine (full set)</source>
+        <translation>正在检查本机上的训练（完整检查集）</translation>
+    </message>
+    <message>
+        <source>training check: {summary}</source>
+        <translation>训练检查：{summary}</translation>
+    </message>
+    <message>
+        <source>stopped before it started</source>
+        <translation>在开始之前已停止</translation>
+    </message>
+</context>
+<context>
+    <name>EngineClient</name>
+    <message>
+        <source>the engine process {how} before it was ready, {count} times in a row</source>
+        <translation>引擎进程在就绪之前{how}，已连续 {count} 次</translation>
+    </message>
+</context>
+<context>
+    <name>EngineEnd</name>
+    <message>
+        <source>was killed</source>
+        <translation>被强制终止</translation>
+    </message>
+    <message>
+        <source>by the system, often for running out of memory, or from outside</source>
+        <translation>由系统发出，通常是因为内存耗尽，或来自外部</translation>
+    </message>
+    <message>
+        <source>crashed</source>
+        <translation>崩溃</translation>
+    </message>
+    <message>
+        <source>a segmentation fault inside TensorFlow or a converter</source>
+        <translation>TensorFlow 或转换器内部发生段错误</translation>
+    </message>
+    <message>
+        <source>was aborted</source>
+        <translation>异常中止</translation>
+    </message>
+    <message>
+        <source>a failed check inside TensorFlow&apos;s C++ code</source>
+        <translation>TensorFlow 的 C++ 代码内部检查失败</translation>
+    </message>
+    <message>
+        <source>a bus error</source>
+        <translation>总线错误</translation>
+    </message>
+    <message>
+        <source>a floating-point exception</source>
+        <translation>浮点异常</translation>
+    </message>
+    <message>
+        <source>was terminated</source>
+        <translation>被终止</translation>
+    </message>
+    <message>
+        <source>by a signal from outside mpstudio</source>
+        <translation>由 mpstudio 外部发来的信号引起</translation>
+    </message>
+    <message>
+        <source>was ended by a signal</source>
+        <translation>被信号结束</translation>
+    </message>
+    <message>
+        <source>the measurement</source>
+        <translation>精度测速</translation>
+    </message>
+    <message>
+        <source>the hardware check</source>
+        <translation>硬件检测</translation>
+    </message>
+    <message>
+        <source>the training check</source>
+        <translation>训练检查</translation>
+    </message>
+    <message>
+        <source>applying the GPU memory settings</source>
+        <translation>应用 GPU 显存设置</translation>
+    </message>
+    <message>
+        <source>ended by Stop now ({signal})</source>
+        <translation>被“立即停止”结束（{signal}）</translation>
+    </message>
+    <message>
+        <source>{verb} ({signal}: {why})</source>
+        <translation>{verb}（{signal}：{why}）</translation>
+    </message>
+    <message>
+        <source>{verb} ({signal})</source>
+        <translation>{verb}（{signal}）</translation>
+    </message>
+    <message>
+        <source>exited with code {code}</source>
+        <translation>已退出，退出码 {code}</translation>
+    </message>
+    <message>
+        <source>stopped now: the engine was ended during {doing}</source>
+        <translation>已立即停止：引擎在{doing}期间被结束</translation>
+    </message>
+    <message>
+        <source>stopped now: the engine was ended</source>
+        <translation>已立即停止：引擎已被结束</translation>
+    </message>
+    <message>
+        <source>the engine process {how} during {doing}</source>
+        <translation>引擎进程在{doing}期间{how}</translation>
+    </message>
+    <message>
+        <source>the engine process {how}</source>
+        <translation>引擎进程{how}</translation>
+    </message>
+</context>
+<context>
+    <name>ExportActions</name>
+    <message>
+        <source>Run {id}</source>
+        <translation>运行 {id}</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>TensorFlow is still loading</source>
+        <translation>TensorFlow 仍在加载</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load</source>
+        <translation>TensorFlow 无法加载</translation>
+    </message>
+    <message>
+        <source>A run is in progress: export when it has ended</source>
+        <translation>有运行正在进行：请在它结束后再导出</translation>
+    </message>
+    <message>
+        <source>{title} (the run you just trained)</source>
+        <translation>{title}（刚训练完的运行）</translation>
+    </message>
+    <message>
+        <source>Cannot export from History: the run history is unavailable</source>
+        <translation>无法从历史记录导出：运行历史记录不可用</translation>
+    </message>
+    <message>
+        <source>Cannot export run {id}: {reason}</source>
+        <translation>无法导出运行 {id}：{reason}</translation>
+    </message>
+    <message>
+        <source>Run {id} kept no trained model (it diverged/failed, or was recorded before mpstudio kept models)</source>
+        <translation>运行 {id} 没有保存训练好的模型（它发散或失败了，或记录于 mpstudio 开始保存模型之前）</translation>
+    </message>
+    <message>
+        <source>{title} (from History, trained {started} on {dataset})</source>
+        <translation>{title}（来自历史记录，{started} 在 {dataset} 上训练）</translation>
+    </message>
+    <message>
+        <source>exporting {what}</source>
+        <translation>导出 {what}</translation>
+    </message>
+    <message>
+        <source>exporting {what}…</source>
+        <translation>正在导出 {what}…</translation>
+    </message>
+    <message>
+        <source>Loading the model…</source>
+        <translation>正在加载模型…</translation>
+    </message>
+    <message>
+        <source>exporting: {step}</source>
+        <translation>导出中：{step}</translation>
+    </message>
+    <message>
+        <source>export: {line}</source>
+        <translation>导出：{line}</translation>
+    </message>
+    <message>
+        <source>Export cancelled; nothing was written</source>
+        <translation>导出已取消；未写入任何文件</translation>
+    </message>
+    <message>
+        <source>Export failed, nothing was written: {reason}</source>
+        <translation>导出失败，未写入任何文件：{reason}</translation>
+    </message>
+</context>
+<context>
+    <name>ExportDialog</name>
+    <message>
+        <source>exists: asks before replacing it</source>
+        <translation>已存在：替换前会询问</translation>
+    </message>
+    <message>
+        <source>Export model</source>
+        <translation>导出模型</translation>
+    </message>
+    <message>
+        <source>Formats</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>The file name without a suffix; each format adds its own</source>
+        <translation>不带扩展名的文件名；每种格式会加上各自的扩展名</translation>
+    </message>
+    <message>
+        <source>Save to</source>
+        <translation>保存到</translation>
+    </message>
+    <message>
+        <source>File name</source>
+        <translation>文件名</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Cancel export</source>
+        <translation>取消导出</translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation>返回</translation>
+    </message>
+    <message>
+        <source>Back to the formats and the folder, to export again</source>
+        <translation>返回格式和文件夹选择，再次导出</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Each format is loaded back in its own runtime and compared with the trained model on held-out examples; a file is only put in place once it converted.</source>
+        <translation>每种格式都会在各自的运行时中重新加载，并在留出样本上与训练好的模型比较；文件只有在转换成功后才会放到目标位置。</translation>
+    </message>
+    <message>
+        <source>An export is running: wait for it or cancel it</source>
+        <translation>导出正在进行：请等待它完成或取消它</translation>
+    </message>
+    <message>
+        <source>Tick at least one format</source>
+        <translation>请至少勾选一种格式</translation>
+    </message>
+    <message>
+        <source>Type a file name</source>
+        <translation>请输入文件名</translation>
+    </message>
+    <message>
+        <source>The file name cannot contain any of {characters}</source>
+        <translation>文件名不能包含以下任何字符：{characters}</translation>
+    </message>
+    <message>
+        <source>Choose the folder to save to</source>
+        <translation>请选择保存到的文件夹</translation>
+    </message>
+    <message>
+        <source>The folder {folder} does not exist: choose one that does</source>
+        <translation>文件夹 {folder} 不存在：请选择一个已有的文件夹</translation>
+    </message>
+    <message>
+        <source>Export the ticked formats and verify each</source>
+        <translation>导出勾选的格式并逐一验证</translation>
+    </message>
+    <message>
+        <source>Writes into that folder:</source>
+        <translation>将写入该文件夹：</translation>
+    </message>
+    <message>
+        <source>a folder of that name is in the way: pick another name</source>
+        <translation>已有同名文件夹挡住了它：请换一个名称</translation>
+    </message>
+    <message>
+        <source>a file of that name is in the way: pick another name</source>
+        <translation>已有同名文件挡住了它：请换一个名称</translation>
+    </message>
+    <message>
+        <source>   ({note})</source>
+        <translation>  （{note}）</translation>
+    </message>
+    <message>
+        <source>Export to the folder</source>
+        <translation>导出到文件夹</translation>
+    </message>
+    <message>
+        <source>This file exists:
+
+{names}
+
+Replace them?</source>
+        <translation>此文件已存在：
+
+{names}
+
+要替换吗？</translation>
+    </message>
+    <message>
+        <source>These {count} files exist:
+
+{names}
+
+Replace them?</source>
+        <translation>这 {count} 个文件已存在：
+
+{names}
+
+要替换它们吗？</translation>
+    </message>
+    <message>
+        <source>Replace existing files?</source>
+        <translation>替换已有文件？</translation>
+    </message>
+    <message>
+        <source>Nothing exported: the existing files were kept</source>
+        <translation>未导出任何内容：已保留原有文件</translation>
+    </message>
+    <message>
+        <source>Starting the export…</source>
+        <translation>正在开始导出…</translation>
+    </message>
+    <message>
+        <source>Cancelling: the export stops after the current step…</source>
+        <translation>正在取消：导出将在当前步骤结束后停止…</translation>
+    </message>
+</context>
+<context>
+    <name>ExportResultsView</name>
+    <message>
+        <source>NOT WRITTEN</source>
+        <translation>未写入</translation>
+    </message>
+    <message>
+        <source>FAILED</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>OK</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>BELOW THRESHOLD</source>
+        <translation>低于阈值</translation>
+    </message>
+    <message>
+        <source>Not exported: {reason}</source>
+        <translation>未导出：{reason}</translation>
+    </message>
+    <message>
+        <source>Files in {folder}</source>
+        <translation>文件位于 {folder}</translation>
+    </message>
+</context>
+<context>
+    <name>ExportSummary</name>
+    <message>
+        <source>Export cancelled: {written} of {total} written before the stop, nothing else</source>
+        <translation>导出已取消：停止前写入了 {total} 个中的 {written} 个，其余均未写入</translation>
+    </message>
+    <message>
+        <source>{ok} of {total} exported and verified</source>
+        <translation>{total} 个中有 {ok} 个已导出并通过验证</translation>
+    </message>
+    <message>
+        <source>{count} below the agreement threshold</source>
+        <translation>{count} 个低于一致率阈值</translation>
+    </message>
+    <message>
+        <source>{count} not exported</source>
+        <translation>{count} 个未导出</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>{first} and {last}</source>
+        <translation>{first}和{last}</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>{format} exported and verified: each agrees with the trained model</source>
+        <translation>{format} 已导出并通过验证：与训练好的模型一致</translation>
+    </message>
+    <message>
+        <source>All {total} formats exported and verified: each agrees with the trained model</source>
+        <translation>全部 {total} 种格式已导出并通过验证：每种都与训练好的模型一致</translation>
+    </message>
+    <message>
+        <source>{formats} was not exported</source>
+        <translation>{formats} 未导出</translation>
+    </message>
+    <message>
+        <source>{formats} were not exported</source>
+        <translation>{formats} 未导出</translation>
+    </message>
+    <message>
+        <source>{formats} disagrees with the trained model beyond the threshold: check its accuracy before using it</source>
+        <translation>{formats} 与训练好的模型的差异超出阈值：使用前请检查其准确率</translation>
+    </message>
+    <message>
+        <source>{formats} disagree with the trained model beyond the threshold: check its accuracy before using it</source>
+        <translation>{formats} 与训练好的模型的差异超出阈值：使用前请检查它们的准确率</translation>
+    </message>
+    <message>
+        <source>{failed} of {total} formats failed</source>
+        <translation>{total} 种格式中有 {failed} 种失败</translation>
+    </message>
+    <message>
+        <source>The export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>{head}: {problems} (details below).</source>
+        <translation>{head}：{problems}（详见下方）。</translation>
+    </message>
+    <message>
+        <source>{text} {ok} exported and verified.</source>
+        <translation>{text}{ok} 种已导出并通过验证。</translation>
+    </message>
+    <message>
+        <source>replaced just now, {size}</source>
+        <translation>刚刚替换，{size}</translation>
+    </message>
+    <message>
+        <source>written just now, {size}</source>
+        <translation>刚刚写入，{size}</translation>
+    </message>
+</context>
+<context>
+    <name>FileActions</name>
+    <message>
+        <source>Datasets (*.npz *.csv);;NumPy archives (*.npz);;CSV tables (*.csv)</source>
+        <translation>数据集 (*.npz *.csv);;NumPy 归档 (*.npz);;CSV 表格 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Run configs (*.toml)</source>
+        <translation>运行配置 (*.toml)</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG image (*.svg)</source>
+        <translation>PNG 图像 (*.png);;SVG 图像 (*.svg)</translation>
+    </message>
+    <message>
+        <source>Import a dataset file</source>
+        <translation>导入数据集文件</translation>
+    </message>
+    <message>
+        <source>Import an image folder (one sub-folder a class)</source>
+        <translation>导入图像文件夹（每个子文件夹一个类别）</translation>
+    </message>
+    <message>
+        <source>Open a run config</source>
+        <translation>打开运行配置</translation>
+    </message>
+    <message>
+        <source>Save the run config</source>
+        <translation>保存运行配置</translation>
+    </message>
+    <message>
+        <source>Save the charts</source>
+        <translation>保存图表</translation>
+    </message>
+    <message>
+        <source>Cannot import {path}: {problems}</source>
+        <translation>无法导入 {path}：{problems}</translation>
+    </message>
+    <message>
+        <source>imported {path}</source>
+        <translation>已导入 {path}</translation>
+    </message>
+    <message>
+        <source>Cannot open {path}: {problems}</source>
+        <translation>无法打开 {path}：{problems}</translation>
+    </message>
+    <message>
+        <source>opened run config {path}</source>
+        <translation>已打开运行配置 {path}</translation>
+    </message>
+    <message>
+        <source>Cannot save {path}: {reason}</source>
+        <translation>无法保存 {path}：{reason}</translation>
+    </message>
+    <message>
+        <source>saved run config {path} (mpstudio train --config {path} runs it)</source>
+        <translation>已保存运行配置 {path}（用 `mpstudio train --config {path}` 运行它）</translation>
+    </message>
+    <message>
+        <source>Cannot save the charts to {path}: {reason}</source>
+        <translation>无法把图表保存到 {path}：{reason}</translation>
+    </message>
+    <message>
+        <source>saved the charts to {path}</source>
+        <translation>已把图表保存到 {path}</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+</context>
+<context>
+    <name>Form</name>
+    <message>
+        <source>PyQtGraph</source>
+        <translation>PyQtGraph</translation>
+    </message>
+    <message>
+        <source>Link Axis:</source>
+        <translation>联动坐标轴：</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Links this axis with another view. When linked, both views will display the same data range.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;将此坐标轴与另一个视图联动。联动后，两个视图显示相同的数据范围。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Percent of data to be visible when auto-scaling. It may be useful to decrease this value for data with spiky noise.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;自动缩放时可见数据的百分比。数据含尖峰噪声时，调低此值可能有用。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Automatically resize this axis whenever the displayed data is changed.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;显示的数据变化时，自动调整此坐标轴的范围。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>Auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Set the range for this axis manually. This disables automatic scaling. &lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;手动设置此坐标轴的范围。这会关闭自动缩放。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>Manual</source>
+        <translation>手动</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Minimum value to display for this axis.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;此坐标轴显示的最小值。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Maximum value to display for this axis.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;此坐标轴显示的最大值。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Inverts the display of this axis. (+y points downward instead of upward)&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;反转此坐标轴的显示方向（+y 朝下而不是朝上）。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>Invert Axis</source>
+        <translation>反转坐标轴</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;Enables mouse interaction (panning, scaling) for this axis.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;允许用鼠标操作此坐标轴（平移、缩放）。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>Mouse Enabled</source>
+        <translation>启用鼠标</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;When checked, the axis will only auto-scale to data that is visible along the orthogonal axis.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;勾选后，此坐标轴只按另一坐标轴范围内可见的数据自动缩放。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>Visible Data Only</source>
+        <translation>仅可见数据</translation>
+    </message>
+    <message>
+        <source>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;When checked, the axis will automatically pan to center on the current data, but the scale along this axis will not change.&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</source>
+        <translation>&lt;html&gt;&lt;head/&gt;&lt;body&gt;&lt;p&gt;勾选后，此坐标轴会自动平移使当前数据居中，但不改变其缩放比例。&lt;/p&gt;&lt;/body&gt;&lt;/html&gt;</translation>
+    </message>
+    <message>
+        <source>Auto Pan Only</source>
+        <translation>仅自动平移</translation>
+    </message>
+</context>
+<context>
+    <name>FormatEntries</name>
+    <message>
+        <source>Not installed: {install}</source>
+        <translation>未安装：{install}</translation>
+    </message>
+</context>
+<context>
+    <name>GpuMemoryForm</name>
+    <message>
+        <source>In effect: {message}</source>
+        <translation>已生效：{message}</translation>
+    </message>
+    <message>
+        <source>Takes effect at next launch: {message}</source>
+        <translation>下次启动时生效：{message}</translation>
+    </message>
+    <message>
+        <source>Not applied: {message}</source>
+        <translation>未应用：{message}</translation>
+    </message>
+    <message>
+        <source>applied</source>
+        <translation>已应用</translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation>未变</translation>
+    </message>
+    <message>
+        <source>no GPU</source>
+        <translation>没有 GPU</translation>
+    </message>
+    <message>
+        <source>needs a restart</source>
+        <translation>需要重启</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Grow GPU memory as needed</source>
+        <translation>按需增长 GPU 显存</translation>
+    </message>
+    <message>
+        <source>Allocate GPU memory as the run needs it instead of reserving most of it at start. Exclusive with a limit: TensorFlow refuses both on one GPU.</source>
+        <translation>按运行的需要分配 GPU 显存，而不是在启动时预留大部分显存。与显存上限互斥：TensorFlow 不允许在同一个 GPU 上同时设置两者。</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>不设上限</translation>
+    </message>
+    <message>
+        <source>Cap each GPU at this much memory (64 MiB or more); exclusive with growth</source>
+        <translation>将每个 GPU 的显存限制为此值（不少于 64 MiB）；与显存增长互斥</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Limit per GPU</source>
+        <translation>每个 GPU 的上限</translation>
+    </message>
+    <message>
+        <source>GPU memory</source>
+        <translation>GPU 显存</translation>
+    </message>
+    <message>
+        <source>TensorFlow reserves most of each GPU&apos;s memory when it starts. Growth or a limit leaves room for other programs; TensorFlow cannot do both on one GPU.</source>
+        <translation>TensorFlow 启动时会预留每个 GPU 的大部分显存。显存增长或显存上限可为其他程序留出空间；TensorFlow 不能在同一个 GPU 上同时使用两者。</translation>
+    </message>
+    <message>
+        <source>Saved in {path}</source>
+        <translation>保存在 {path}</translation>
+    </message>
+    <message>
+        <source>{error}. Saving replaces these values.</source>
+        <translation>{error}。保存会替换这些值。</translation>
+    </message>
+    <message>
+        <source>Saved setting: {what}.</source>
+        <translation>已保存的设置：{what}。</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>Saved setting: {what}. New runs use it.</source>
+        <translation>已保存的设置：{what}。新的运行将使用它。</translation>
+    </message>
+    <message>
+        <source>status: {status}</source>
+        <translation>状态：{status}</translation>
+    </message>
+</context>
+<context>
+    <name>GuiSettings</name>
+    <message>
+        <source>the last session&apos;s setup could not be read ({reason}); starting from the defaults</source>
+        <translation>无法读取上次会话的设置（{reason}）；改用默认设置</translation>
+    </message>
+    <message>
+        <source>the last dataset is gone ({reason}); using digits</source>
+        <translation>上次使用的数据集已不存在（{reason}）；改用 digits</translation>
+    </message>
+    <message>
+        <source>the last session&apos;s setup no longer works ({problems}); starting from the defaults</source>
+        <translation>上次会话的设置已不再可用（{problems}）；改用默认设置</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>forgot the imported dataset {path}: it is no longer readable</source>
+        <translation>已移除导入的数据集 {path}：它已无法读取</translation>
+    </message>
+</context>
+<context>
+    <name>HardwareFacts</name>
+    <message>
+        <source>n/a</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>{family} · compute capability {capability}</source>
+        <translation>{family} · 计算能力 {capability}</translation>
+    </message>
+    <message>
+        <source>{generation} · float16 {float16} · bfloat16 {bfloat16}</source>
+        <translation>{generation} · float16 {float16} · bfloat16 {bfloat16}</translation>
+    </message>
+    <message>
+        <source>none · float16 no · bfloat16 no</source>
+        <translation>无 · float16 否 · bfloat16 否</translation>
+    </message>
+    <message>
+        <source>Tensor Cores</source>
+        <translation>Tensor Core</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>{used} of {total} in use</source>
+        <translation>已用 {used}，共 {total}</translation>
+    </message>
+    <message>
+        <source>Driver</source>
+        <translation>驱动</translation>
+    </message>
+    <message>
+        <source>not readable on this OS</source>
+        <translation>在此操作系统上无法读取</translation>
+    </message>
+    <message>
+        <source>has {flags}</source>
+        <translation>有 {flags}</translation>
+    </message>
+    <message>
+        <source>lacks {flags}</source>
+        <translation>缺少 {flags}</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>{logical} logical / {physical} physical cores</source>
+        <translation>{logical} 个逻辑核心 / {physical} 个物理核心</translation>
+    </message>
+    <message>
+        <source>{logical} logical cores</source>
+        <translation>{logical} 个逻辑核心</translation>
+    </message>
+    <message>
+        <source>{size} RAM</source>
+        <translation>{size} 内存</translation>
+    </message>
+    <message>
+        <source>Half-precision flags</source>
+        <translation>半精度指令集</translation>
+    </message>
+    <message>
+        <source>off: TensorFlow&apos;s AMX/AVX-512 BF16 kernels are not used</source>
+        <translation>关闭：不使用 TensorFlow 的 AMX/AVX-512 BF16 内核</translation>
+    </message>
+    <message>
+        <source>type unknown</source>
+        <translation>类型未知</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>{kind}, {cores} cores</source>
+        <translation>{kind}，{cores} 个核心</translation>
+    </message>
+    <message>
+        <source>Found</source>
+        <translation>发现方式</translation>
+    </message>
+    <message>
+        <source>Build</source>
+        <translation>构建</translation>
+    </message>
+    <message>
+        <source>{cuda} · kernels for {capabilities}</source>
+        <translation>{cuda} · 内核适用于 {capabilities}</translation>
+    </message>
+    <message>
+        <source>on: float32 matmuls run as TF32 on Ampere and newer</source>
+        <translation>开启：在 Ampere 及更新的 GPU 上，float32 矩阵乘法以 TF32 运行</translation>
+    </message>
+    <message>
+        <source>off: float32 is true float32</source>
+        <translation>关闭：float32 就是真正的 float32</translation>
+    </message>
+    <message>
+        <source>CPU-only: this TensorFlow cannot use a GPU</source>
+        <translation>仅支持 CPU：此 TensorFlow 无法使用 GPU</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>none ({note})</source>
+        <translation>无（{note}）</translation>
+    </message>
+    <message>
+        <source>none: TensorFlow sees no GPU ({note})</source>
+        <translation>无：TensorFlow 未发现 GPU（{note}）</translation>
+    </message>
+    <message>
+        <source>none: TensorFlow sees no GPU</source>
+        <translation>无：TensorFlow 未发现 GPU</translation>
+    </message>
+    <message>
+        <source>{note}: memory use and driver not shown</source>
+        <translation>{note}：无法显示显存用量和驱动</translation>
+    </message>
+    <message>
+        <source>Timed forward + backward with XLA on; float32 ran as {baseline} · stopped early</source>
+        <translation>计时前向 + 反向传播，XLA 开启；float32 实际以 {baseline} 运行 · 已提前停止</translation>
+    </message>
+    <message>
+        <source>Timed forward + backward with XLA off; float32 ran as {baseline} · stopped early</source>
+        <translation>计时前向 + 反向传播，XLA 关闭；float32 实际以 {baseline} 运行 · 已提前停止</translation>
+    </message>
+    <message>
+        <source>Timed forward + backward with XLA on; float32 ran as {baseline}</source>
+        <translation>计时前向 + 反向传播，XLA 开启；float32 实际以 {baseline} 运行</translation>
+    </message>
+    <message>
+        <source>Timed forward + backward with XLA off; float32 ran as {baseline}</source>
+        <translation>计时前向 + 反向传播，XLA 关闭；float32 实际以 {baseline} 运行</translation>
+    </message>
+    <message>
+        <source>not run</source>
+        <translation>未运行</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+</context>
+<context>
+    <name>HardwarePanel</name>
+    <message>
+        <source>Not while a training run is going: measuring now would distort both the measurement and the run</source>
+        <translation>训练运行期间不可用：此时测量会同时干扰测量结果和运行</translation>
+    </message>
+    <message>
+        <source>Detect the devices again (quick; no measurement)</source>
+        <translation>重新检测设备（很快；不做测量）</translation>
+    </message>
+    <message>
+        <source>Time matmul and conv in float32, float16 and bfloat16 on every device (about 10-20 s); the verdicts then follow what was measured</source>
+        <translation>在每个设备上以 float32、float16 和 bfloat16 为 matmul 和 conv 计时（约 10-20 秒）；之后的结论依据测量结果</translation>
+    </message>
+    <message>
+        <source>Check again</source>
+        <translation>重新检测</translation>
+    </message>
+    <message>
+        <source>Measure</source>
+        <translation>测量</translation>
+    </message>
+    <message>
+        <source> s/case</source>
+        <translation> 秒/项</translation>
+    </message>
+    <message>
+        <source>Seconds timed for each kernel and precision: longer is steadier, 0.5 s is usually enough</source>
+        <translation>每个内核和精度的计时秒数：越长越稳定，通常 0.5 秒就够了</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>End the measurement now; verdicts use what was measured</source>
+        <translation>立即结束测量；结论采用已测得的结果</translation>
+    </message>
+    <message>
+        <source>No hardware check yet.</source>
+        <translation>尚未进行硬件检测。</translation>
+    </message>
+    <message>
+        <source>The devices and the precision advice appear here once TensorFlow has loaded.</source>
+        <translation>TensorFlow 加载完成后，设备和精度建议将显示在这里。</translation>
+    </message>
+    <message>
+        <source>The hardware check failed: {message}</source>
+        <translation>硬件检测失败：{message}</translation>
+    </message>
+    <message>
+        <source>No hardware check yet: press Check again to retry.</source>
+        <translation>尚未完成硬件检测：请按“重新检测”重试。</translation>
+    </message>
+    <message>
+        <source>Measuring…</source>
+        <translation>正在测量…</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检测…</translation>
+    </message>
+    <message>
+        <source>finishing</source>
+        <translation>即将完成</translation>
+    </message>
+    <message>
+        <source>Measuring {case}</source>
+        <translation>正在测量 {case}</translation>
+    </message>
+    <message>
+        <source>{what} · {done} of {total}</source>
+        <translation>{what} · {done}/{total}</translation>
+    </message>
+    <message>
+        <source>Checking the hardware…</source>
+        <translation>正在检测硬件…</translation>
+    </message>
+    <message>
+        <source>Starting the measurement…</source>
+        <translation>正在开始测量…</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
     </message>
 </context>
 <context>
@@ -126,6 +1808,374 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     </message>
 </context>
 <context>
+    <name>HistoryActions</name>
+    <message>
+        <source>HTML report (*.html)</source>
+        <translation>HTML 报告 (*.html)</translation>
+    </message>
+    <message>
+        <source>#{id} {label} ({dataset} / {template})</source>
+        <translation>#{id} {label}（{dataset} / {template}）</translation>
+    </message>
+    <message>
+        <source>run history unavailable: {error}</source>
+        <translation>运行历史记录不可用：{error}</translation>
+    </message>
+    <message>
+        <source>{n} run(s) from an earlier session ended with the app ({ids}): marked interrupted, their metrics kept in History</source>
+        <translation>上次会话中有 {n} 次运行随应用一起结束（{ids}）：已标记为被中断，其指标保留在历史记录中</translation>
+    </message>
+    <message>
+        <source>A run is in progress: its charts are live. Plot or compare runs from History when it has ended.</source>
+        <translation>正在运行：图表显示的是实时数据。请在运行结束后再从历史记录中绘制或对比运行。</translation>
+    </message>
+    <message>
+        <source>Cannot plot run #{id}: {error}</source>
+        <translation>无法绘制运行 #{id}：{error}</translation>
+    </message>
+    <message>
+        <source>Showing {run} from History: {status}</source>
+        <translation>正在显示历史记录中的 {run}：{status}</translation>
+    </message>
+    <message>
+        <source>Cannot compare #{a} and #{b}: {error}</source>
+        <translation>无法对比 #{a} 和 #{b}：{error}</translation>
+    </message>
+    <message>
+        <source>Comparing {baseline} with {mixed}: {verdict}</source>
+        <translation>对比 {baseline} 与 {mixed}：{verdict}</translation>
+    </message>
+    <message>
+        <source>Cannot re-run #{id}: {error}</source>
+        <translation>无法重新运行 #{id}：{error}</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>re-running the spec of #{id}</source>
+        <translation>按 #{id} 的配置重新运行</translation>
+    </message>
+    <message>
+        <source>deleted {n} run(s) from History: {ids}</source>
+        <translation>已从历史记录中删除 {n} 次运行：{ids}</translation>
+    </message>
+    <message>
+        <source>Export the comparison report</source>
+        <translation>导出对比报告</translation>
+    </message>
+    <message>
+        <source>There is no comparison to report: compare two runs first</source>
+        <translation>没有可生成报告的对比：请先对比两次运行</translation>
+    </message>
+    <message>
+        <source>Export report failed, nothing was written: {error}</source>
+        <translation>导出报告失败，未写入任何文件：{error}</translation>
+    </message>
+    <message>
+        <source>export report failed: {error}</source>
+        <translation>导出报告失败：{error}</translation>
+    </message>
+    <message>
+        <source>exported the comparison report {html} and its metrics {csv}</source>
+        <translation>已导出对比报告 {html} 及其指标 {csv}</translation>
+    </message>
+    <message>
+        <source>exported {path}</source>
+        <translation>已导出 {path}</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryPanel</name>
+    <message>
+        <source>Filter: dataset, template, precision, status…</source>
+        <translation>筛选：数据集、模型模板、精度、状态…</translation>
+    </message>
+    <message>
+        <source>A run still being trained cannot be deleted: stop it first</source>
+        <translation>仍在训练的运行不能删除：请先停止它</translation>
+    </message>
+    <message>
+        <source>{n} run</source>
+        <translation>{n} 次运行</translation>
+    </message>
+    <message>
+        <source>{n} runs</source>
+        <translation>{n} 次运行</translation>
+    </message>
+    <message>
+        <source>Words to find in the dataset, template, precision or status; a number finds that run id</source>
+        <translation>在数据集、模型模板、精度或状态中查找的词；输入数字则查找该运行编号</translation>
+    </message>
+    <message>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Plot</source>
+        <translation>绘制</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Re-run</source>
+        <translation>重新运行</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>No run history.</source>
+        <translation>没有运行历史记录。</translation>
+    </message>
+    <message>
+        <source>Cannot read the run history {path}: {error}</source>
+        <translation>无法读取运行历史记录 {path}：{error}</translation>
+    </message>
+    <message>
+        <source>Delete run #{id}? Its metrics are removed from the history; a saved model stays on disk.</source>
+        <translation>删除运行 #{id}？其指标将从历史记录中移除；已保存的模型仍保留在磁盘上。</translation>
+    </message>
+    <message>
+        <source>Delete {n} runs? Their metrics are removed from the history; saved models stay on disk.</source>
+        <translation>删除 {n} 次运行？它们的指标将从历史记录中移除；已保存的模型仍保留在磁盘上。</translation>
+    </message>
+    <message>
+        <source>Delete runs</source>
+        <translation>删除运行</translation>
+    </message>
+    <message>
+        <source>{shown} of {total} run shown</source>
+        <translation>显示 {shown} 次，共 {total} 次运行</translation>
+    </message>
+    <message>
+        <source>{shown} of {total} runs shown</source>
+        <translation>显示 {shown} 次，共 {total} 次运行</translation>
+    </message>
+    <message>
+        <source>Plot run #{id}&apos;s curves on the Charts tab (or double-click it)</source>
+        <translation>在“图表”页中绘制运行 #{id} 的曲线（也可双击该行）</translation>
+    </message>
+    <message>
+        <source>Select one run to plot its curves</source>
+        <translation>选择一次运行以绘制其曲线</translation>
+    </message>
+    <message>
+        <source>Set up the form from run #{id}&apos;s settings, ready to run again</source>
+        <translation>按运行 #{id} 的设置填写表单，准备再次运行</translation>
+    </message>
+    <message>
+        <source>Select one run to run it again with its settings</source>
+        <translation>选择一次运行，按其设置再次运行</translation>
+    </message>
+    <message>
+        <source>Export run #{id}&apos;s trained model to Keras, SavedModel, TFLite or ONNX</source>
+        <translation>将运行 #{id} 训练好的模型导出为 Keras、SavedModel、TFLite 或 ONNX</translation>
+    </message>
+    <message>
+        <source>Select one run to export its trained model</source>
+        <translation>选择一次运行以导出其训练好的模型</translation>
+    </message>
+    <message>
+        <source>Build the comparison card of the two runs (with the other trials of their comparison, if any)</source>
+        <translation>生成这两次运行的对比卡片（如有，包括其对比中的其他试验）</translation>
+    </message>
+    <message>
+        <source>Select exactly two runs to compare ({n} selected)</source>
+        <translation>请恰好选择两次运行进行对比（已选择 {n} 次）</translation>
+    </message>
+    <message>
+        <source>Delete the 1 run selected from the history</source>
+        <translation>从历史记录中删除所选的 1 次运行</translation>
+    </message>
+    <message>
+        <source>Delete the {n} runs selected from the history</source>
+        <translation>从历史记录中删除所选的 {n} 次运行</translation>
+    </message>
+    <message>
+        <source>Select runs to delete them from the history</source>
+        <translation>选择要从历史记录中删除的运行</translation>
+    </message>
+    <message>
+        <source>Could not delete the runs: {error}</source>
+        <translation>无法删除这些运行：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryTableModel</name>
+    <message>
+        <source>Started</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <source>Template</source>
+        <translation>模型模板</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Examples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <source>Val accuracy</source>
+        <translation>验证准确率</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>diverged</source>
+        <translation>发散</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>被中断</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Being trained now (or by another process sharing this history file)</source>
+        <translation>正在训练（或由共用此历史记录文件的另一个进程训练）</translation>
+    </message>
+    <message>
+        <source>The app or process ended during the run; the metrics up to then are kept</source>
+        <translation>应用或进程在运行期间结束；保留了到那时为止的指标</translation>
+    </message>
+    <message>
+        <source>Stopped by the user; the figures cover the steps it ran</source>
+        <translation>被用户停止；数值只涵盖已运行的步</translation>
+    </message>
+    <message>
+        <source>The loss became NaN or infinite</source>
+        <translation>损失变成了 NaN 或无穷大</translation>
+    </message>
+    <message>
+        <source>The run ended with an error</source>
+        <translation>运行因错误而结束</translation>
+    </message>
+    <message>
+        <source>#{id} {label} ({dataset} / {template}), started {when}</source>
+        <translation>#{id} {label}（{dataset} / {template}），开始于 {when}</translation>
+    </message>
+    <message>
+        <source>{status}: {meaning}</source>
+        <translation>{status}：{meaning}</translation>
+    </message>
+    <message>
+        <source>Select it with a run of the other side and click Compare.</source>
+        <translation>将它与另一侧的一次运行一起选中，然后点击“对比”。</translation>
+    </message>
+    <message>
+        <source>A single run (not part of a float32 comparison)</source>
+        <translation>单次运行（不属于 float32 对比）</translation>
+    </message>
+    <message>
+        <source>Comparison {comparison}: the float32 side, trial {trial} of {trials}; its runs still in the history: {ids}</source>
+        <translation>对比 {comparison}：float32 一侧，第 {trial} 次试验（共 {trials} 次）；仍在历史记录中的运行：{ids}</translation>
+    </message>
+    <message>
+        <source>Comparison {comparison}: the float32 side; its runs still in the history: {ids}</source>
+        <translation>对比 {comparison}：float32 一侧；仍在历史记录中的运行：{ids}</translation>
+    </message>
+    <message>
+        <source>Comparison {comparison}: the mixed side, trial {trial} of {trials}; its runs still in the history: {ids}</source>
+        <translation>对比 {comparison}：混合精度一侧，第 {trial} 次试验（共 {trials} 次）；仍在历史记录中的运行：{ids}</translation>
+    </message>
+    <message>
+        <source>Comparison {comparison}: the mixed side; its runs still in the history: {ids}</source>
+        <translation>对比 {comparison}：混合精度一侧；仍在历史记录中的运行：{ids}</translation>
+    </message>
+</context>
+<context>
+    <name>HoverReadout</name>
+    <message>
+        <source>Hover a chart to read its values.</source>
+        <translation>将鼠标悬停在图表上即可读取数值。</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>val loss</source>
+        <translation>验证损失</translation>
+    </message>
+    <message>
+        <source>loss scale</source>
+        <translation>损失缩放因子</translation>
+    </message>
+    <message>
+        <source>overflow, scale now</source>
+        <translation>溢出，当前缩放因子</translation>
+    </message>
+    <message>
+        <source>examples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <source>warm-up examples/s</source>
+        <translation>预热 样本/秒</translation>
+    </message>
+    <message>
+        <source>accuracy</source>
+        <translation>准确率</translation>
+    </message>
+    <message>
+        <source>val accuracy</source>
+        <translation>验证准确率</translation>
+    </message>
+    <message>
+        <source>underflow without scaling</source>
+        <translation>无缩放时的下溢</translation>
+    </message>
+    <message>
+        <source>at the scale</source>
+        <translation>当前缩放下</translation>
+    </message>
+    <message>
+        <source> @ step {step}</source>
+        <translation>（第 {step} 步）</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>step {step}</source>
+        <translation>第 {step} 步</translation>
+    </message>
+</context>
+<context>
     <name>LayerTable</name>
     <message>
         <source>layer</source>
@@ -148,12 +2198,86 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>参数</translation>
     </message>
     <message>
+        <source>Tensor Cores</source>
+        <translation>Tensor Core</translation>
+    </message>
+    <message>
         <source>The output layer computes in float32: the softmax and the loss stay exact even when the layers before it run in half precision.</source>
         <translation>输出层以 float32 计算：即使之前的层以半精度运行，softmax 和损失也保持精确。</translation>
     </message>
     <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no: {fix}</source>
+        <translation>否：{fix}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{template}&lt;/b&gt;: {params} parameters · under &lt;b&gt;{policy}&lt;/b&gt; {half} of {layers} layers compute in half precision, variables stay float32</source>
+        <translation>&lt;b&gt;{template}&lt;/b&gt;：{params} 个参数 · 在 &lt;b&gt;{policy}&lt;/b&gt; 下，{layers} 层中有 {half} 层以半精度计算，变量保持 float32</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{template}&lt;/b&gt;: {params} parameters · under &lt;b&gt;{policy}&lt;/b&gt; every layer computes in float32</source>
+        <translation>&lt;b&gt;{template}&lt;/b&gt;：{params} 个参数 · 在 &lt;b&gt;{policy}&lt;/b&gt; 下，每一层都以 float32 计算</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;1 layer misses Tensor Cores: see the column</source>
+        <translation>&lt;br&gt;有 1 层未能用上 Tensor Core：见该列</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;{count} layers miss Tensor Cores: see the column</source>
+        <translation>&lt;br&gt;有 {count} 层未能用上 Tensor Core：见该列</translation>
+    </message>
+    <message>
         <source>Model preview appears when TensorFlow has loaded.</source>
         <translation>TensorFlow 加载完成后显示模型预览。</translation>
+    </message>
+</context>
+<context>
+    <name>LiveCharts</name>
+    <message>
+        <source>no loss scaling in this run</source>
+        <translation>此运行未使用损失缩放</translation>
+    </message>
+    <message>
+        <source>no loss scaling in these runs</source>
+        <translation>这些运行未使用损失缩放</translation>
+    </message>
+    <message>
+        <source> (no loss scaling)</source>
+        <translation>（无损失缩放）</translation>
+    </message>
+    <message>
+        <source>skipped steps</source>
+        <translation>跳过的步</translation>
+    </message>
+    <message>
+        <source>validation (epoch end)</source>
+        <translation>验证（每轮结束）</translation>
+    </message>
+    <message>
+        <source>No run yet.
+
+Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R): the loss, the loss scale, the throughput and the accuracy stream here as it trains. Tick Compare with float32 to see both precisions side by side.</source>
+        <translation>还没有运行。
+
+在左侧选择数据集、模型模板和精度，然后点击“运行”（Ctrl+R）：训练过程中，损失、损失缩放因子、吞吐量和准确率会实时显示在这里。勾选“与 float32 对比”可并排查看两种精度。</translation>
+    </message>
+    <message>
+        <source>Starting: the charts appear with the run&apos;s first step.</source>
+        <translation>正在启动：运行完成第一步后显示图表。</translation>
+    </message>
+</context>
+<context>
+    <name>LogPanel</name>
+    <message>
+        <source>warning: </source>
+        <translation>警告：</translation>
+    </message>
+    <message>
+        <source>error: </source>
+        <translation>错误：</translation>
     </message>
 </context>
 <context>
@@ -222,6 +2346,30 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
 <context>
     <name>MainWindow</name>
     <message>
+        <source>TensorFlow is still loading</source>
+        <translation>TensorFlow 仍在加载</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load</source>
+        <translation>TensorFlow 无法加载</translation>
+    </message>
+    <message>
+        <source>A run is in progress</source>
+        <translation>有运行正在进行</translation>
+    </message>
+    <message>
+        <source>The hardware measurement is running</source>
+        <translation>硬件测速正在进行</translation>
+    </message>
+    <message>
+        <source>The training check is running</source>
+        <translation>训练检查正在进行</translation>
+    </message>
+    <message>
+        <source>mpstudio — mixed-precision workbench</source>
+        <translation>mpstudio — 混合精度工作台</translation>
+    </message>
+    <message>
         <source>Setup</source>
         <translation>设置</translation>
     </message>
@@ -240,6 +2388,191 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     <message>
         <source>Comparison</source>
         <translation>对比</translation>
+    </message>
+    <message>
+        <source>Loading TensorFlow…</source>
+        <translation>正在加载 TensorFlow…</translation>
+    </message>
+    <message>
+        <source>device: detecting…</source>
+        <translation>设备：检测中…</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>Cannot start: {problems}</source>
+        <translation>无法开始：{problems}</translation>
+    </message>
+    <message>
+        <source>cannot start: {problems}</source>
+        <translation>无法开始：{problems}</translation>
+    </message>
+    <message>
+        <source>loading the data…</source>
+        <translation>正在加载数据…</translation>
+    </message>
+    <message>
+        <source>stop now: ending the engine process; what the run measured is kept</source>
+        <translation>立即停止：正在结束引擎进程；保留该运行已测得的结果</translation>
+    </message>
+    <message>
+        <source>ending the engine process…</source>
+        <translation>正在结束引擎进程…</translation>
+    </message>
+    <message>
+        <source>stopping before the next batch…</source>
+        <translation>将在下一个批次之前停止…</translation>
+    </message>
+    <message>
+        <source>stop requested: the run ends before its next batch</source>
+        <translation>已请求停止：运行将在下一个批次之前结束</translation>
+    </message>
+    <message>
+        <source>device: {device}</source>
+        <translation>设备：{device}</translation>
+    </message>
+    <message>
+        <source>The run could not start: {reason}</source>
+        <translation>运行无法开始：{reason}</translation>
+    </message>
+    <message>
+        <source>the run could not start</source>
+        <translation>运行无法开始</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>the engine process ended</source>
+        <translation>引擎进程已结束</translation>
+    </message>
+    <message>
+        <source>{reason}: wait for it to end (or stop it)</source>
+        <translation>{reason}：请等待它结束（或将其停止）</translation>
+    </message>
+    <message>
+        <source>the run has not stopped yet (tracing or a long step): Stop now ends the engine process</source>
+        <translation>运行尚未停止（正在追踪或某一步耗时很长）：“立即停止”会结束引擎进程</translation>
+    </message>
+    <message>
+        <source>Stop the run and quit?</source>
+        <translation>停止运行并退出？</translation>
+    </message>
+    <message>
+        <source>A run is in progress. Stop it and quit mpstudio?</source>
+        <translation>有运行正在进行。要停止它并退出 mpstudio 吗？</translation>
+    </message>
+    <message>
+        <source>stopping before closing…</source>
+        <translation>正在停止，随后关闭…</translation>
+    </message>
+</context>
+<context>
+    <name>RunController</name>
+    <message>
+        <source>a run is already in progress: stop it first</source>
+        <translation>已有运行正在进行：请先停止它</translation>
+    </message>
+    <message>
+        <source>the {precision} run</source>
+        <translation>{precision} 运行</translation>
+    </message>
+    <message>
+        <source>stopped now: the engine process was ended; the run is kept as stopped with what it measured</source>
+        <translation>已立即停止：引擎进程已被结束；该运行以“已停止”保留，并保存已测得的结果</translation>
+    </message>
+    <message>
+        <source>{reason}. The run is marked failed in the history with its metrics up to then; a fresh engine is starting and your setup is unchanged.</source>
+        <translation>{reason}。该运行在历史记录中标记为失败，并保留到那时为止的指标；新的引擎正在启动，你的设置保持不变。</translation>
+    </message>
+    <message>
+        <source>stopped before the run started</source>
+        <translation>在运行开始前已停止</translation>
+    </message>
+</context>
+<context>
+    <name>RunItems</name>
+    <message>
+        <source>without loss scaling</source>
+        <translation>无损失缩放</translation>
+    </message>
+    <message>
+        <source>at the current scale</source>
+        <translation>当前缩放因子下</translation>
+    </message>
+</context>
+<context>
+    <name>RunOutcome</name>
+    <message>
+        <source>Verdict: </source>
+        <translation>结论：</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>diverged</source>
+        <translation>发散</translation>
+    </message>
+    <message>
+        <source>stopped before the data had loaded</source>
+        <translation>在数据加载完成前已停止</translation>
+    </message>
+    <message>
+        <source>{count} runs ({statuses}); the Comparison card has the medians, the Log each run</source>
+        <translation>{count} 次运行（{statuses}）；“对比”卡片给出中位数，“日志”记录每次运行</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>The run diverged: {reason}</source>
+        <translation>运行发散：{reason}</translation>
+    </message>
+    <message>
+        <source>The run failed: {reason}</source>
+        <translation>运行失败：{reason}</translation>
+    </message>
+    <message>
+        <source>Comparison stopped: {headline}. The Comparison card says why.</source>
+        <translation>对比已停止：{headline}。原因见“对比”卡片。</translation>
+    </message>
+    <message>
+        <source>Comparison finished: {headline}. The Comparison card says why.</source>
+        <translation>对比已完成：{headline}。原因见“对比”卡片。</translation>
+    </message>
+    <message>
+        <source>starting {precision} on {dataset} / {template}</source>
+        <translation>开始训练：{precision}，{dataset} / {template}</translation>
+    </message>
+    <message>
+        <source>with the {strategy} strategy</source>
+        <translation>使用 {strategy} 策略</translation>
+    </message>
+    <message>
+        <source>compared with float32, {trials} trials each</source>
+        <translation>与 float32 对比，每侧 {trials} 次试验</translation>
+    </message>
+    <message>
+        <source>compared with float32</source>
+        <translation>与 float32 对比</translation>
+    </message>
+    <message>
+        <source>{line} {clause}</source>
+        <translation>{line}，{clause}</translation>
     </message>
 </context>
 <context>
@@ -405,8 +2738,63 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>在下一个批次之前停止</translation>
     </message>
     <message>
+        <source>&lt;b&gt;{mark} on {device}&lt;/b&gt;: {reason}</source>
+        <translation>&lt;b&gt;在 {device} 上{mark}&lt;/b&gt;：{reason}</translation>
+    </message>
+    <message>
         <source>The hardware check marks each precision with what it means on this machine.</source>
         <translation>硬件检测会标出每种精度在本机上的含义。</translation>
+    </message>
+</context>
+<context>
+    <name>TensorBoardActions</name>
+    <message>
+        <source>Open in TensorBoard</source>
+        <translation>在 TensorBoard 中打开</translation>
+    </message>
+    <message>
+        <source>There is no run to show: select one in History, or train one.</source>
+        <translation>没有可显示的运行：请在“历史记录”中选择一个，或训练一个。</translation>
+    </message>
+    <message>
+        <source>TensorBoard is not installed here. Install it with:
+
+    {command}
+
+then choose Run &gt; Open in TensorBoard again.</source>
+        <translation>本机未安装 TensorBoard。请用以下命令安装：
+
+    `{command}`
+
+然后再次选择“运行 &gt; 在 TensorBoard 中打开”。</translation>
+    </message>
+    <message>
+        <source>Run #{id} has no TensorBoard logs. To get them, turn on &apos;Write TensorBoard logs&apos; (or --tensorboard) and run it again.</source>
+        <translation>运行 #{id} 没有 TensorBoard 日志。要得到日志，请打开“写入 TensorBoard 日志”（或 `--tensorboard`）并重新运行。</translation>
+    </message>
+    <message>
+        <source>None of the selected runs has TensorBoard logs. To get them, turn on &apos;Write TensorBoard logs&apos; (or --tensorboard) and run it again.</source>
+        <translation>所选运行都没有 TensorBoard 日志。要得到日志，请打开“写入 TensorBoard 日志”（或 `--tensorboard`）并重新运行。</translation>
+    </message>
+    <message>
+        <source>starting TensorBoard…</source>
+        <translation>正在启动 TensorBoard…</translation>
+    </message>
+    <message>
+        <source>starting TensorBoard… (logs: {folders})</source>
+        <translation>正在启动 TensorBoard…（日志：{folders}）</translation>
+    </message>
+    <message>
+        <source>TensorBoard could not start</source>
+        <translation>TensorBoard 无法启动</translation>
+    </message>
+    <message>
+        <source>TensorBoard could not start: {reason}</source>
+        <translation>TensorBoard 无法启动：{reason}</translation>
+    </message>
+    <message>
+        <source>TensorBoard at {url} (logs: {folders})</source>
+        <translation>TensorBoard 地址：{url}（日志：{folders}）</translation>
     </message>
 </context>
 <context>
@@ -414,6 +2802,87 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     <message>
         <source>No font with Chinese characters is installed, so Chinese text shows as boxes. Install one (Debian/Ubuntu: `sudo apt install fonts-noto-cjk`; Fedora: `sudo dnf install google-noto-sans-cjk-fonts`; macOS and Windows have one) and start mpstudio again, or choose View &gt; Language &gt; English.</source>
         <translation>未安装含中文字符的字体，中文文字会显示为方框。请安装一种（Debian/Ubuntu：`sudo apt install fonts-noto-cjk`；Fedora：`sudo dnf install google-noto-sans-cjk-fonts`；macOS 和 Windows 已自带），然后重新启动 mpstudio，或选择“视图 &gt; 语言 &gt; English”。</translation>
+    </message>
+</context>
+<context>
+    <name>UnderflowChart</name>
+    <message>
+        <source>Gradient underflow in float16</source>
+        <translation>float16 中的梯度下溢</translation>
+    </message>
+    <message>
+        <source>% of the nonzero gradient values float16 rounds to 0</source>
+        <translation>非零梯度值中被 float16 舍入为 0 的百分比</translation>
+    </message>
+    <message>
+        <source>Latest sample</source>
+        <translation>最新采样</translation>
+    </message>
+    <message>
+        <source>· {label}, step {step}</source>
+        <translation>· {label}，第 {step} 步</translation>
+    </message>
+    <message>
+        <source>without loss scaling / at scale {scale}</source>
+        <translation>无损失缩放 / 缩放因子 {scale} 下</translation>
+    </message>
+    <message>
+        <source>all layers: {unscaled} / {scaled}</source>
+        <translation>所有层：{unscaled} / {scaled}</translation>
+    </message>
+    <message>
+        <source>worst layers:</source>
+        <translation>下溢最多的层：</translation>
+    </message>
+</context>
+<context>
+    <name>VerdictMarks</name>
+    <message>
+        <source>recommended</source>
+        <translation>推荐</translation>
+    </message>
+    <message>
+        <source>works, no faster</source>
+        <translation>可用，但不更快</translation>
+    </message>
+    <message>
+        <source>works but slower</source>
+        <translation>可用但更慢</translation>
+    </message>
+    <message>
+        <source>measure to know</source>
+        <translation>需测量才知道</translation>
+    </message>
+    <message>
+        <source>not supported</source>
+        <translation>不支持</translation>
+    </message>
+</context>
+<context>
+    <name>ViewBox</name>
+    <message>
+        <source>ViewBox options</source>
+        <translation>视图选项</translation>
+    </message>
+    <message>
+        <source>View All</source>
+        <translation>显示全部</translation>
+    </message>
+    <message>
+        <source>axis</source>
+        <translation>轴</translation>
+    </message>
+    <message>
+        <source>Mouse Mode</source>
+        <translation>鼠标模式</translation>
+    </message>
+    <message>
+        <source>3 button</source>
+        <translation>三键（平移）</translation>
+    </message>
+    <message>
+        <source>1 button</source>
+        <translation>单键（框选缩放）</translation>
     </message>
 </context>
 <context>

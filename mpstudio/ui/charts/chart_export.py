@@ -11,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QRect, QRectF
+from PySide6.QtCore import QCoreApplication, QRect, QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsView, QWidget
@@ -25,8 +25,14 @@ PNG_MIN_WIDTH = 1600  # px: a saved PNG is at least this wide (a page at 150 dpi
 def check_suffix(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix not in SUFFIXES:
-        shown = f"{Path(path).suffix!r}" if suffix else "no suffix"
-        raise ValueError(f"charts are saved as .png or .svg; {Path(path).name!r} has {shown}")
+        name = repr(Path(path).name)
+        if suffix:
+            raise ValueError(QCoreApplication.translate(
+                "ChartExport", "charts are saved as .png or .svg; {name} has {suffix}").format(
+                name=name, suffix=repr(Path(path).suffix)))
+        raise ValueError(QCoreApplication.translate(
+            "ChartExport", "charts are saved as .png or .svg; {name} has no suffix").format(
+            name=name))
     return suffix
 
 
@@ -40,7 +46,8 @@ def save_widget(widget: QWidget, path: str | Path, title: str = "mpstudio charts
     try:
         if suffix == ".png":
             if not _png_image(widget).save(str(tmp), "PNG"):
-                raise OSError(f"could not write a PNG image to {path}")
+                raise OSError(QCoreApplication.translate(
+                    "ChartExport", "could not write a PNG image to {path}").format(path=path))
         else:
             _write_svg(widget, tmp, title)
         os.chmod(tmp, document_mode(path))  # not mkstemp's private 0600
@@ -95,7 +102,8 @@ def _write_svg(widget: QWidget, tmp: Path, title: str) -> None:
     generator.setTitle(title)
     painter = QPainter()
     if not painter.begin(generator):
-        raise OSError(f"could not start an SVG file at {tmp.parent}")
+        raise OSError(QCoreApplication.translate(
+            "ChartExport", "could not start an SVG file at {folder}").format(folder=tmp.parent))
     try:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.fillRect(QRectF(0, 0, width, height), _background(widget))
@@ -109,4 +117,5 @@ def _write_svg(widget: QWidget, tmp: Path, title: str) -> None:
     finally:
         painter.end()
     if tmp.stat().st_size == 0:
-        raise OSError(f"could not write an SVG image to {tmp.parent}")
+        raise OSError(QCoreApplication.translate(
+            "ChartExport", "could not write an SVG image to {folder}").format(folder=tmp.parent))

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QColor
 
+from mpstudio.engine.run_labels import shown_label
 from mpstudio.ui.charts.run_curves import SERIES, RunCurves
 
 BASELINE_COLOR = "#5b7590"  # calm blue-grey: the float32 reference
@@ -38,8 +39,8 @@ MAIN_SERIES = {"loss": "loss", "accuracy": "accuracy", "loss_scale": "loss_scale
 EAGER_CHARTS = ("loss", "accuracy", "loss_scale", "throughput")  # every run draws on these
 # The underflow chart names its two lines in the legend (each entry hides its own line):
 # the style, not the run, is what a reader needs there (only float16 runs sample it).
-UNDERFLOW_NAMES = {"underflow_unscaled": "without loss scaling",
-                   "underflow_scaled": "at the current scale"}
+UNDERFLOW_NAMES = {"underflow_unscaled": QT_TRANSLATE_NOOP("RunItems", "without loss scaling"),
+                   "underflow_scaled": QT_TRANSLATE_NOOP("RunItems", "at the current scale")}
 LOG2_SERIES = ("loss_scale", "overflow")  # drawn as log2(scale) on a Log2Axis
 
 
@@ -146,9 +147,10 @@ class RunItems:
         curve.opts["autoDownsampleFactor"] = 1.0
         main = self.curves.get(MAIN_SERIES[chart])
         if series in UNDERFLOW_NAMES:
-            plot.legend.addItem(curve, UNDERFLOW_NAMES[series])
+            plot.legend.addItem(curve, QCoreApplication.translate("RunItems",
+                                                                  UNDERFLOW_NAMES[series]))
         elif main is None:
-            plot.legend.addItem(curve, self.label)
+            plot.legend.addItem(curve, shown_label(self.label))
         else:
             curve.setVisible(main.isVisible())  # the run may be hidden from the legend
         self.curves[series] = curve
@@ -169,6 +171,7 @@ class RunItems:
         return curve is None or curve.isVisible()
 
     def set_legend_text(self, chart: str, text: str) -> None:
+        """``text`` as it is shown (translated by the caller)."""
         curve = self.curves[MAIN_SERIES[chart]]
         for sample, label in self._plots[chart].legend.items:
             if sample.item is curve and label.text != text:

@@ -16,23 +16,30 @@ import time
 from collections.abc import Callable
 
 import pyqtgraph as pg
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtGui import QFont
 
 from mpstudio.ui.charts.chart_axes import Log2Axis, StepAxis, nice_ceil
 from mpstudio.ui.charts.legend_fit import FittedLegend
 from mpstudio.ui.theme import LIGHT_CHARTS, ChartColors
 
-CHARTS = {  # chart name -> title, in grid order
-    "loss": "Loss",
-    "loss_scale": "Loss scale",
-    "throughput": "Throughput (examples/s)",
-    "accuracy": "Accuracy",
+CHARTS = {  # chart name -> title (shown translated: ``tr``), in grid order
+    "loss": QT_TRANSLATE_NOOP("ChartPanel", "Loss"),
+    "loss_scale": QT_TRANSLATE_NOOP("ChartPanel", "Loss scale"),
+    "throughput": QT_TRANSLATE_NOOP("ChartPanel", "Throughput (examples/s)"),
+    "accuracy": QT_TRANSLATE_NOOP("ChartPanel", "Accuracy"),
 }
+STEP_LABEL = QT_TRANSLATE_NOOP("ChartPanel", "step")  # the step axis' name
 HEADROOM = 1.15  # when the step axis widens, it reaches at least this far past the data
 LOOKAHEAD_S = 1.0  # ... and at least as far as the run gets in this long at its pace
 MARGIN = 0.06  # a y range reaches this far (of the data's height) past the data
 LEFT_AXIS_WIDTH = 52  # px, the same on every chart: their grids line up
 SLACK = 2.0  # a y range more than this many times the data's height shrinks to it
+
+
+def tr(text: str) -> str:
+    """A ChartPanel string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("ChartPanel", text)
 
 
 def build_panel() -> tuple[pg.GraphicsLayoutWidget, dict[str, pg.PlotItem]]:
@@ -45,7 +52,7 @@ def build_panel() -> tuple[pg.GraphicsLayoutWidget, dict[str, pg.PlotItem]]:
         if name == "loss_scale":
             axes["left"] = Log2Axis()
         plot = panel.addPlot(row=i // 2, col=i % 2, axisItems=axes)
-        style_plot(plot, title, step_label=i >= 2)  # the row above shares the step axis
+        style_plot(plot, tr(title), step_label=i >= 2)  # the row above shares the step axis
         plots[name] = plot
     for column in (0, 1):  # two equal columns, whatever their titles and legends hold
         panel.ci.layout.setColumnStretchFactor(column, 1)
@@ -58,7 +65,8 @@ def build_panel() -> tuple[pg.GraphicsLayoutWidget, dict[str, pg.PlotItem]]:
 def style_plot(plot: pg.PlotItem, title: str, legend: bool = True,
                step_label: bool = True) -> None:
     """The look every chart shares; ``legend``: give it a ``FittedLegend`` (in the title
-    row, or under the title when the plot is narrow: it never hides a curve)."""
+    row, or under the title when the plot is narrow: it never hides a curve). ``title``
+    is shown as it is (translated by the caller)."""
     font = QFont()
     font.setPointSizeF(8.5)
     for side in ("left", "bottom"):
@@ -76,7 +84,7 @@ def style_plot(plot: pg.PlotItem, title: str, legend: bool = True,
     title_font.setPointSizeF(10)
     title_font.setBold(True)
     if step_label:
-        plot.setLabel("bottom", "step")
+        plot.setLabel("bottom", tr(STEP_LABEL))
     plot.header = FittedLegend(plot, title, title_font, "8pt", LIGHT_CHARTS.text)
     if legend:  # else the caller puts a legend of its own elsewhere
         plot.legend = plot.header
@@ -86,7 +94,7 @@ def style_plot(plot: pg.PlotItem, title: str, legend: bool = True,
 def recolor_plot(plot: pg.PlotItem, colors: ChartColors) -> None:
     """The axes, grid, title and legend in ``colors`` (light or dark)."""
     if plot.getAxis("bottom").labelText:  # only the lowest row names its axis
-        plot.setLabel("bottom", "step", color=colors.axis)
+        plot.setLabel("bottom", tr(STEP_LABEL), color=colors.axis)
     for side in ("left", "bottom"):
         axis = plot.getAxis(side)
         axis.setPen(pg.mkPen(colors.axis))
@@ -101,7 +109,8 @@ def warmup_region(plot: pg.PlotItem) -> pg.LinearRegionItem:
                                  pen=pg.mkPen(None))
     region.setZValue(-10)
     region.label = pg.InfLineLabel(  # along the strip's right edge, inside it: clear of curves
-        region.lines[1], text="warm-up", position=0.8, rotateAxis=(1, 0),
+        region.lines[1], text=QCoreApplication.translate("ChartPanel", "warm-up"),
+        position=0.8, rotateAxis=(1, 0),
         anchors=[(0.5, 1), (0.5, 1)], color=LIGHT_CHARTS.muted,
     )
     plot.addItem(region, ignoreBounds=True)

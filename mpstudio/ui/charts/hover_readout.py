@@ -14,25 +14,36 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QPointF, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QPointF, Qt, QTimer
 from PySide6.QtWidgets import QLabel
 
+from mpstudio.engine.run_labels import shown_label
 from mpstudio.ui.charts.chart_axes import scale_text
 from mpstudio.ui.charts.run_curves import RunCurves
 
-HINT = "Hover a chart to read its values."
+HINT = QT_TRANSLATE_NOOP("HoverReadout", "Hover a chart to read its values.")
 THROTTLE_MS = 33  # about 30 readouts a second
 SNAP_PX = 12  # a secondary point (validation, warm-up, overflow) this close is shown too
 
-# Per chart: (series, how the readout names it), the main series first.
+# Per chart: (series, how the readout names it: shown translated), the main series first.
 CHART_SERIES: dict[str, tuple[tuple[str, str], ...]] = {
-    "loss": (("loss", "loss"), ("val_loss", "val loss")),
-    "loss_scale": (("loss_scale", "loss scale"), ("overflow", "overflow, scale now")),
-    "throughput": (("throughput", "examples/s"), ("warmup", "warm-up examples/s")),
-    "accuracy": (("accuracy", "accuracy"), ("val_accuracy", "val accuracy")),
-    "underflow": (("underflow_unscaled", "underflow without scaling"),
-                  ("underflow_scaled", "at the scale")),
+    "loss": (("loss", QT_TRANSLATE_NOOP("HoverReadout", "loss")),
+             ("val_loss", QT_TRANSLATE_NOOP("HoverReadout", "val loss"))),
+    "loss_scale": (("loss_scale", QT_TRANSLATE_NOOP("HoverReadout", "loss scale")),
+                   ("overflow", QT_TRANSLATE_NOOP("HoverReadout", "overflow, scale now"))),
+    "throughput": (("throughput", QT_TRANSLATE_NOOP("HoverReadout", "examples/s")),
+                   ("warmup", QT_TRANSLATE_NOOP("HoverReadout", "warm-up examples/s"))),
+    "accuracy": (("accuracy", QT_TRANSLATE_NOOP("HoverReadout", "accuracy")),
+                 ("val_accuracy", QT_TRANSLATE_NOOP("HoverReadout", "val accuracy"))),
+    "underflow": (("underflow_unscaled",
+                   QT_TRANSLATE_NOOP("HoverReadout", "underflow without scaling")),
+                  ("underflow_scaled", QT_TRANSLATE_NOOP("HoverReadout", "at the scale"))),
 }
+
+
+def tr(text: str) -> str:
+    """A HoverReadout string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("HoverReadout", text)
 
 
 def nearest_index(x: np.ndarray, at: float) -> int | None:
@@ -88,12 +99,16 @@ def readout(
             snapped = close[0][3]
         values = []
         for _, series, name, x_value, y_value in close:
-            where = "" if x_value == snapped else f" @ step {x_value:.0f}"
-            values.append(f"{name} {format_value(series, y_value)}{where}")
-        parts.append(f"{run.label} " + ", ".join(values))
+            where = "" if x_value == snapped else QCoreApplication.translate(
+                "HoverReadout", " @ step {step}").format(step=f"{x_value:.0f}")
+            values.append(f"{tr(name)} {format_value(series, y_value)}{where}")
+        parts.append(f"{shown_label(run.label)} "
+                     + QCoreApplication.translate("HoverReadout", ", ").join(values))
     if snapped is None:
         return None, ""
-    return snapped, " · ".join([f"step {snapped:.0f}", *parts])
+    step = QCoreApplication.translate("HoverReadout", "step {step}").format(
+        step=f"{snapped:.0f}")
+    return snapped, " · ".join([step, *parts])
 
 
 class HoverReadout(QObject):
@@ -129,7 +144,7 @@ class HoverReadout(QObject):
         self._timer.setInterval(THROTTLE_MS)
         self._timer.timeout.connect(self._on_timeout)
         panel.scene().sigMouseMoved.connect(self._on_mouse_moved)
-        label.setText(HINT)
+        label.setText(tr(HINT))
 
     def show_at(self, scene_pos: QPointF) -> str:
         """Show the readout for the mouse at ``scene_pos``; returns the text shown."""
@@ -157,7 +172,7 @@ class HoverReadout(QObject):
     def hide(self) -> None:
         for line in self._crosshairs.values():
             line.hide()
-        self._label.setText(HINT)
+        self._label.setText(tr(HINT))
 
     def stop(self) -> None:
         """No pending readout, no running timer (the widget is hidden or cleared)."""

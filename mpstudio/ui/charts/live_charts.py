@@ -15,12 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from mpstudio.engine.run_labels import shown_label
 from mpstudio.ui.charts import chart_export
 from mpstudio.ui.charts.chart_items import CHART_OF, RunItems, legend_key, run_color
+from mpstudio.ui.charts.chart_menu import ChartMenu
 from mpstudio.ui.charts.chart_panel import (
     RangeFollower,
     build_panel,
@@ -34,15 +36,25 @@ from mpstudio.ui.charts.underflow_chart import UnderflowChart
 from mpstudio.ui.theme import LIGHT_CHARTS, ChartColors, chart_colors
 
 MIN_CHART_WIDTH = 260  # px
-NO_SCALING_ONE = "no loss scaling in this run"
-NO_SCALING_ALL = "no loss scaling in these runs"
+# Shown translated (``tr``): what the charts say, and the names of their legend keys.
+NO_SCALING_ONE = QT_TRANSLATE_NOOP("LiveCharts", "no loss scaling in this run")
+NO_SCALING_ALL = QT_TRANSLATE_NOOP("LiveCharts", "no loss scaling in these runs")
+NO_SCALING_MARK = QT_TRANSLATE_NOOP("LiveCharts", " (no loss scaling)")  # after a run's label
+KEY_NAMES = {"overflow": QT_TRANSLATE_NOOP("LiveCharts", "skipped steps"),
+             "val_loss": QT_TRANSLATE_NOOP("LiveCharts", "validation (epoch end)"),
+             "val_accuracy": QT_TRANSLATE_NOOP("LiveCharts", "validation (epoch end)")}
+EMPTY_TEXT = QT_TRANSLATE_NOOP(
+    "LiveCharts",
+    "No run yet.\n\nPick a dataset, a template and a precision on the left, then click "
+    "Run (Ctrl+R): the loss, the loss scale, the throughput and the accuracy stream here "
+    "as it trains. Tick Compare with float32 to see both precisions side by side.")
+STARTING_TEXT = QT_TRANSLATE_NOOP("LiveCharts",
+                                  "Starting: the charts appear with the run's first step.")
 
 
-EMPTY_TEXT = ("No run yet.\n\nPick a dataset, a template and a precision on the left, "
-              "then click Run (Ctrl+R): the loss, the loss scale, the throughput and the "
-              "accuracy stream here as it trains. Tick Compare with float32 to see both "
-              "precisions side by side.")
-STARTING_TEXT = "Starting: the charts appear with the run's first step."
+def tr(text: str) -> str:
+    """A LiveCharts string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("LiveCharts", text)
 
 
 class LiveCharts(QWidget):
@@ -71,7 +83,7 @@ class LiveCharts(QWidget):
         self.readout = QLabel()
         # Before any run, empty charts showed axes from 0.2 to 0.8 that meant nothing:
         # say what to do instead, until a run's first curves arrive.
-        self.empty = QLabel(EMPTY_TEXT)
+        self.empty = QLabel(tr(EMPTY_TEXT))
         self.empty.setObjectName("chartsEmpty")
         self.empty.setWordWrap(True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -88,6 +100,7 @@ class LiveCharts(QWidget):
         self.hover = HoverReadout(
             self.panel, self.plots, self._runs, self.readout, self._series_visible
         )
+        self.menu = ChartMenu(self, self.panel, self.plots, self.save, self._runs)
         for name, plot in self.plots.items():
             plot.legend.sigSampleClicked.connect(
                 lambda curve, chart=name: self._on_legend_clicked(chart, curve)
@@ -149,7 +162,7 @@ class LiveCharts(QWidget):
         self._no_scaling.hide()
         self.underflow.hide()
         self._ranges.reset()
-        self.empty.setText(STARTING_TEXT)
+        self.empty.setText(tr(STARTING_TEXT))
         self._show_empty(True)
 
     def finish(self) -> None:
@@ -280,8 +293,8 @@ class LiveCharts(QWidget):
         runs = self._runs()
         for series in self._keys:
             if series not in self._keys_shown and any(len(getattr(r, series)) for r in runs):
-                name = "skipped steps" if series == "overflow" else "validation (epoch end)"
-                self.plots[CHART_OF[series]].legend.addItem(self._keys[series], name)
+                self.plots[CHART_OF[series]].legend.addItem(self._keys[series],
+                                                            tr(KEY_NAMES[series]))
                 self._keys_shown.add(series)
         self.underflow.update(self._data, self._ranges.following_y["underflow"])
         span = self._data.warmup_span()
@@ -291,10 +304,11 @@ class LiveCharts(QWidget):
         scaling = {run.label: run.loss_scaling for run in runs}
         unscaled = [label for label, s in scaling.items() if s is False]
         for label in scaling:
-            note = " (no loss scaling)" if label in unscaled and len(unscaled) < len(runs) else ""
-            self._items[label].set_legend_text("loss_scale", label + note)
+            note = (tr(NO_SCALING_MARK) if label in unscaled and len(unscaled) < len(runs)
+                    else "")
+            self._items[label].set_legend_text("loss_scale", shown_label(label) + note)
         if unscaled and len(unscaled) == len(runs):
-            text = NO_SCALING_ONE if len(runs) == 1 else NO_SCALING_ALL
+            text = tr(NO_SCALING_ONE if len(runs) == 1 else NO_SCALING_ALL)
             if self._no_scaling.textItem.toPlainText() != text:
                 self._no_scaling.setText(text)
             self._no_scaling.show()

@@ -16,20 +16,28 @@ import math
 from collections.abc import Sequence
 
 import pyqtgraph as pg
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from mpstudio.engine.events import GradientUnderflow
+from mpstudio.engine.run_labels import shown_label
 from mpstudio.ui.charts.chart_axes import StepAxis, nice_ceil
 from mpstudio.ui.charts.chart_items import AXIS_COLOR, TEXT_COLOR
 from mpstudio.ui.charts.chart_panel import LEFT_AXIS_WIDTH, style_plot
 from mpstudio.ui.charts.run_curves import ChartData
 from mpstudio.ui.theme import ChartColors
 
-TITLE = "Gradient underflow in float16"
-MEANING = "% of the nonzero gradient values float16 rounds to 0"
+TITLE = QT_TRANSLATE_NOOP("UnderflowChart", "Gradient underflow in float16")
+MEANING = QT_TRANSLATE_NOOP("UnderflowChart",
+                            "% of the nonzero gradient values float16 rounds to 0")
 WORST_LAYERS = 3
 NAME_CHARS = 22  # a longer layer name is cut (with an ellipsis) so the column stays narrow
 MIN_TOP = 1.0  # percent: the y axis never reads finer than 0..1%
 FLOOR = 0.04  # the y range starts this far (of its top) below 0
+
+
+def tr(text: str) -> str:
+    """An UnderflowChart string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("UnderflowChart", text)
 
 
 def pct(fraction: float) -> str:
@@ -50,16 +58,26 @@ def worst_layers(sample: GradientUnderflow, n: int = WORST_LAYERS) -> list[str]:
 def breakdown_html(label: str, sample: GradientUnderflow, muted: str = AXIS_COLOR) -> str:
     """The text beside the plot: the latest sample, overall and its worst layers."""
     grey = f'<span style="color:{muted}">'
+    latest = QCoreApplication.translate("UnderflowChart", "Latest sample")
+    where = QCoreApplication.translate("UnderflowChart", "· {label}, step {step}").format(
+        label=shown_label(label), step=f"{sample.step:,}")
+    scale = QCoreApplication.translate(
+        "UnderflowChart", "without loss scaling / at scale {scale}").format(
+        scale=f"{sample.scale:g}")
+    everything = QCoreApplication.translate(
+        "UnderflowChart", "all layers: {unscaled} / {scaled}").format(
+        unscaled=pct(sample.unscaled), scaled=pct(sample.scaled))
     rows = [
-        f"{grey}{MEANING}</span>",
+        f"{grey}{html.escape(tr(MEANING))}</span>",
         "",
-        f"<b>Latest sample</b> {grey}· {html.escape(label)}, step {sample.step:,}</span>",
-        f"{grey}without loss scaling / at scale {sample.scale:g}</span>",
-        f"all layers: {pct(sample.unscaled)} / {pct(sample.scaled)}",
+        f"<b>{html.escape(latest)}</b> {grey}{html.escape(where)}</span>",
+        f"{grey}{html.escape(scale)}</span>",
+        html.escape(everything),
     ]
     worst = worst_layers(sample)
     if worst:
-        rows.append(f"{grey}worst layers:</span>")
+        heading = QCoreApplication.translate("UnderflowChart", "worst layers:")
+        rows.append(f"{grey}{html.escape(heading)}</span>")
         rows += [html.escape(line) for line in worst]
     return "<br>".join(rows)
 
@@ -74,7 +92,7 @@ class UnderflowChart:
         # the latest sample's worst layers beside it. Hidden, they take no room (Qt lays
         # out visible items only; stretch factors would keep an empty row's room).
         self.plot = panel.addPlot(row=2, col=0, axisItems={"bottom": StepAxis()})
-        style_plot(self.plot, TITLE, legend=False)
+        style_plot(self.plot, tr(TITLE), legend=False)
         self.plot.setXLink(plots["loss"])  # one step axis with the other charts
         self.side = panel.ci.addLayout(row=2, col=1)
         self.side.setContentsMargins(12, 6, 4, 4)

@@ -8,10 +8,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from mpstudio.engine.datasets.registry import availability, dataset_entry, is_registered
 from mpstudio.engine.distribute.options import strategy_options
+from mpstudio.engine.i18n import _
+from mpstudio.engine.said import render
 from mpstudio.ui.engine_client.engine_job import EngineJob
 from mpstudio.ui.setup.dataset_picker import describe_report
 from mpstudio.ui.setup.verdict_marks import verdict_marks
@@ -70,7 +72,7 @@ class BackgroundWork(QObject):
             lambda *_: setup.selected_precision() != "float32" and self.request_preview())
         # only the default strategy until the hardware check says what else there is
         setup.set_strategy_options(strategy_options(None, os.environ), os.environ)
-        hw.show_waiting("Loading TensorFlow…")
+        hw.show_waiting(QCoreApplication.translate("BackgroundWork", "Loading TensorFlow…"))
 
     @property
     def tf_ready(self) -> bool:
@@ -97,17 +99,28 @@ class BackgroundWork(QObject):
         self.versions.update(ready.versions)
         self._engine_log = ready.log_file
         # TensorFlow's own warnings and errors go to that file, not the terminal
-        where = f"; its log: {ready.log_file}" if ready.log_file else ""
-        if first:
-            self.notices.log(f"TensorFlow {ready.versions['TensorFlow']}, Keras "
-                      f"{ready.versions['Keras']} loaded in the engine process "
-                      f"(pid {ready.pid}{where})")
+        if ready.log_file:
+            process = QCoreApplication.translate(
+                "BackgroundWork", "pid {pid}; its log: {log}").format(pid=ready.pid,
+                                                                     log=ready.log_file)
         else:
-            self.notices.log(f"a fresh engine process is ready (pid {ready.pid}{where})")
+            process = QCoreApplication.translate("BackgroundWork", "pid {pid}").format(
+                pid=ready.pid)
+        if first:
+            self.notices.log(QCoreApplication.translate(
+                "BackgroundWork", "TensorFlow {tensorflow}, Keras {keras} loaded in the engine "
+                "process ({process})").format(tensorflow=ready.versions["TensorFlow"],
+                                              keras=ready.versions["Keras"], process=process))
+        else:
+            self.notices.log(QCoreApplication.translate(
+                "BackgroundWork", "a fresh engine process is ready ({process})").format(
+                    process=process))
         memory = ready.memory
         if memory.status in ("applied", "failed", "needs_restart"):
-            self.notices.log(f"GPU memory: {memory.message}", "info" if memory.ok else "warning")
-        self.notices.status("Ready")
+            self.notices.log(QCoreApplication.translate(
+                "BackgroundWork", "GPU memory: {message}").format(message=memory.message),
+                "info" if memory.ok else "warning")
+        self.notices.status(QCoreApplication.translate("BackgroundWork", "Ready"))
         self.state.update(engine="ready")
         self.tensorflow_ready.emit()
         if first or self.check is None:
@@ -116,23 +129,35 @@ class BackgroundWork(QObject):
 
     def _load_failed(self, message: str) -> None:
         self.state.update(engine="failed")
-        self.notices.status("TensorFlow could not load")
-        self.hardware.show_error(f"TensorFlow could not load: {message}")
-        self.notices.banner(f"TensorFlow could not load, so nothing can train: {message}. "
-                      "Reinstall it (pip install -e .) and restart mpstudio.", "error")
+        self.notices.status(QCoreApplication.translate("BackgroundWork",
+                                                       "TensorFlow could not load"))
+        self.hardware.show_error(QCoreApplication.translate(
+            "BackgroundWork", "TensorFlow could not load: {reason}").format(reason=message))
+        self.notices.banner(QCoreApplication.translate(
+            "BackgroundWork", "TensorFlow could not load, so nothing can train: {reason}. "
+            "Reinstall it (pip install -e .) and restart mpstudio.").format(reason=message),
+            "error")
         self.notices.log(message, "error")
 
     def _engine_ended(self, end: EngineEnd) -> None:
         """The engine process ended under work or while idle: a new one is starting."""
         self.state.update(engine="starting")
-        self.notices.status("starting a fresh engine process…")
+        self.notices.status(QCoreApplication.translate("BackgroundWork",
+                                                       "starting a fresh engine process…"))
         if not end.requested:
-            last_words = f" (what it printed is in {self._engine_log})" if self._engine_log else ""
-            self.notices.log(f"{end.message}; starting a fresh engine process{last_words}",
-                             "error")
+            if self._engine_log:
+                text = QCoreApplication.translate(
+                    "BackgroundWork", "{reason}; starting a fresh engine process (what it "
+                    "printed is in {log})").format(reason=end.message, log=self._engine_log)
+            else:
+                text = QCoreApplication.translate(
+                    "BackgroundWork", "{reason}; starting a fresh engine process").format(
+                        reason=end.message)
+            self.notices.log(text, "error")
             if not end.doing:  # a job's own failure (a run's banner) says more
-                self.notices.banner(f"The engine process {end.how} while idle. A fresh one "
-                                   "is starting; your setup is unchanged.", "error")
+                self.notices.banner(QCoreApplication.translate(
+                    "BackgroundWork", "The engine process {how} while idle. A fresh one is "
+                    "starting; your setup is unchanged.").format(how=end.how), "error")
 
     # ------------------------------------------------------------- hardware
     def run_check(self, measure: bool, seconds: float = 0.5) -> None:
@@ -142,7 +167,7 @@ class BackgroundWork(QObject):
             return
         job = EngineJob("hardware_check", {"measure": measure, "seconds_per_case": seconds},
                         describe="the measurement" if measure else "the hardware check",
-                        parent=self)
+                        parent=self)  # EngineEnd words these
         if measure:
             job.progress.connect(self.hardware.set_progress)
         job.result.connect(self._checked)
@@ -150,10 +175,13 @@ class BackgroundWork(QObject):
         job.finished.connect(self._check_ended)
         job.finished.connect(job.deleteLater)
         self._hardware_job = self.engine.submit(job)
-        self.hardware.set_busy(True, "Measuring…" if measure else "Checking the hardware…")
+        self.hardware.set_busy(True, QCoreApplication.translate("BackgroundWork", "Measuring…")
+                               if measure else QCoreApplication.translate(
+                                   "BackgroundWork", "Checking the hardware…"))
         if measure:
-            self.notices.log("measuring float32, float16 and bfloat16 kernels "
-                           f"({seconds:g} s a case)")
+            self.notices.log(QCoreApplication.translate(
+                "BackgroundWork", "measuring float32, float16 and bfloat16 kernels ({seconds} "
+                "s a case)").format(seconds=f"{seconds:g}"))
         self.state.update(measuring=True)
 
     def stop_measuring(self) -> None:
@@ -183,11 +211,14 @@ class BackgroundWork(QObject):
 
     def _memory_applied(self, result: Any) -> None:
         self.hardware.show_memory_result(result.status, result.message)
-        self.notices.log(f"GPU memory: {result.message}", "info" if result.ok else "warning")
+        self.notices.log(QCoreApplication.translate(
+            "BackgroundWork", "GPU memory: {message}").format(message=result.message),
+            "info" if result.ok else "warning")
 
     def _memory_failed(self, message: str) -> None:
         self.hardware.show_memory_result("failed", message)
-        self.notices.log(f"GPU memory: {message}", "warning")
+        self.notices.log(QCoreApplication.translate(
+            "BackgroundWork", "GPU memory: {message}").format(message=message), "warning")
 
     # ------------------------------------------------------ data and model
     def inspect_dataset(self) -> None:
@@ -195,16 +226,20 @@ class BackgroundWork(QObject):
         picker = self.setup.dataset
         if is_registered(dataset) and not availability(dataset).offline:
             entry = dataset_entry(dataset)
-            picker.set_summary(f"{entry.description}\n{availability(dataset).detail} "
-                               "(with progress, when you click Run)")
+            picker.set_summary(QCoreApplication.translate(
+                "BackgroundWork", "{description}\n{availability} (with progress, when you "
+                "click Run)").format(description=_(entry.description),
+                                     availability=availability(dataset).detail))
             self.request_preview()
             return
         if dataset in self._reports:
             self._show_report(dataset, self._reports[dataset])
             return
-        picker.set_summary("reading…")
+        picker.set_summary(QCoreApplication.translate("BackgroundWork", "reading…"))
         job = EngineJob("inspect_dataset", {"dataset": dataset, "options": picker.options()},
-                        describe=f"reading {dataset}", data_lane=True, parent=self)
+                        describe=f"reading {dataset}", shown=QCoreApplication.translate(
+                            "BackgroundWork", "reading {dataset}").format(dataset=dataset),
+                        data_lane=True, parent=self)
         job.result.connect(lambda report: self._inspected(dataset, report))
         job.errored.connect(lambda message: self._inspect_failed(dataset, message))
         job.finished.connect(job.deleteLater)
@@ -220,7 +255,8 @@ class BackgroundWork(QObject):
             return
         if self.setup.dataset.dataset() == dataset:
             self.setup.dataset.set_summary(message, problem=True)
-            self.setup.layers.show_note("No preview: the data could not be read.")
+            self.setup.layers.show_note(QCoreApplication.translate(
+                "BackgroundWork", "No preview: the data could not be read."))
         self.notices.log(message, "error")
 
     def _show_report(self, dataset: str, report: DataReport) -> None:
@@ -254,13 +290,15 @@ class BackgroundWork(QObject):
     def _submit_preview(self) -> None:
         layers = self.setup.layers
         if not self.state.ready:
-            layers.show_note("The layer table appears when TensorFlow has loaded.")
+            layers.show_note(QCoreApplication.translate(
+                "BackgroundWork", "The layer table appears when TensorFlow has loaded."))
             return
         if self.state.training:
             return
         inputs = self.model_inputs()
         if inputs is None:
-            layers.show_note("The layer table appears once the data has been read.")
+            layers.show_note(QCoreApplication.translate(
+                "BackgroundWork", "The layer table appears once the data has been read."))
             return
         spec = self.setup.spec()
         if self._preview_job is not None:
@@ -269,7 +307,9 @@ class BackgroundWork(QObject):
         job = EngineJob("model_preview", {
             "template": spec.template, "input_shape": shape, "num_classes": classes,
             "policy": spec.precision, "input_scale": scale, "batch_size": spec.batch_size},
-            describe=f"building {spec.template}", parent=self)
+            describe=f"building {spec.template}", shown=QCoreApplication.translate(
+                "BackgroundWork", "building {template}").format(template=spec.template),
+            parent=self)
         template = spec.template
         job.result.connect(lambda summary: self._previewed(job, summary, template))
         job.errored.connect(lambda message: self._preview_failed(job, message))
@@ -286,7 +326,8 @@ class BackgroundWork(QObject):
         if job is self._preview_job:
             self._preview_job = None
         if message != "cancelled" and not job.cancelled:
-            self.setup.layers.show_note(f"No preview: {message}")
+            self.setup.layers.show_note(QCoreApplication.translate(
+                "BackgroundWork", "No preview: {reason}").format(reason=message))
 
     # --------------------------------------------------------- hardware result
     def _checked(self, check: HardwareCheck) -> None:
@@ -296,12 +337,17 @@ class BackgroundWork(QObject):
         self.setup.set_verdicts(verdict_marks(advice, advice.run_device), advice.run_device,
                                 advice.run_policy)
         self.setup.set_strategy_options(strategy_options(check.report, os.environ), os.environ)
-        self.device_label.setText(f"device: {advice.run_description or advice.run_device}")
-        self.notices.log(f"recommended here: {advice.run_policy} on {advice.run_device}: "
-                  f"{advice.run_reason}", "note")
+        self.device_label.setText(QCoreApplication.translate("MainWindow", "device: {device}")
+                                  .format(device=advice.run_description or advice.run_device))
+        self.notices.log(QCoreApplication.translate(
+            "BackgroundWork", "recommended here: {policy} on {device}: {reason}").format(
+                policy=advice.run_policy, device=advice.run_device,
+                reason=render(advice.run_reason)), "note")
         for device in advice.devices:
             for note in device.notes:
-                self.notices.log(f"{device.device}: {note}", "note")
+                self.notices.log(f"{device.device}: {render(note)}", "note")
         if check.stopped:
-            self.notices.log("measurement stopped: verdicts use the cases that finished", "warning")
+            self.notices.log(QCoreApplication.translate(
+                "BackgroundWork", "measurement stopped: verdicts use the cases that finished"),
+                "warning")
         self.hardware_checked.emit(check)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from mpstudio.engine.service import protocol as p
 from mpstudio.ui.engine_client.engine_end import EngineEnd
@@ -191,7 +191,8 @@ class EngineClient(QObject):
         if self._shutting_down:
             return
         running = self.running_job()
-        end = EngineEnd(exit_code, running.describe if running else "", self._kill_requested)
+        end = EngineEnd(exit_code, running.describe if running else "", self._kill_requested,
+                        running.shown if running else "")
         never_ready = self.engine_ready is None and not self._kill_requested
         self.engine_ready = None
         self._fail_all(end, end.message)
@@ -199,7 +200,8 @@ class EngineClient(QObject):
         self._starts_without_ready = self._starts_without_ready + 1 if never_ready else 0
         if self._starts_without_ready >= MAX_STARTS_WITHOUT_READY:
             # It cannot even start (a broken install, no Python): say so, stop trying.
-            self.load_failed.emit(f"the engine process {end.how} before it was ready, "
-                                  f"{self._starts_without_ready} times in a row")
+            self.load_failed.emit(QCoreApplication.translate(
+                "EngineClient", "the engine process {how} before it was ready, {count} times "
+                "in a row").format(how=end.how, count=self._starts_without_ready))
         elif self.restart_on_end:
             self.start()  # a fresh engine: the window goes on

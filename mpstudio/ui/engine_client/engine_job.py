@@ -30,11 +30,13 @@ class EngineJob(QObject):
     finished = Signal()  # after result or errored
 
     def __init__(self, call: str, args: dict[str, Any] | None = None, *, describe: str = "",
-                 data_lane: bool = False, parent: QObject | None = None) -> None:
+                 shown: str = "", data_lane: bool = False,
+                 parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.call = call
         self.args = args or {}
-        self.describe = describe or call
+        self.describe = describe or call  # English: "the mixed_float16 run"
+        self.shown = shown  # the same in the user's language ("": describe's, looked up)
         self.lane = DATA_LANE if data_lane else MAIN_LANE
         self.job_id: int | None = None
         self.state = "new"  # new | queued | running | done

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from mpstudio.engine.events import RunFailed, RunFinished, RunStarted
 from mpstudio.engine.history.store import HistoryError, RunStore
@@ -42,6 +42,7 @@ class RunController(QObject):
         self.progress = RunProgress()
         self.job: EngineJob | None = None
         self.open_run_id: int | None = None  # the history row of the run in progress
+        self.failure_kind = ""  # the last ``failed``: stopped | crashed | failed
         self._stuck_timer = QTimer(self)
         self._stuck_timer.setObjectName("stopNowOffer")
         self._stuck_timer.setSingleShot(True)
@@ -60,7 +61,8 @@ class RunController(QObject):
         """Queue the run (or the comparison); returns the problems instead when it
         cannot run."""
         if self.active:
-            return ["a run is already in progress: stop it first"]
+            return [QCoreApplication.translate("RunController",
+                                               "a run is already in progress: stop it first")]
         problems = spec_problems(spec)
         if comparison is not None:
             problems += comparison_problems(spec, comparison.repeats, comparison.baseline)
@@ -69,7 +71,9 @@ class RunController(QObject):
         self.progress = RunProgress(runs_planned=comparison.runs if comparison else 1)
         self.open_run_id = None
         job = EngineJob("train", {"spec": spec, "comparison": comparison},
-                        describe=f"the {spec.precision} run", parent=self)
+                        describe=f"the {spec.precision} run",
+                        shown=QCoreApplication.translate("RunController", "the {precision} run")
+                        .format(precision=spec.precision), parent=self)
         job.events.connect(self._on_events)
         job.result.connect(self._on_result)
         job.errored.connect(self._on_error)
@@ -111,18 +115,25 @@ class RunController(QObject):
         job = self.job
         end = job.engine_end if job is not None else None
         self._ended()
+        self.failure_kind = "failed"
         if end is not None:
             status = "stopped" if end.requested else "failed"
-            self._end_open_run(status, end.message)
+            self._end_open_run(status, end.reason)  # the history keeps English
             if end.requested:
-                message = "stopped now: the engine process was ended; the run is kept as " \
-                          "stopped with what it measured"
+                self.failure_kind = "stopped"
+                message = QCoreApplication.translate(
+                    "RunController", "stopped now: the engine process was ended; the run is "
+                    "kept as stopped with what it measured")
             else:
-                message = (f"{end.message}. The run is marked failed in the history with "
-                           "its metrics up to then; a fresh engine is starting and your "
-                           "setup is unchanged.")
+                self.failure_kind = "crashed"
+                message = QCoreApplication.translate(
+                    "RunController", "{reason}. The run is marked failed in the history with "
+                    "its metrics up to then; a fresh engine is starting and your setup is "
+                    "unchanged.").format(reason=end.message)
         elif message == "cancelled":
-            message = "stopped before the run started"
+            self.failure_kind = "stopped"
+            message = QCoreApplication.translate("RunController",
+                                                 "stopped before the run started")
         self.failed.emit(message)
 
     def _ended(self) -> None:

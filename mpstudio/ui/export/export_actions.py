@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QCoreApplication, QObject
 
-from mpstudio.engine.export.formats import export_base_name, export_label
+from mpstudio.engine.export.formats import export_base_name
 from mpstudio.engine.export.results import ExportOutcome, ExportRequest
 from mpstudio.engine.history.store import HistoryError
 from mpstudio.ui.engine_client.engine_job import EngineJob
@@ -39,8 +39,6 @@ if TYPE_CHECKING:
     from mpstudio.ui.window.file_actions import FileActions
     from mpstudio.ui.window.notices import Notices
 
-NO_MODEL = ("run {id} kept no trained model (it diverged/failed, or was recorded before "
-            "mpstudio kept models)")
 
 
 @dataclass(frozen=True)
@@ -49,6 +47,7 @@ class ExportSubject:
     or a history run (its kept model, loaded inside the job)."""
 
     heading: str
+    title: str  # the heading without its note: "Run 12 · mlp · mixed_float16"
     base: str  # the default file name, without a suffix
     run_id: int | None
     model_handle: int | None = None  # the last run's model in the engine; None: run_id's
@@ -56,9 +55,12 @@ class ExportSubject:
 
 
 def run_title(run_id: int | None, template: str, precision: str) -> str:
-    """"Run 12 · mlp · mixed_float16", the engine's label as a heading."""
-    label = export_label(run_id, template, precision)
-    return label[:1].upper() + label[1:]
+    """"Run 12 · mlp · mixed_float16", the dialog's heading (without its note)."""
+    parts = [p for p in (template, precision) if p]
+    if run_id is not None:
+        parts.insert(0, QCoreApplication.translate("ExportActions", "Run {id}").format(
+            id=run_id))
+    return " · ".join(parts) or QCoreApplication.translate("ExportActions", "Model")
 
 
 class ExportActions(QObject):
@@ -85,10 +87,12 @@ class ExportActions(QObject):
         """Why the dialog's Export refuses now ("" when it does not)."""
         state = self.state
         if not state.ready:
-            return ("TensorFlow is still loading" if state.engine == "starting"
-                    else "TensorFlow could not load")
+            if state.engine == "starting":
+                return QCoreApplication.translate("ExportActions", "TensorFlow is still loading")
+            return QCoreApplication.translate("ExportActions", "TensorFlow could not load")
         if state.training:
-            return "A run is in progress: export when it has ended"
+            return QCoreApplication.translate(
+                "ExportActions", "A run is in progress: export when it has ended")
         return ""
 
     def follow_state(self) -> None:
@@ -122,28 +126,36 @@ class ExportActions(QObject):
         run_id = outcome.run_id(result)
         spec = result.spec
         title = run_title(run_id, spec.template, spec.precision)
-        self.open(ExportSubject(f"{title} (the run you just trained)",
+        heading = QCoreApplication.translate(
+            "ExportActions", "{title} (the run you just trained)").format(title=title)
+        self.open(ExportSubject(heading, title,
                                 export_base_name(run_id, spec.template, spec.precision),
                                 run_id, result.model_handle, spec))
 
     def export_history_run(self, run_id: int) -> None:
         store = self.history_store()
         if store is None:
-            self.notices.problem("Cannot export from History: the run history is unavailable")
+            self.notices.problem(QCoreApplication.translate(
+                "ExportActions", "Cannot export from History: the run history is unavailable"))
             return
         try:
             run = store.run(run_id, metrics=False)
         except HistoryError as exc:
-            self.notices.problem(f"Cannot export run {run_id}: {exc}")
+            self.notices.problem(QCoreApplication.translate(
+                "ExportActions", "Cannot export run {id}: {reason}").format(id=run_id,
+                                                                            reason=exc))
             return
         if self._kept_model(run_id, store.path) is None:
-            text = NO_MODEL.format(id=run_id)
-            self.notices.problem(text[:1].upper() + text[1:])
+            self.notices.problem(QCoreApplication.translate(
+                "ExportActions", "Run {id} kept no trained model (it diverged/failed, or was "
+                "recorded before mpstudio kept models)").format(id=run_id))
             return
         row = run.row
         title = run_title(run_id, row.template, row.precision)
-        self.open(ExportSubject(f"{title} (from History, trained {row.started_text} on "
-                                f"{row.dataset})",
+        heading = QCoreApplication.translate(
+            "ExportActions", "{title} (from History, trained {started} on {dataset})").format(
+                title=title, started=row.started_text, dataset=row.dataset)
+        self.open(ExportSubject(heading, title,
                                 export_base_name(run_id, row.template, row.precision), run_id))
 
     def _kept_model(self, run_id: int, history: Path) -> Path | None:
@@ -173,11 +185,13 @@ class ExportActions(QObject):
         subject = self.subject
         if subject is None or self.job is not None or self.blocked_reason():
             return None
-        what = subject.heading.split(" (", 1)[0]
+        what = subject.title
         job = EngineJob("export", {
             "requests": requests, "run_id": subject.run_id,
             "model_handle": subject.model_handle, "spec": subject.spec,
-            "overwrite": overwrite}, describe=f"exporting {what}", parent=self)
+            "overwrite": overwrite}, describe=f"exporting {what}",
+            shown=QCoreApplication.translate("ExportActions", "exporting {what}").format(
+                what=what), parent=self)
         job.started.connect(self._job_started)
         job.progress.connect(self._show_progress)
         job.result.connect(lambda outcomes: self._job_finished(job, outcomes))
@@ -187,7 +201,8 @@ class ExportActions(QObject):
         if self.dialog is not None:
             self.files.folder = str(self.dialog.folder)  # the next file dialog starts there
             self.dialog.set_busy(True)
-        self.notices.status(f"exporting {what}…")
+        self.notices.status(QCoreApplication.translate("ExportActions",
+                                                       "exporting {what}…").format(what=what))
         self.state.update(exporting=True)
         return self.job
 
@@ -199,14 +214,16 @@ class ExportActions(QObject):
 
     def _job_started(self) -> None:
         if self.dialog is not None:
-            self.dialog.show_progress(0, 0, "Loading the model…")
+            self.dialog.show_progress(0, 0, QCoreApplication.translate(
+                "ExportActions", "Loading the model…"))
 
     def _show_progress(self, done: int, total: int, text: str) -> None:
         if self.job is None or self.job.cancelled:
             return
         if self.dialog is not None:
             self.dialog.show_progress(done, total, text)
-        self.notices.status(f"exporting: {text}")
+        self.notices.status(QCoreApplication.translate("ExportActions",
+                                                       "exporting: {step}").format(step=text))
 
     def _job_finished(self, job: EngineJob, outcomes: list[ExportOutcome]) -> None:
         self.job = None
@@ -214,22 +231,27 @@ class ExportActions(QObject):
         for outcome in results:
             if job.cancelled and outcome.result is None:
                 continue  # the summary says the rest was cancelled, once
-            self.notices.log(f"export: {outcome.line()}", "success" if outcome.ok else "error")
+            self.notices.log(QCoreApplication.translate("ExportActions", "export: {line}")
+                             .format(line=outcome.line()), "success" if outcome.ok else "error")
         summary = summary_text(results, job.cancelled)
         if job.cancelled:
             self.notices.log(summary)
         if self.dialog is not None:
             self.dialog.show_outcomes(results, job.cancelled)
-        self.notices.status(f"export: {summary}")
+        self.notices.status(QCoreApplication.translate("ExportActions", "export: {line}")
+                            .format(line=summary))
         self.state.update(exporting=False)
 
     def _job_failed(self, job: EngineJob, message: str) -> None:
         self.job = None
         if message == "cancelled":
-            text = "Export cancelled; nothing was written"
+            text = QCoreApplication.translate("ExportActions",
+                                              "Export cancelled; nothing was written")
             self.notices.log(text)
         else:
-            text = f"Export failed, nothing was written: {message}"
+            text = QCoreApplication.translate(
+                "ExportActions", "Export failed, nothing was written: {reason}").format(
+                    reason=message)
             self.notices.problem(text)
         if self.dialog is not None:
             self.dialog.show_failure(text, error=message != "cancelled")

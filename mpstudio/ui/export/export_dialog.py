@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -43,8 +43,13 @@ from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
 DIALOG_WIDTH = 760  # two columns of formats with their descriptions on 2-3 lines
 RESULTS_MIN_HEIGHT = 170  # the rows get at least this, scrolling, on a tiny screen
 SCREEN_SHARE = 0.9  # the dialog grows to fit its text up to this much of the screen
-EXISTS_NOTE = "exists: asks before replacing it"
+EXISTS_NOTE = QT_TRANSLATE_NOOP("ExportDialog", "exists: asks before replacing it")  # tr()
 BAD_NAME_CHARS = '/\\:*?"<>|'  # a base name is one file name, valid on every desktop
+
+
+def tr(text: str) -> str:
+    """An ExportDialog string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("ExportDialog", text)
 
 
 class ExportDialog(QDialog):
@@ -54,7 +59,7 @@ class ExportDialog(QDialog):
     def __init__(self, folder: str | Path = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("exportDialog")
-        self.setWindowTitle("Export model")
+        self.setWindowTitle(QCoreApplication.translate("ExportDialog", "Export model"))
         self.setModal(False)
         self._blocked = ""  # why the owner refuses an export now ("" = it does not)
         self._busy = False
@@ -69,7 +74,7 @@ class ExportDialog(QDialog):
         self.heading.setFont(font)
 
         self.checks: dict[str, QCheckBox] = {}
-        formats = QGroupBox("Formats")
+        formats = QGroupBox(QCoreApplication.translate("ExportDialog", "Formats"))
         grid = QGridLayout(formats)
         grid.setHorizontalSpacing(18)
         grid.setVerticalSpacing(8)
@@ -81,11 +86,12 @@ class ExportDialog(QDialog):
 
         self.folder_edit = QLineEdit(str(folder))
         self.folder_edit.setObjectName("exportFolder")
-        self.browse_button = QPushButton("Browse…")
+        self.browse_button = QPushButton(QCoreApplication.translate("ExportDialog", "Browse…"))
         self.browse_button.setObjectName("exportBrowse")
         self.name_edit = QLineEdit()
         self.name_edit.setObjectName("exportName")
-        self.name_edit.setToolTip("The file name without a suffix; each format adds its own")
+        self.name_edit.setToolTip(QCoreApplication.translate(
+            "ExportDialog", "The file name without a suffix; each format adds its own"))
         folder_row = QHBoxLayout()
         folder_row.addWidget(self.folder_edit, 1)
         folder_row.addWidget(self.browse_button)
@@ -94,9 +100,9 @@ class ExportDialog(QDialog):
         # A grid, not a QFormLayout: that one sizes a wrapped label by its sizeHint and
         # squeezes the format descriptions above to make room.
         form = QGridLayout()
-        form.addWidget(QLabel("Save to"), 0, 0)
+        form.addWidget(QLabel(QCoreApplication.translate("ExportDialog", "Save to")), 0, 0)
         form.addLayout(folder_row, 0, 1)
-        form.addWidget(QLabel("File name"), 1, 0)
+        form.addWidget(QLabel(QCoreApplication.translate("ExportDialog", "File name")), 1, 0)
         form.addWidget(self.name_edit, 1, 1)
         form.addWidget(self.targets_label, 2, 1)
         form.setColumnStretch(1, 1)
@@ -114,19 +120,21 @@ class ExportDialog(QDialog):
         self.results = ExportResultsView()
         self.results.hide()
 
-        self.export_button = QPushButton("Export")
+        self.export_button = QPushButton(QCoreApplication.translate("ExportDialog", "Export"))
         self.export_button.setObjectName("exportButton")
         self.export_button.setDefault(True)
         self.export_button.setAutoDefault(True)
-        self.cancel_button = QPushButton("Cancel export")
+        self.cancel_button = QPushButton(QCoreApplication.translate("ExportDialog",
+                                                                    "Cancel export"))
         self.cancel_button.setObjectName("cancelExportButton")
         self.cancel_button.hide()
-        self.back_button = QPushButton("Back")
+        self.back_button = QPushButton(QCoreApplication.translate("ExportDialog", "Back"))
         self.back_button.setObjectName("exportBackButton")
-        self.back_button.setToolTip("Back to the formats and the folder, to export again")
+        self.back_button.setToolTip(QCoreApplication.translate(
+            "ExportDialog", "Back to the formats and the folder, to export again"))
         self.back_button.setAutoDefault(False)
         self.back_button.hide()
-        self.close_button = QPushButton("Close")
+        self.close_button = QPushButton(QCoreApplication.translate("ExportDialog", "Close"))
         self.close_button.setObjectName("closeButton")
         self.close_button.setAutoDefault(False)
         buttons = QHBoxLayout()
@@ -136,9 +144,10 @@ class ExportDialog(QDialog):
         buttons.addWidget(self.export_button)
         buttons.addWidget(self.close_button)
 
-        intro = secondary(wrapped_label(
-            "Each format is loaded back in its own runtime and compared with the trained "
-            "model on held-out examples; a file is only put in place once it converted."))
+        intro = secondary(wrapped_label(QCoreApplication.translate(
+            "ExportDialog", "Each format is loaded back in its own runtime and compared with "
+            "the trained model on held-out examples; a file is only put in place once it "
+            "converted.")))
         self.form_page = QWidget()
         self.form_page.setObjectName("exportForm")
         page = QVBoxLayout(self.form_page)
@@ -202,25 +211,31 @@ class ExportDialog(QDialog):
     def problem(self) -> str:
         """Why Export cannot be pressed now; "" when it can."""
         if self._busy:
-            return "An export is running: wait for it or cancel it"
+            return QCoreApplication.translate("ExportDialog",
+                                              "An export is running: wait for it or cancel it")
         if self._blocked:
             return self._blocked
         if not self.selected_formats():
-            return "Tick at least one format"
+            return QCoreApplication.translate("ExportDialog", "Tick at least one format")
         if not self.base_name:
-            return "Type a file name"
+            return QCoreApplication.translate("ExportDialog", "Type a file name")
         if any(c in self.base_name for c in BAD_NAME_CHARS) or self.base_name in (".", ".."):
-            return f"The file name cannot contain any of {BAD_NAME_CHARS}"
+            return QCoreApplication.translate(
+                "ExportDialog", "The file name cannot contain any of {characters}").format(
+                    characters=BAD_NAME_CHARS)
         if not self.folder_edit.text().strip():
-            return "Choose the folder to save to"
+            return QCoreApplication.translate("ExportDialog", "Choose the folder to save to")
         if not self.folder.is_dir():
-            return f"The folder {self.folder} does not exist: choose one that does"
+            return QCoreApplication.translate(
+                "ExportDialog", "The folder {folder} does not exist: choose one that "
+                "does").format(folder=self.folder)
         return ""
 
     def _refresh(self) -> None:
         problem = self.problem()
         self.export_button.setEnabled(not problem)
-        self.export_button.setToolTip(problem or "Export the ticked formats and verify each")
+        self.export_button.setToolTip(problem or QCoreApplication.translate(
+            "ExportDialog", "Export the ticked formats and verify each"))
         # The hint says what to fix; "an export is running" is already on screen.
         self.hint.setText(problem if problem and not self._busy else "")
         self.hint.setVisible(bool(self.hint.text()))
@@ -228,7 +243,8 @@ class ExportDialog(QDialog):
         if self.base_name and self.folder_edit.text().strip():
             for request in self.requests():
                 lines.append(request.path.name + self._target_note(request))
-        self.targets_label.setText("Writes into that folder:\n" + "\n".join(lines)
+        self.targets_label.setText(QCoreApplication.translate(
+            "ExportDialog", "Writes into that folder:") + "\n" + "\n".join(lines)
                                    if lines else "")
         self.targets_label.setVisible(bool(lines))
         self._fit_height()  # more ticked formats, more lines
@@ -240,21 +256,35 @@ class ExportDialog(QDialog):
         if not path.exists():
             return ""
         if path.is_dir() != export_format(request.format_id).is_folder:
-            kind = "a folder" if path.is_dir() else "a file"
-            return f"   ({kind} of that name is in the way: pick another name)"
-        return f"   ({self._written.get(path) or EXISTS_NOTE})"
+            if path.is_dir():
+                note = QCoreApplication.translate(
+                    "ExportDialog", "a folder of that name is in the way: pick another name")
+            else:
+                note = QCoreApplication.translate(
+                    "ExportDialog", "a file of that name is in the way: pick another name")
+        else:
+            note = self._written.get(path) or tr(EXISTS_NOTE)
+        return QCoreApplication.translate("ExportDialog", "   ({note})").format(note=note)
 
     # ---------------------------------------------------------------- seams
     def ask_folder(self) -> str:
         """The folder picker (tests replace this); "" when the user cancels."""
-        return QFileDialog.getExistingDirectory(self, "Export to the folder", str(self.folder))
+        return QFileDialog.getExistingDirectory(
+            self, QCoreApplication.translate("ExportDialog", "Export to the folder"),
+            str(self.folder))
 
     def confirm_overwrite(self, paths: list[Path]) -> bool:
         """Ask before replacing files (tests replace this)."""
         names = "\n".join(str(p) for p in paths)
-        what = "This file exists" if len(paths) == 1 else f"These {len(paths)} files exist"
+        if len(paths) == 1:
+            text = QCoreApplication.translate(
+                "ExportDialog", "This file exists:\n\n{names}\n\nReplace them?")
+        else:
+            text = QCoreApplication.translate(
+                "ExportDialog", "These {count} files exist:\n\n{names}\n\nReplace them?")
         answer = QMessageBox.question(
-            self, "Replace existing files?", f"{what}:\n\n{names}\n\nReplace them?",
+            self, QCoreApplication.translate("ExportDialog", "Replace existing files?"),
+            text.format(names=names, count=len(paths)),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
         )
@@ -271,7 +301,8 @@ class ExportDialog(QDialog):
         requests = self.requests()
         existing = [r.path for r in requests if r.path.exists()]
         if existing and not self.confirm_overwrite(existing):
-            self.status.setText("Nothing exported: the existing files were kept")
+            self.status.setText(QCoreApplication.translate(
+                "ExportDialog", "Nothing exported: the existing files were kept"))
             return
         self._existed = set(existing)
         self.export_clicked.emit(requests, bool(existing))
@@ -285,7 +316,8 @@ class ExportDialog(QDialog):
         self.progress.setVisible(busy)
         if busy:
             self.progress.setRange(0, 0)  # busy until the first progress report
-            self.status.setText("Starting the export…")
+            self.status.setText(QCoreApplication.translate("ExportDialog",
+                                                           "Starting the export…"))
             self.results.clear()
             self._written = {}
             self.show_form()  # the progress bar is on the form
@@ -299,7 +331,8 @@ class ExportDialog(QDialog):
 
     def cancelling(self) -> None:
         self.cancel_button.setEnabled(False)
-        self.status.setText("Cancelling: the export stops after the current step…")
+        self.status.setText(QCoreApplication.translate(
+            "ExportDialog", "Cancelling: the export stops after the current step…"))
 
     def show_outcomes(self, outcomes: list[ExportOutcome], cancelled: bool = False) -> None:
         """The results page: the banner says the verdict, so the status line is free."""

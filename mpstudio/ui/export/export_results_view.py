@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QCoreApplication, QSize, Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from mpstudio.engine.export.results import ExportOutcome
@@ -25,10 +25,12 @@ def outcome_mark(outcome: ExportOutcome, cancelled: bool = False) -> tuple[str, 
     """(word, colour) for an outcome: OK, BELOW THRESHOLD, FAILED (NOT WRITTEN when the
     user stopped the export before it)."""
     if outcome.result is None:
-        return ("NOT WRITTEN", NEUTRAL_COLOR) if cancelled else ("FAILED", ERROR_COLOR)
+        if cancelled:
+            return QCoreApplication.translate("ExportResultsView", "NOT WRITTEN"), NEUTRAL_COLOR
+        return QCoreApplication.translate("ExportResultsView", "FAILED"), ERROR_COLOR
     if outcome.ok:
-        return "OK", SUCCESS_COLOR
-    return "BELOW THRESHOLD", ERROR_COLOR
+        return QCoreApplication.translate("ExportResultsView", "OK"), SUCCESS_COLOR
+    return QCoreApplication.translate("ExportResultsView", "BELOW THRESHOLD"), ERROR_COLOR
 
 
 def failed(outcome: ExportOutcome, cancelled: bool = False) -> bool:
@@ -70,7 +72,9 @@ class OutcomeView(QFrame):
             detail = result.verification.line()
             notes = [*result.notes, *outcome.notes]
         else:
-            detail = f"Not exported: {outcome.error}"
+            detail = QCoreApplication.translate("ExportResultsView",
+                                                "Not exported: {reason}").format(
+                reason=outcome.error)
             notes = list(outcome.notes)
         self.detail = wrapped_label(detail)
         self.detail.setObjectName("resultDetail")
@@ -148,7 +152,8 @@ class ExportResultsView(QWidget):
         self.banner.style().unpolish(self.banner)
         self.banner.style().polish(self.banner)
         folders = {(o.result.path if o.result else o.request.path).parent for o in outcomes}
-        self.where.setText(f"Files in {folders.pop()}" if len(folders) == 1 else "")
+        self.where.setText(QCoreApplication.translate("ExportResultsView", "Files in {folder}")
+                           .format(folder=folders.pop()) if len(folders) == 1 else "")
         self.where.setVisible(bool(self.where.text()))
         ordered = sorted(outcomes, key=lambda o: not failed(o, cancelled))  # stable
         for i, outcome in enumerate(ordered):

@@ -3,9 +3,11 @@ below, and, where what it needs is not installed, why it is off and how to insta
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
 from mpstudio.engine.export.formats import ExportFormat, unavailable_reason
+from mpstudio.engine.i18n import _
 from mpstudio.ui.hardware.gpu_memory_form import ERROR_COLOR
 from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
 
@@ -14,7 +16,7 @@ DEFAULT_FORMATS = ("keras",)
 
 def format_entry(fmt: ExportFormat) -> tuple[QWidget, QCheckBox]:
     """A format's check box with its description (and why it is off) below."""
-    check = QCheckBox(fmt.label)
+    check = QCheckBox(_(fmt.label))
     check.setObjectName(f"format-{fmt.id}")
     reason = unavailable_reason(fmt)
     check.setChecked(reason is None and fmt.id in DEFAULT_FORMATS)
@@ -25,10 +27,11 @@ def format_entry(fmt: ExportFormat) -> tuple[QWidget, QCheckBox]:
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(1)
     layout.addWidget(check)
-    texts = [_sentence(fmt.description)]
+    texts = [_sentence(_(fmt.description))]
     if reason is not None:
         check.setToolTip(reason)
-        texts.append(f"Not installed: {fmt.install_hint}")
+        texts.append(QCoreApplication.translate("FormatEntries", "Not installed: {install}")
+                     .format(install=fmt.install_hint))
     for i, text in enumerate(texts):
         label = secondary(wrapped_label(text))
         label.setContentsMargins(indent, 0, 0, 0)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import html
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
 
 from mpstudio.engine.hardware.advisor import Advice
 from mpstudio.engine.hardware.check import HardwareCheck
 from mpstudio.engine.hardware.verdict_rules import Verdict
+from mpstudio.engine.said import render
 from mpstudio.ui.hardware.device_card import DeviceCard, facts_grid
 from mpstudio.ui.hardware.hardware_facts import build_facts, cpu_facts, gpu_facts, tpu_facts
 from mpstudio.ui.setup.verdict_marks import VERDICT_COLOR
@@ -25,20 +27,27 @@ AMBER = VERDICT_COLOR[Verdict.SLOWER]
 
 def recommendation_html(advice: Advice) -> str:
     if not advice.run_policy:
-        return "<b>No precision policy runs on this machine.</b>"
-    return (f"<span style='font-size:large'>Recommended here: <b style='color:{GREEN}'>"
-            f"{html.escape(advice.run_policy)}</b> on <b>{html.escape(advice.run_device)}"
-            "</b></span>")
+        return "<b>{}</b>".format(html.escape(QCoreApplication.translate(
+            "CheckView", "No precision policy runs on this machine.")))
+    sentence = html.escape(QCoreApplication.translate(
+        "CheckView", "Recommended here: {policy} on {device}"))
+    return "<span style='font-size:large'>{}</span>".format(sentence.format(
+        policy=f"<b style='color:{GREEN}'>{html.escape(advice.run_policy)}</b>",
+        device=f"<b>{html.escape(advice.run_device)}</b>"))
 
 
 def measurement_summary(check: HardwareCheck) -> str:
     if check.stopped:
-        return ("The measurement was stopped early: the verdicts use what was measured "
-                "and the hardware rules for the rest.")
+        return QCoreApplication.translate(
+            "CheckView", "The measurement was stopped early: the verdicts use what was "
+            "measured and the hardware rules for the rest.")
     if check.measurements:
-        return "Verdicts use the measurement: ratios are the speed against float32 here."
-    return ("Verdicts come from what the hardware is. Measure times matmul and conv in "
-            "each precision on every device (about 10-20 s).")
+        return QCoreApplication.translate(
+            "CheckView", "Verdicts use the measurement: ratios are the speed against float32 "
+            "here.")
+    return QCoreApplication.translate(
+        "CheckView", "Verdicts come from what the hardware is. Measure times matmul and conv "
+        "in each precision on every device (about 10-20 s).")
 
 
 class CheckView(QWidget):
@@ -57,7 +66,9 @@ class CheckView(QWidget):
         banner_layout = QVBoxLayout(banner)
         banner_layout.setContentsMargins(10, 2, 0, 2)
         self.recommendation_label = wrapped_label(recommendation_html(advice), rich=True)
-        self.reason_label = wrapped_label(f"{advice.run_description} — {advice.run_reason}")
+        self.reason_label = wrapped_label(QCoreApplication.translate(
+            "CheckView", "{device} — {reason}").format(device=render(advice.run_description),
+                                                      reason=render(advice.run_reason)))
         banner_layout.addWidget(self.recommendation_label)
         banner_layout.addWidget(self.reason_label)
         layout.addWidget(banner)
@@ -67,15 +78,17 @@ class CheckView(QWidget):
             self.measurement_label.setStyleSheet(f"color: {AMBER};")
         layout.addWidget(self.measurement_label)
 
-        layout.addWidget(heading("Devices"))
+        layout.addWidget(heading(QCoreApplication.translate("CheckView", "Devices")))
         self.cards = self._cards(check)
         for card in self.cards:
             layout.addWidget(card)
 
-        layout.addWidget(heading("Advice"))
+        layout.addWidget(heading(QCoreApplication.translate("CheckView", "Advice")))
         self.tip_labels = []
+        tip_html = html.escape(QCoreApplication.translate("CheckView", "{title}. {text}"))
         for title, text in advice.tips:
-            tip = wrapped_label(f"<b>{html.escape(title)}.</b> {html.escape(text)}", rich=True)
+            tip = wrapped_label(tip_html.replace("{title}", "<b>{title}</b>", 1).format(
+                title=html.escape(render(title)), text=html.escape(render(text))), rich=True)
             self.tip_labels.append(tip)
             layout.addWidget(tip)
 

@@ -9,22 +9,26 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from mpstudio.engine.hardware.advisor import DeviceAdvice
 from mpstudio.engine.hardware.measurement import DeviceMeasurement
 from mpstudio.engine.hardware.verdict_rules import Verdict
+from mpstudio.engine.said import render
 from mpstudio.ui.hardware.hardware_facts import (
     Rows,
     measurement_caption,
     measurement_rows,
     ratio_text,
 )
-from mpstudio.ui.setup.verdict_marks import VERDICT_COLOR
+from mpstudio.ui.setup.verdict_marks import VERDICT_COLOR, mark_text
 from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
 
 RUN_DEVICE_COLOR = VERDICT_COLOR[Verdict.RECOMMENDED]
+# A card's title is the device's label ("GPU:0", "CPU"); the one label with words in it,
+# shown with QCoreApplication.translate("DeviceCard", title).
+UNUSED_GPU = QT_TRANSLATE_NOOP("DeviceCard", "GPU (unused)")
 UNUSABLE_COLOR = "#c8322f"
 
 
@@ -69,15 +73,17 @@ class DeviceCard(QFrame):
         layout.addLayout(self._header(title, name, run_device))
         layout.addLayout(facts_grid(facts))
         if unusable_reason:
-            self.unusable_label = wrapped_label(f"TensorFlow cannot use this GPU: "
-                                                f"{unusable_reason}")
+            self.unusable_label = wrapped_label(QCoreApplication.translate(
+                "DeviceCard", "TensorFlow cannot use this GPU: {reason}").format(
+                    reason=render(unusable_reason)))
             self.unusable_label.setStyleSheet(f"color: {UNUSABLE_COLOR};")
             layout.addWidget(self.unusable_label)
         else:
             layout.addWidget(_rule())
             layout.addLayout(self._verdicts(advice, measurement))
         for note in advice.notes:
-            layout.addWidget(secondary(wrapped_label(f"Note: {note}")))
+            layout.addWidget(secondary(wrapped_label(QCoreApplication.translate(
+                "DeviceCard", "Note: {note}").format(note=render(note)))))
         if measurement is not None and measurement.results:
             self.measurement_label = secondary(wrapped_label(measurement_caption(measurement)))
             layout.addWidget(self.measurement_label)
@@ -85,15 +91,17 @@ class DeviceCard(QFrame):
 
     def _header(self, title: str, name: str, run_device: bool) -> QHBoxLayout:
         row = QHBoxLayout()
-        heading = wrapped_label(f"<b>{html.escape(title)}</b>&nbsp;&nbsp;{html.escape(name)}",
+        shown = QCoreApplication.translate("DeviceCard", title)
+        heading = wrapped_label(f"<b>{html.escape(shown)}</b>&nbsp;&nbsp;{html.escape(name)}",
                                 rich=True)
         font = heading.font()
         font.setPointSizeF(font.pointSizeF() * 1.08)
         heading.setFont(font)
         row.addWidget(heading, 1)
         if run_device:
-            tag = QLabel("runs here")
-            tag.setToolTip("The device a run on this machine uses")
+            tag = QLabel(QCoreApplication.translate("DeviceCard", "runs here"))
+            tag.setToolTip(QCoreApplication.translate("DeviceCard",
+                                                      "The device a run on this machine uses"))
             tag.setStyleSheet(f"color: white; background: {RUN_DEVICE_COLOR}; "
                               "border-radius: 4px; padding: 1px 6px;")
             row.addWidget(tag, 0, Qt.AlignmentFlag.AlignTop)
@@ -109,20 +117,24 @@ class DeviceCard(QFrame):
         row = 0
         for verdict in advice.verdicts:
             default = verdict.policy == advice.default
-            policy = QLabel(f"<b>{verdict.policy}</b>" + ("&nbsp;(default)" if default else ""))
+            policy = QLabel(f"<b>{verdict.policy}</b>" + ("&nbsp;" + html.escape(
+                QCoreApplication.translate("DeviceCard", "(default)")) if default else ""))
             policy.setTextFormat(Qt.TextFormat.RichText)
             if default:
-                policy.setToolTip("The policy a run on this device starts with")
-            mark = QLabel(verdict.verdict.value)
+                policy.setToolTip(QCoreApplication.translate(
+                    "DeviceCard", "The policy a run on this device starts with"))
+            mark = QLabel(mark_text(verdict.verdict.value))
             mark.setStyleSheet(f"color: {VERDICT_COLOR[verdict.verdict]}; font-weight: 600;")
             grid.addWidget(policy, row, 0)
             grid.addWidget(mark, row, 1)
             if measured:
                 ratio = QLabel(ratio_text(verdict.policy, verdict.measured))
-                ratio.setToolTip(f"{verdict.policy}'s speed against float32, measured here")
+                ratio.setToolTip(QCoreApplication.translate(
+                    "DeviceCard", "{policy}'s speed against float32, measured here").format(
+                        policy=verdict.policy))
                 grid.addWidget(ratio, row, 2, Qt.AlignmentFlag.AlignRight)
                 self.ratio_labels[verdict.policy] = ratio
-            reason = wrapped_label(verdict.reason)
+            reason = wrapped_label(render(verdict.reason))
             reason.setContentsMargins(14, 0, 0, 6)
             grid.addWidget(reason, row + 1, 0, 1, 3)
             self.verdict_labels[verdict.policy] = mark

@@ -8,7 +8,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QModelIndex,
+    QObject,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -20,6 +28,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -38,8 +48,26 @@ if TYPE_CHECKING:
     from mpstudio.ui.models.workbench_state import WorkbenchState
     from mpstudio.ui.window.notices import Notices
 
-TITLE = "Check training on this machine"
-COLUMNS = ("section", "check", "status", "why")
+# Shown with QCoreApplication.translate("DoctorDialog", ...).
+TITLE = QT_TRANSLATE_NOOP("DoctorDialog", "Check training on this machine")
+COLUMNS = (QT_TRANSLATE_NOOP("DoctorDialog", "section"),
+           QT_TRANSLATE_NOOP("DoctorDialog", "check"),
+           QT_TRANSLATE_NOOP("DoctorDialog", "status"),
+           QT_TRANSLATE_NOOP("DoctorDialog", "why"))
+
+
+def tr(text: str) -> str:
+    """A DoctorDialog string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("DoctorDialog", text)
+
+
+class _ReasonDelegate(QStyledItemDelegate):
+    """The style measures a wrapped cell a pixel or two shorter than it paints it when
+    the lines hold Chinese (their glyphs come from a fallback font with taller lines):
+    a two-line reason would then be painted as one cut-off line."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        return super().sizeHint(option, index) + QSize(0, 3)
 
 
 class DoctorDialog(QDialog):
@@ -49,27 +77,30 @@ class DoctorDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(TITLE)
+        self.setWindowTitle(tr(TITLE))
         self.setObjectName("doctorDialog")
         self.report: DoctorReport | None = None
-        intro = QLabel(
+        intro = QLabel(QCoreApplication.translate(
+            "DoctorDialog",
             "Checks the whole chain on this machine: TensorFlow's build against the driver "
             "and each GPU, the GPU memory settings, a few real training steps for each "
             "template and precision the device supports, a float32-vs-mixed timing, TF32, "
-            "and a mirrored step with two GPUs. The same check as `mpstudio doctor`.")
+            "and a mirrored step with two GPUs. The same check as `mpstudio doctor`."))
         intro.setWordWrap(True)
-        self.quick = QCheckBox("Quick: 3 templates, 4 steps each (under a minute on a CPU)")
+        self.quick = QCheckBox(QCoreApplication.translate(
+            "DoctorDialog", "Quick: 3 templates, 4 steps each (under a minute on a CPU)"))
         self.quick.setObjectName("doctorQuick")
         self.progress_bar = QProgressBar()
         self.progress_bar.setObjectName("doctorProgress")
-        self.status = QLabel("Press Start to check.")
+        self.status = QLabel(QCoreApplication.translate("DoctorDialog", "Press Start to check."))
         self.status.setObjectName("doctorStatus")
         self.status.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("doctorTable")
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.setHorizontalHeaderLabels([tr(c) for c in COLUMNS])
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
+        self.table.setItemDelegateForColumn(len(COLUMNS) - 1, _ReasonDelegate(self.table))
         rows = self.table.verticalHeader()
         rows.hide()
         # Each row as tall as its wrapped reason at the table's width, as that changes.
@@ -78,19 +109,23 @@ class DoctorDialog(QDialog):
         for column in range(len(COLUMNS) - 1):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        # A longer name narrows the reasons' column: the rows above must grow again.
+        header.sectionResized.connect(lambda *_: rows.resizeSections())
         self.summary = QLabel()
         self.summary.setObjectName("doctorSummary")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.start_button = QPushButton("&Start")
-        self.stop_button = QPushButton("S&top")
-        self.save_button = QPushButton("Save &report…")
-        self.close_button = QPushButton("&Close")
+        self.start_button = QPushButton(QCoreApplication.translate("DoctorDialog", "&Start"))
+        self.stop_button = QPushButton(QCoreApplication.translate("DoctorDialog", "S&top"))
+        self.save_button = QPushButton(QCoreApplication.translate("DoctorDialog",
+                                                                  "Save &report…"))
+        self.close_button = QPushButton(QCoreApplication.translate("DoctorDialog", "&Close"))
         for button, name in ((self.start_button, "doctorStart"), (self.stop_button, "doctorStop"),
                              (self.save_button, "doctorSave"), (self.close_button, "doctorClose")):
             button.setObjectName(name)
-        self.save_button.setToolTip("Save the table, versions and devices as an HTML page or "
-                                    "JSON, to attach to a bug report")
+        self.save_button.setToolTip(QCoreApplication.translate(
+            "DoctorDialog", "Save the table, versions and devices as an HTML page or JSON, to "
+            "attach to a bug report"))
         self.start_button.clicked.connect(lambda: self.start_requested.emit(
             self.quick.isChecked()))
         self.stop_button.clicked.connect(self._stop_clicked)
@@ -129,7 +164,7 @@ class DoctorDialog(QDialog):
         self.table.setRowCount(0)
         self.summary.clear()
         self.progress_bar.setRange(0, 0)  # busy until the total is known
-        self.status.setText("Detecting the hardware…")
+        self.status.setText(QCoreApplication.translate("DoctorDialog", "Detecting the hardware…"))
         self.set_running(True)
 
     def set_progress(self, done: int, total: int, text: str) -> None:
@@ -137,15 +172,18 @@ class DoctorDialog(QDialog):
             return  # stopping: a late report does not undo the message
         self.progress_bar.setRange(0, max(total, 1))
         self.progress_bar.setValue(done)
-        self.status.setText(f"Checking {text} ({done + 1} of {total})" if done < total
-                            else text)
+        self.status.setText(QCoreApplication.translate(
+            "DoctorDialog", "Checking {what} ({number} of {total})").format(
+                what=text, number=done + 1, total=total) if done < total else text)
 
     def add_check(self, check: Check) -> None:
         row = self.table.rowCount()
         self.table.insertRow(row)
-        for column, text in enumerate((check.section, check.name, check.status, check.reason)):
+        reason = check.reason_text
+        for column, text in enumerate((check.section_text, check.name_text, check.status_text,
+                                       reason)):
             item = QTableWidgetItem(text)
-            item.setToolTip(check.reason)
+            item.setToolTip(reason)
             if column == 2:
                 item.setForeground(QBrush(QColor(STATUS_COLOR.get(check.status, "#1f2933"))))
             self.table.setItem(row, column, item)
@@ -153,13 +191,16 @@ class DoctorDialog(QDialog):
 
     def show_report(self, report: DoctorReport) -> None:
         self.report = report
-        self.status.setText("Stopped." if report.stopped else "Done.")
+        self.status.setText(QCoreApplication.translate("DoctorDialog", "Stopped.")
+                            if report.stopped
+                            else QCoreApplication.translate("DoctorDialog", "Done."))
         self.summary.setText(report.summary())
         self.set_running(False)
         self.report_ready.emit(report)
 
     def show_error(self, message: str) -> None:
-        self.status.setText(f"The check could not run: {message}")
+        self.status.setText(QCoreApplication.translate(
+            "DoctorDialog", "The check could not run: {message}").format(message=message))
         self.set_running(False)
 
     def statuses(self) -> list[tuple[str, str, str]]:
@@ -170,7 +211,8 @@ class DoctorDialog(QDialog):
     # ------------------------------------------------------------ actions
     def _stop_clicked(self) -> None:
         self.stop_button.setEnabled(False)
-        self.status.setText("Stopping after the current check…")
+        self.status.setText(QCoreApplication.translate("DoctorDialog",
+                                                       "Stopping after the current check…"))
         self.stop_requested.emit()
 
     def save_report(self, path: str | Path | None = None) -> Path | None:
@@ -180,8 +222,9 @@ class DoctorDialog(QDialog):
             return None
         if path is None:
             chosen, _ = QFileDialog.getSaveFileName(
-                self, "Save the doctor report", "mpstudio-doctor.html",
-                "HTML page (*.html);;JSON (*.json)")
+                self, QCoreApplication.translate("DoctorDialog", "Save the doctor report"),
+                "mpstudio-doctor.html",
+                QCoreApplication.translate("DoctorDialog", "HTML page (*.html);;JSON (*.json)"))
             if not chosen:
                 return None
             path = chosen
@@ -195,7 +238,8 @@ class DoctorDialog(QDialog):
         except ReportError as exc:
             self.status.setText(str(exc))
             return None
-        self.status.setText(f"Report saved to {target}")
+        self.status.setText(QCoreApplication.translate("DoctorDialog", "Report saved to {path}")
+                            .format(path=target))
         return target
 
     def closeEvent(self, event: Any) -> None:
@@ -237,9 +281,12 @@ class DoctorActions(QObject):
             return
         why = self.state.busy_reason()
         if why:
-            dialog.set_unavailable(f"{why}: start the check when it has ended.")
+            dialog.set_unavailable(QCoreApplication.translate(
+                "DoctorDialog", "{why}: start the check when it has ended.").format(why=why))
             return
-        job = EngineJob("doctor", {"quick": quick}, describe="the training check", parent=self)
+        job = EngineJob("doctor", {"quick": quick}, describe="the training check",
+                        shown=QCoreApplication.translate("DoctorDialog", "the training check"),
+                        parent=self)
         job.progress.connect(dialog.set_progress)
         job.events.connect(lambda checks: [dialog.add_check(c) for c in checks])
         job.result.connect(self._finished)
@@ -247,8 +294,11 @@ class DoctorActions(QObject):
         job.finished.connect(job.deleteLater)
         self.job = self.engine.submit(job)
         dialog.started()
-        self.notices.log(f"checking training on this machine ({'quick' if quick else 'full'} "
-                       "set)")
+        self.notices.log(
+            QCoreApplication.translate("DoctorDialog", "checking training on this machine "
+                                       "(quick set)") if quick else
+            QCoreApplication.translate("DoctorDialog", "checking training on this machine "
+                                       "(full set)"))
         self.state.update(checking=True)
 
     def stop(self) -> None:
@@ -264,14 +314,18 @@ class DoctorActions(QObject):
         if self.dialog is not None:
             self.dialog.show_report(report)
         level = "error" if report.failed else "info"
-        self.notices.log(f"training check: {report.summary()}", level)
+        self.notices.log(QCoreApplication.translate("DoctorDialog", "training check: {summary}")
+                         .format(summary=report.summary()), level)
         self.state.update(checking=False)
 
     def _failed(self, message: str) -> None:
         self.job = None
         if self.dialog is not None:
-            self.dialog.show_error("stopped before it started" if message == "cancelled"
-                                   else message)
+            self.dialog.show_error(
+                QCoreApplication.translate("DoctorDialog", "stopped before it started")
+                if message == "cancelled" else message)
         if message != "cancelled":
-            self.notices.log(f"training check: {message}", "error")
+            self.notices.log(QCoreApplication.translate("DoctorDialog", "training check: "
+                                                        "{summary}").format(summary=message),
+                             "error")
         self.state.update(checking=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -31,17 +31,28 @@ from mpstudio.engine.app_settings import (
     settings_path,
 )
 from mpstudio.engine.hardware.verdict_rules import Verdict
+from mpstudio.engine.said import render
 from mpstudio.ui.setup.verdict_marks import VERDICT_COLOR
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
 
 MAX_LIMIT_MB = 1 << 20  # 1 TiB: above any GPU sold
-_APPLY_LOOK = {  # status -> (prefix, colour)
-    "applied": ("In effect: ", VERDICT_COLOR[Verdict.RECOMMENDED]),
-    "unchanged": ("In effect: ", ""),
-    "no_gpu": ("", VERDICT_COLOR[Verdict.NO_GAIN]),
-    "needs_restart": ("Takes effect at next launch: ", VERDICT_COLOR[Verdict.SLOWER]),
-    "failed": ("Not applied: ", VERDICT_COLOR[Verdict.UNSUPPORTED]),
+_APPLY_LOOK = {  # status -> (the sentence around the engine's message, colour)
+    "applied": (QT_TRANSLATE_NOOP("GpuMemoryForm", "In effect: {message}"),
+                VERDICT_COLOR[Verdict.RECOMMENDED]),
+    "unchanged": (QT_TRANSLATE_NOOP("GpuMemoryForm", "In effect: {message}"), ""),
+    "no_gpu": ("{message}", VERDICT_COLOR[Verdict.NO_GAIN]),
+    "needs_restart": (QT_TRANSLATE_NOOP("GpuMemoryForm", "Takes effect at next launch: "
+                                                         "{message}"),
+                      VERDICT_COLOR[Verdict.SLOWER]),
+    "failed": (QT_TRANSLATE_NOOP("GpuMemoryForm", "Not applied: {message}"),
+               VERDICT_COLOR[Verdict.UNSUPPORTED]),
 }
+# The apply status as the tip names it (the status itself is a key).
+_STATUS_TEXT = {"applied": QT_TRANSLATE_NOOP("GpuMemoryForm", "applied"),
+                "unchanged": QT_TRANSLATE_NOOP("GpuMemoryForm", "unchanged"),
+                "no_gpu": QT_TRANSLATE_NOOP("GpuMemoryForm", "no GPU"),
+                "needs_restart": QT_TRANSLATE_NOOP("GpuMemoryForm", "needs a restart"),
+                "failed": QT_TRANSLATE_NOOP("GpuMemoryForm", "failed")}
 ERROR_COLOR = VERDICT_COLOR[Verdict.UNSUPPORTED]
 
 
@@ -51,32 +62,38 @@ class GpuMemoryForm(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._saved: GpuMemorySettings | None = None  # None: the file could not be read
-        self.growth_box = QCheckBox("Grow GPU memory as needed")
-        self.growth_box.setToolTip(
+        self.growth_box = QCheckBox(QCoreApplication.translate(
+            "GpuMemoryForm", "Grow GPU memory as needed"))
+        self.growth_box.setToolTip(QCoreApplication.translate(
+            "GpuMemoryForm",
             "Allocate GPU memory as the run needs it instead of reserving most of it at "
-            "start. Exclusive with a limit: TensorFlow refuses both on one GPU.")
+            "start. Exclusive with a limit: TensorFlow refuses both on one GPU."))
         self.limit_spin = QSpinBox()
         self.limit_spin.setRange(0, MAX_LIMIT_MB)
         self.limit_spin.setSingleStep(512)
         self.limit_spin.setSuffix(" MiB")
-        self.limit_spin.setSpecialValueText("no limit")
-        self.limit_spin.setToolTip("Cap each GPU at this much memory (64 MiB or more); "
-                                   "exclusive with growth")
-        self.save_button = QPushButton("Save")
+        self.limit_spin.setSpecialValueText(QCoreApplication.translate("GpuMemoryForm",
+                                                                       "no limit"))
+        self.limit_spin.setToolTip(QCoreApplication.translate(
+            "GpuMemoryForm", "Cap each GPU at this much memory (64 MiB or more); "
+            "exclusive with growth"))
+        self.save_button = QPushButton(QCoreApplication.translate("GpuMemoryForm", "Save"))
         self.file_label = wrapped_label()  # what is saved, or why the file is unusable
         self.apply_label = wrapped_label()  # what the main window's apply said
         self.path_label = secondary(wrapped_label())
 
         limit_row = QHBoxLayout()
-        limit_row.addWidget(QLabel("Limit per GPU"))
+        limit_row.addWidget(QLabel(QCoreApplication.translate("GpuMemoryForm",
+                                                              "Limit per GPU")))
         limit_row.addWidget(self.limit_spin, 1)
         limit_row.addWidget(self.save_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(heading("GPU memory"))
-        layout.addWidget(secondary(wrapped_label(
+        layout.addWidget(heading(QCoreApplication.translate("GpuMemoryForm", "GPU memory")))
+        layout.addWidget(secondary(wrapped_label(QCoreApplication.translate(
+            "GpuMemoryForm",
             "TensorFlow reserves most of each GPU's memory when it starts. Growth or a "
-            "limit leaves room for other programs; TensorFlow cannot do both on one GPU.",
+            "limit leaves room for other programs; TensorFlow cannot do both on one GPU."),
             selectable=False)))
         layout.addWidget(self.growth_box)
         layout.addLayout(limit_row)
@@ -98,27 +115,32 @@ class GpuMemoryForm(QWidget):
 
     def reload(self) -> None:
         """Show what the settings file holds; a broken file is named, not fatal."""
-        self.path_label.setText(f"Saved in {settings_path()}")
+        self.path_label.setText(QCoreApplication.translate("GpuMemoryForm", "Saved in {path}")
+                                .format(path=settings_path()))
         try:
             memory: GpuMemorySettings | None = load_settings().gpu_memory
         except InvalidSettings as exc:  # parses, wrong values: saving replaces them
             memory = None
-            self._show_file(f"{exc}. Saving replaces these values.", error=True)
+            self._show_file(QCoreApplication.translate(
+                "GpuMemoryForm", "{error}. Saving replaces these values.").format(
+                    error=exc.shown()), error=True)
         except SettingsError as exc:  # does not parse: the engine will not overwrite it
             memory = None
-            self._show_file(str(exc), error=True)
+            self._show_file(exc.shown(), error=True)
         self._saved = memory
         self._set_form(memory or GpuMemorySettings())
         if memory is not None:
-            self._show_file(f"Saved setting: {memory.describe()}.")
+            self._show_file(QCoreApplication.translate("GpuMemoryForm", "Saved setting: {what}.")
+                            .format(what=render(memory.description())))
         self._update_save_button()
 
     def save(self) -> bool:
         """Write the form's values (keeping the file's other tables); emits ``saved``."""
         memory = self.settings()
-        problems = memory.problems()
+        problems = memory.problem_messages()
         if problems:
-            self._show_file("; ".join(problems), error=True)
+            self._show_file(QCoreApplication.translate("GpuMemoryForm", "; ").join(
+                render(p) for p in problems), error=True)
             return False
         try:
             try:
@@ -127,21 +149,28 @@ class GpuMemoryForm(QWidget):
                 current = AppSettings()
             path = save_settings(dataclasses.replace(current, gpu_memory=memory))
         except SettingsError as exc:
-            self._show_file(str(exc), error=True)
+            self._show_file(exc.shown(), error=True)
             return False
         self._saved = memory
-        self.path_label.setText(f"Saved in {path}")
-        self._show_file(f"Saved setting: {memory.describe()}. New runs use it.")
+        self.path_label.setText(QCoreApplication.translate("GpuMemoryForm", "Saved in {path}")
+                                .format(path=path))
+        self._show_file(QCoreApplication.translate(
+            "GpuMemoryForm", "Saved setting: {what}. New runs use it.").format(
+                what=render(memory.description())))
         self.apply_label.hide()  # the main window reports the new apply result
         self._update_save_button()
         self.saved.emit(memory)
         return True
 
-    def show_apply_result(self, status: str, message: str) -> None:
-        prefix, color = _APPLY_LOOK.get(status, ("", ""))
-        self.apply_label.setText(prefix + message)
+    def show_apply_result(self, status: str, message: object) -> None:
+        """``message``: the engine's (a string, or a stored message it renders)."""
+        sentence, color = _APPLY_LOOK.get(status, ("{message}", ""))
+        self.apply_label.setText(QCoreApplication.translate("GpuMemoryForm", sentence).format(
+            message=render(message)))
         self.apply_label.setStyleSheet(f"color: {color};" if color else "")
-        self.apply_label.setToolTip(f"status: {status}")
+        self.apply_label.setToolTip(QCoreApplication.translate(
+            "GpuMemoryForm", "status: {status}").format(status=QCoreApplication.translate(
+                "GpuMemoryForm", _STATUS_TEXT.get(status, status))))
         self.apply_label.show()
 
     # -------------------------------------------------------------- internals

@@ -9,7 +9,15 @@ A click makes the panel busy at once (no double requests); ``show_check``,
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QEvent,
+    QObject,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFrame,
@@ -27,11 +35,38 @@ from mpstudio.ui.hardware.device_card import DeviceCard
 from mpstudio.ui.hardware.gpu_memory_form import ERROR_COLOR, GpuMemoryForm
 from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
 
-RUN_ACTIVE_TIP = ("Not while a training run is going: measuring now would distort both "
-                  "the measurement and the run")
-CHECK_TIP = "Detect the devices again (quick; no measurement)"
-MEASURE_TIP = ("Time matmul and conv in float32, float16 and bfloat16 on every device "
-               "(about 10-20 s); the verdicts then follow what was measured")
+# Shown with QCoreApplication.translate("HardwarePanel", ...).
+RUN_ACTIVE_TIP = QT_TRANSLATE_NOOP(
+    "HardwarePanel", "Not while a training run is going: measuring now would distort both "
+    "the measurement and the run")
+CHECK_TIP = QT_TRANSLATE_NOOP("HardwarePanel", "Detect the devices again (quick; no measurement)")
+MEASURE_TIP = QT_TRANSLATE_NOOP(
+    "HardwarePanel", "Time matmul and conv in float32, float16 and bfloat16 on every device "
+    "(about 10-20 s); the verdicts then follow what was measured")
+
+
+def tr(text: str) -> str:
+    """A HardwarePanel string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("HardwarePanel", text)
+
+
+class _DownScrollArea(QScrollArea):
+    """Scrolls down only, so it is never narrower than its content needs (the cards'
+    words are longer in some languages than in others)."""
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        content = self.widget()
+        if content is not None:
+            need = (content.minimumSizeHint().width() + 2 * self.frameWidth()
+                    + self.verticalScrollBar().sizeHint().width())
+            hint.setWidth(max(hint.width(), need))
+        return hint
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()  # the content's needs changed: so did this minimum
+        return super().eventFilter(watched, event)
 
 
 class HardwarePanel(QWidget):
@@ -50,18 +85,22 @@ class HardwarePanel(QWidget):
         self._waiting = False  # TensorFlow still loading: nothing can run yet
         self._run_active = False
 
-        self.check_button = QPushButton("Check again")
-        self.measure_button = QPushButton("Measure")
+        self.check_button = QPushButton(QCoreApplication.translate("HardwarePanel",
+                                                                   "Check again"))
+        self.measure_button = QPushButton(QCoreApplication.translate("HardwarePanel",
+                                                                     "Measure"))
         self.seconds_spin = QDoubleSpinBox()
         self.seconds_spin.setRange(0.05, 10.0)  # what `mpstudio hw --seconds` accepts
         self.seconds_spin.setSingleStep(0.25)
         self.seconds_spin.setDecimals(2)
         self.seconds_spin.setValue(0.5)
-        self.seconds_spin.setSuffix(" s/case")
-        self.seconds_spin.setToolTip("Seconds timed for each kernel and precision: longer "
-                                     "is steadier, 0.5 s is usually enough")
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setToolTip("End the measurement now; verdicts use what was measured")
+        self.seconds_spin.setSuffix(QCoreApplication.translate("HardwarePanel", " s/case"))
+        self.seconds_spin.setToolTip(QCoreApplication.translate(
+            "HardwarePanel", "Seconds timed for each kernel and precision: longer is "
+            "steadier, 0.5 s is usually enough"))
+        self.stop_button = QPushButton(QCoreApplication.translate("HardwarePanel", "Stop"))
+        self.stop_button.setToolTip(QCoreApplication.translate(
+            "HardwarePanel", "End the measurement now; verdicts use what was measured"))
         self.progress_bar = QProgressBar()
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setMaximumHeight(8)
@@ -71,7 +110,8 @@ class HardwarePanel(QWidget):
         self.error_label.setStyleSheet(
             f"QLabel#error {{ color: {ERROR_COLOR}; border: 1px solid {ERROR_COLOR}; "
             "border-radius: 4px; padding: 6px; }")
-        self.placeholder = wrapped_label("No hardware check yet.", selectable=False)
+        self.placeholder = wrapped_label(QCoreApplication.translate(
+            "HardwarePanel", "No hardware check yet."), selectable=False)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setContentsMargins(0, 24, 0, 24)
         self.memory_form = GpuMemoryForm()
@@ -96,7 +136,7 @@ class HardwarePanel(QWidget):
         self._content_layout.addWidget(self.placeholder)
         self._content_layout.addWidget(self.memory_form)
         self._content_layout.addStretch(1)
-        scroll = QScrollArea()
+        scroll = _DownScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -134,8 +174,9 @@ class HardwarePanel(QWidget):
         """Before TensorFlow is ready: nothing can run, a busy bar says why."""
         self._waiting = True
         if self._check is None:
-            self.placeholder.setText("The devices and the precision advice appear here "
-                                     "once TensorFlow has loaded.")
+            self.placeholder.setText(QCoreApplication.translate(
+                "HardwarePanel", "The devices and the precision advice appear here once "
+                "TensorFlow has loaded."))
         self._show_status(text, busy=True)
         self._update_buttons()
 
@@ -152,10 +193,12 @@ class HardwarePanel(QWidget):
 
     def show_error(self, message: str) -> None:
         """The check failed: say why and let the user retry."""
-        self.error_label.setText(f"The hardware check failed: {message}")
+        self.error_label.setText(QCoreApplication.translate(
+            "HardwarePanel", "The hardware check failed: {message}").format(message=message))
         self.error_label.show()
         if self._check is None:
-            self.placeholder.setText("No hardware check yet: press Check again to retry.")
+            self.placeholder.setText(QCoreApplication.translate(
+                "HardwarePanel", "No hardware check yet: press Check again to retry."))
         self._idle()
 
     def set_busy(self, busy: bool, text: str = "") -> None:
@@ -163,16 +206,21 @@ class HardwarePanel(QWidget):
             self._idle()
             return
         self._busy = True
-        self._show_status(text or ("Measuring…" if self._measuring else "Checking…"),
-                          busy=True)
+        self._show_status(text or (
+            QCoreApplication.translate("HardwarePanel", "Measuring…") if self._measuring
+            else QCoreApplication.translate("HardwarePanel", "Checking…")), busy=True)
         self._update_buttons()
 
     def set_progress(self, done: int, total: int, text: str) -> None:
         """Micro-benchmark progress; ``text`` is the case, e.g. "GPU:0 conv float16"."""
         self._busy = self._measuring = True  # only a measurement reports progress
-        what = "finishing" if text == "done" else f"Measuring {text}"
+        what = (QCoreApplication.translate("HardwarePanel", "finishing") if text == "done"
+                else QCoreApplication.translate("HardwarePanel", "Measuring {case}").format(
+                    case=text))
         if not self._stopping:  # keep saying "Stopping…" until the result arrives
-            self._show_status(f"{what} · {done} of {total}" if total else what)
+            self._show_status(QCoreApplication.translate(
+                "HardwarePanel", "{what} · {done} of {total}").format(
+                    what=what, done=done, total=total) if total else what)
         self.progress_bar.setRange(0, max(total, 1))
         self.progress_bar.setValue(min(done, total))
         self._update_buttons()
@@ -187,18 +235,20 @@ class HardwarePanel(QWidget):
     # ------------------------------------------------------------- internals
     def _check_clicked(self) -> None:
         self.error_label.hide()
-        self.set_busy(True, "Checking the hardware…")
+        self.set_busy(True, QCoreApplication.translate("HardwarePanel",
+                                                       "Checking the hardware…"))
         self.check_requested.emit()
 
     def _measure_clicked(self) -> None:
         self.error_label.hide()
         self._measuring = True
-        self.set_busy(True, "Starting the measurement…")
+        self.set_busy(True, QCoreApplication.translate("HardwarePanel",
+                                                       "Starting the measurement…"))
         self.measure_requested.emit(self.seconds_spin.value())
 
     def _stop_clicked(self) -> None:
         self._stopping = True
-        self._show_status("Stopping…", busy=True)
+        self._show_status(QCoreApplication.translate("HardwarePanel", "Stopping…"), busy=True)
         self._update_buttons()
         self.stop_requested.emit()
 
@@ -218,6 +268,6 @@ class HardwarePanel(QWidget):
         free = not (self._busy or self._waiting or self._run_active)
         for widget in (self.check_button, self.measure_button, self.seconds_spin):
             widget.setEnabled(free)
-        self.check_button.setToolTip(RUN_ACTIVE_TIP if self._run_active else CHECK_TIP)
-        self.measure_button.setToolTip(RUN_ACTIVE_TIP if self._run_active else MEASURE_TIP)
+        self.check_button.setToolTip(tr(RUN_ACTIVE_TIP if self._run_active else CHECK_TIP))
+        self.measure_button.setToolTip(tr(RUN_ACTIVE_TIP if self._run_active else MEASURE_TIP))
         self.stop_button.setEnabled(self._busy and self._measuring and not self._stopping)

@@ -6,7 +6,9 @@ say the same thing.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+import re
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -21,13 +23,15 @@ from PySide6.QtWidgets import (
 from mpstudio.engine.comparison.card import ComparisonCard, Side
 from mpstudio.engine.comparison.card_text import card_rows, profile_table, side_heading
 from mpstudio.engine.comparison.verdict import rule_text, tone_of
+from mpstudio.engine.run_labels import shown_label
 from mpstudio.ui.history.op_profile_view import OpProfileView
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
 from mpstudio.ui.widgets.read_only_table import fit_height, read_only_table
 
-PLACEHOLDER = ('Tick "Compare with float32" and run, or select two runs in History and '
-               "click Compare.")
-RULE_LINK = "How is this decided?"
+PLACEHOLDER = QT_TRANSLATE_NOOP(
+    "ComparisonCardView",
+    'Tick "Compare with float32" and run, or select two runs in History and click Compare.')
+RULE_LINK = QT_TRANSLATE_NOOP("ComparisonCardView", "How is this decided?")
 # tone (verdict.tone_of) -> (text, background, border), the banner's palette
 TONE_COLORS = {
     "good": ("#14532d", "#ecfdf5", "#86efac"),
@@ -36,13 +40,29 @@ TONE_COLORS = {
 }
 COLUMNS = 4  # figure, float32 side, mixed side, change
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+# A CJK character with an opening bracket before it and closing punctuation after it, or
+# a run of anything else but spaces.
+_CJK = "\u3400-\u9fff\uf900-\ufaff"
+_PIECE = re.compile(f"[（“《]*[{_CJK}][）”》，。：；、！？]*|[^\\s{_CJK}（“《）”》，。：；、！？]+")
+
+
+def tr(text: str) -> str:
+    """A ComparisonCardView string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("ComparisonCardView", text)
+
+
+def unbreakable(text: str) -> list[str]:
+    """The pieces of ``text`` a line never breaks inside: its words, and in Chinese each
+    character (with the punctuation that must not start or end a line beside it)."""
+    return _PIECE.findall(text)
 
 
 def _side_header(side: Side) -> str:
-    """"float32 baseline (#1, #3)" as "float32" / "baseline" / "(#1, #3)": a narrow
-    column stays wide enough for every line of its header."""
+    """"float32 baseline (#1, #3)" as "float32" / "baseline" / "(#1, #3)" (its words in
+    the window's language): a narrow column stays wide enough for every line of its
+    header."""
     label, ids = side_heading(side).rsplit(" (", 1)
-    return "\n".join([*label.split(" · ")[0].split(), f"({ids}"])
+    return "\n".join([*shown_label(label.split(" · ")[0]).split(), f"({ids}"])
 
 
 class ComparisonCardView(QWidget):
@@ -53,7 +73,7 @@ class ComparisonCardView(QWidget):
         self.setObjectName("comparisonCard")
         self._card: ComparisonCard | None = None
 
-        self.placeholder = wrapped_label(PLACEHOLDER, selectable=False)
+        self.placeholder = wrapped_label(tr(PLACEHOLDER), selectable=False)
         self.placeholder.setObjectName("cardPlaceholder")
         self.placeholder.setProperty("role", "hint")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -63,7 +83,7 @@ class ComparisonCardView(QWidget):
         self.heading.setContentsMargins(0, 0, 0, 0)
         self.verdict = wrapped_label()
         self.verdict.setObjectName("verdict")
-        self.rule_link = secondary(QLabel(f'<a href="rule">{RULE_LINK}</a>'))
+        self.rule_link = secondary(QLabel(f'<a href="rule">{tr(RULE_LINK)}</a>'))
         self.rule_link.setObjectName("ruleLink")
         self.rule_link.setToolTip(rule_text())
         self.rule_link.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -86,10 +106,12 @@ class ComparisonCardView(QWidget):
         header.sectionResized.connect(self._fit_later)
         self._fit_pending = False
 
-        self.export_button = QPushButton("Export report…")
+        self.export_button = QPushButton(
+            QCoreApplication.translate("ComparisonCardView", "Export report…"))
         self.export_button.setObjectName("exportReport")
-        self.export_button.setToolTip("Save the card, the curves and the runs' settings as "
-                                      "an HTML report")
+        self.export_button.setToolTip(QCoreApplication.translate(
+            "ComparisonCardView",
+            "Save the card, the curves and the runs' settings as an HTML report"))
 
         link_row = QHBoxLayout()
         link_row.addWidget(self.rule_link)
@@ -123,14 +145,17 @@ class ComparisonCardView(QWidget):
     def show_card(self, card: ComparisonCard) -> None:
         self._card = card
         base, mixed = card.baseline, card.mixed
-        title = f"{base.label} vs {mixed.label}"
+        title = QCoreApplication.translate("ComparisonCardView", "{baseline} vs {mixed}").format(
+            baseline=shown_label(base.label), mixed=shown_label(mixed.label))
         if card.trials > 1:
-            title += f" · median of {card.trials} trials"
+            title += QCoreApplication.translate(
+                "ComparisonCardView", " · median of {trials} trials").format(trials=card.trials)
         self.heading.setText(title)
         self._show_verdict(card.verdict.kind, card.verdict.sentence)
         # Two-line headers: the side, then its runs' ids (narrow columns stay readable).
         self.table.setHorizontalHeaderLabels(
-            ["Figure", _side_header(base), _side_header(mixed), "Change"])
+            [QCoreApplication.translate("ComparisonCardView", "Figure"), _side_header(base),
+             _side_header(mixed), QCoreApplication.translate("ComparisonCardView", "Change")])
         rows = card_rows(card)
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
@@ -225,14 +250,15 @@ class ComparisonCardView(QWidget):
         fit_height(self.table)
 
     def _fit_names(self, sides: int) -> None:
-        """The figure names wrap (never mid-word) where the dock is too narrow for them on
-        one line beside the other columns: at 1280x720 the Change column was off the edge."""
+        """The figure names wrap (never mid-word; Chinese between characters) where the
+        dock is too narrow for them on one line beside the other columns: at 1280x720 the
+        Change column was off the edge."""
         header = self.table.horizontalHeader()
         metrics = self.table.fontMetrics()
         names = [item.text() for r in range(self.table.rowCount())
                  if (item := self.table.item(r, 0))]
         whole = max((metrics.horizontalAdvance(n) for n in names), default=0) + 16
-        word = max((metrics.horizontalAdvance(w) for n in names for w in n.split()),
+        word = max((metrics.horizontalAdvance(w) for n in names for w in unbreakable(n)),
                    default=0) + 16
         room = self.table.viewport().width() - sides - self.table.sizeHintForColumn(3)
         if room >= whole:

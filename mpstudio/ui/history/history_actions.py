@@ -12,15 +12,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject
 
 from mpstudio.engine.comparison.card import ComparisonCard, build_card, sides_from_history
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.history.replay import replay_events
 from mpstudio.engine.history.store import HistoryError, RunStore
+from mpstudio.engine.run_labels import shown_label
 from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.spec_checks import spec_problems
 from mpstudio.engine.trainer.compare_options import CompareOptions
+from mpstudio.ui.history.history_model import status_text
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QDockWidget
@@ -35,8 +37,21 @@ if TYPE_CHECKING:
     from mpstudio.ui.window.notices import Notices
     from mpstudio.ui.window.window_actions import WindowActions
 
-REPORT_FILTER = "HTML report (*.html)"
+REPORT_FILTER = QT_TRANSLATE_NOOP("HistoryActions", "HTML report (*.html)")
 T = TypeVar("T")
+
+
+def tr(text: str) -> str:
+    """A HistoryActions string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("HistoryActions", text)
+
+
+def run_title(run: StoredRun) -> str:
+    """"#12 mixed_float16 (digits / mlp)" (``StoredRun.title``) in the window's language."""
+    return QCoreApplication.translate(
+        "HistoryActions", "#{id} {label} ({dataset} / {template})").format(
+        id=run.id, label=shown_label(run.label), dataset=run.row.dataset,
+        template=run.row.template)
 
 
 class HistoryActions(QObject):
@@ -66,14 +81,17 @@ class HistoryActions(QObject):
         except HistoryError as exc:
             self.store = None
             self.history.set_store(None, str(exc))
-            self.notices.log(f"run history unavailable: {exc}", "warning")
+            self.notices.log(QCoreApplication.translate(
+                "HistoryActions", "run history unavailable: {error}").format(error=exc),
+                "warning")
             return
         self.history.set_store(self.store)
         if interrupted:
             ids = ", ".join(f"#{i}" for i in interrupted)
-            self.notices.log(f"{len(interrupted)} run(s) from an earlier session ended with the "
-                           f"app ({ids}): marked interrupted, their metrics kept in History",
-                           "warning")
+            self.notices.log(QCoreApplication.translate(
+                "HistoryActions", "{n} run(s) from an earlier session ended with the app "
+                "({ids}): marked interrupted, their metrics kept in History").format(
+                n=len(interrupted), ids=ids), "warning")
 
     def close(self) -> None:
         if self.store is not None:
@@ -110,17 +128,20 @@ class HistoryActions(QObject):
     # ------------------------------------------------------------ from History
     def _busy(self) -> bool:
         if self.state.training:
-            self.notices.banner("A run is in progress: its charts are live. Plot or compare "
-                               "runs from History when it has ended.", "info")
+            self.notices.banner(QCoreApplication.translate(
+                "HistoryActions", "A run is in progress: its charts are live. Plot or compare "
+                "runs from History when it has ended."), "info")
             return True
         return self.store is None
 
-    def _load(self, action: str, load: Callable[[], T]) -> T | None:
+    def _load(self, problem: Callable[[HistoryError], str], load: Callable[[], T]) -> T | None:
+        """``load()``, or None when the history cannot: ``problem(error)`` says so."""
         try:
             return load()
         except HistoryError as exc:
-            self.notices.banner(f"Cannot {action}: {exc}", "error")
-            self.notices.log(f"cannot {action}: {exc}", "error")
+            text = problem(exc)
+            self.notices.banner(text, "error")
+            self.notices.log(text, "error")
             return None
 
     def plot_run(self, run_id: int) -> None:
@@ -128,21 +149,27 @@ class HistoryActions(QObject):
             return
         assert self.store is not None
         store = self.store
-        run = self._load(f"plot run #{run_id}", lambda: store.run(run_id))
+        run = self._load(lambda exc: QCoreApplication.translate(
+            "HistoryActions", "Cannot plot run #{id}: {error}").format(id=run_id, error=exc),
+            lambda: store.run(run_id))
         if run is None:
             return
         self.charts.clear()
         self.hide_card()
         self.charts.add_events(replay_events(run))
         self.charts.finish()
-        self.notices.banner(f"Showing {run.title()} from History: {run.status}", "info")
+        self.notices.banner(QCoreApplication.translate(
+            "HistoryActions", "Showing {run} from History: {status}").format(
+            run=run_title(run), status=status_text(run.status)), "info")
 
     def compare_runs(self, a: int, b: int) -> None:
         if self._busy():
             return
         assert self.store is not None
         store = self.store
-        sides = self._load(f"compare #{a} and #{b}", lambda: sides_from_history(store, a, b))
+        sides = self._load(lambda exc: QCoreApplication.translate(
+            "HistoryActions", "Cannot compare #{a} and #{b}: {error}").format(
+            a=a, b=b, error=exc), lambda: sides_from_history(store, a, b))
         if sides is None:
             return
         base, mixed = sides
@@ -153,8 +180,10 @@ class HistoryActions(QObject):
         self.charts.add_events(replay_events(mixed[0]))
         self.charts.finish()
         self.show_card(card, (list(base), list(mixed)))
-        self.notices.banner(f"Comparing {base[0].title()} with {mixed[0].title()}: "
-                           f"{card.verdict.sentence}", "info")
+        self.notices.banner(QCoreApplication.translate(
+            "HistoryActions", "Comparing {baseline} with {mixed}: {verdict}").format(
+            baseline=run_title(base[0]), mixed=run_title(mixed[0]),
+            verdict=card.verdict.sentence), "info")
 
     def rerun(self, run_id: int) -> None:
         """Fill the form with the run's spec (a comparison's: the mixed spec with the
@@ -163,7 +192,9 @@ class HistoryActions(QObject):
             return
         assert self.store is not None
         store = self.store
-        run = self._load(f"re-run #{run_id}", lambda: store.run(run_id, metrics=False))
+        run = self._load(lambda exc: QCoreApplication.translate(
+            "HistoryActions", "Cannot re-run #{id}: {error}").format(id=run_id, error=exc),
+            lambda: store.run(run_id, metrics=False))
         if run is None:
             return
         spec_dict, compare = run.spec, None
@@ -179,18 +210,22 @@ class HistoryActions(QObject):
         except SpecError as exc:
             problems = exc.problems
         if problems:
-            text = f"Cannot re-run #{run_id}: " + "; ".join(problems)
+            text = QCoreApplication.translate(
+                "HistoryActions", "Cannot re-run #{id}: {error}").format(
+                id=run_id, error=QCoreApplication.translate("HistoryActions", "; ").join(problems))
             self.notices.banner(text, "error")
             self.notices.log(text, "error")
             return
         self.setup.set_spec(spec)
         self.setup.set_comparison(compare is not None, compare or CompareOptions())
-        self.notices.log(f"re-running the spec of #{run_id}")
+        self.notices.log(QCoreApplication.translate(
+            "HistoryActions", "re-running the spec of #{id}").format(id=run_id))
         self.start_run()
 
     def _deleted(self, ids: list) -> None:
-        self.notices.log(f"deleted {len(ids)} run(s) from History: "
-                       + ", ".join(f"#{i}" for i in ids))
+        self.notices.log(QCoreApplication.translate(
+            "HistoryActions", "deleted {n} run(s) from History: {ids}").format(
+            n=len(ids), ids=", ".join(f"#{i}" for i in ids)))
         if self.sides and {r.id for side in self.sides for r in side} & set(ids):
             self.sides = None
             self.card_view.clear()
@@ -202,7 +237,8 @@ class HistoryActions(QObject):
             return
         base, mixed = self.sides
         name = f"compare-{base[0].id}-{mixed[0].id}.html"
-        path = self.files.ask_save_path("Export the comparison report", REPORT_FILTER, name)
+        path = self.files.ask_save_path(QCoreApplication.translate(
+            "HistoryActions", "Export the comparison report"), tr(REPORT_FILTER), name)
         if path:
             self.files.remember(path)
             self.export_report(path)
@@ -212,18 +248,24 @@ class HistoryActions(QObject):
         from mpstudio.engine.report.html_report import ReportError, write_report
 
         if self.sides is None:
-            self.notices.banner("There is no comparison to report: compare two runs first",
-                               "error")
+            self.notices.banner(QCoreApplication.translate(
+                "HistoryActions", "There is no comparison to report: compare two runs first"),
+                "error")
             return False
         target = Path(path if path.lower().endswith((".html", ".htm")) else path + ".html")
         try:
             files = write_report(*self.sides, target,
                                  history=self.store.path if self.store else None)
         except ReportError as exc:
-            self.notices.banner(f"Export report failed, nothing was written: {exc}", "error")
-            self.notices.log(f"export report failed: {exc}", "error")
+            self.notices.banner(QCoreApplication.translate(
+                "HistoryActions", "Export report failed, nothing was written: {error}").format(
+                error=exc), "error")
+            self.notices.log(QCoreApplication.translate(
+                "HistoryActions", "export report failed: {error}").format(error=exc), "error")
             return False
-        self.notices.log(f"exported the comparison report {files.html} and its metrics "
-                       f"{files.csv}", "success")
-        self.notices.status(f"exported {files.html}")
+        self.notices.log(QCoreApplication.translate(
+            "HistoryActions", "exported the comparison report {html} and its metrics {csv}")
+            .format(html=files.html, csv=files.csv), "success")
+        self.notices.status(QCoreApplication.translate(
+            "HistoryActions", "exported {path}").format(path=files.html))
         return True

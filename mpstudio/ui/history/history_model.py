@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractTableModel,
+    QCoreApplication,
     QModelIndex,
     QPersistentModelIndex,
     QSortFilterProxyModel,
@@ -19,9 +21,16 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QBrush, QColor
 
 from mpstudio.engine.history.records import RunRow
+from mpstudio.engine.run_labels import shown_label
 
-COLUMNS = ("#", "Started", "Dataset", "Template", "Precision", "Status", "Examples/s",
-           "Val accuracy")
+# The headers, shown translated (``tr``).
+COLUMNS = ("#", QT_TRANSLATE_NOOP("HistoryTableModel", "Started"),
+           QT_TRANSLATE_NOOP("HistoryTableModel", "Dataset"),
+           QT_TRANSLATE_NOOP("HistoryTableModel", "Template"),
+           QT_TRANSLATE_NOOP("HistoryTableModel", "Precision"),
+           QT_TRANSLATE_NOOP("HistoryTableModel", "Status"),
+           QT_TRANSLATE_NOOP("HistoryTableModel", "Examples/s"),
+           QT_TRANSLATE_NOOP("HistoryTableModel", "Val accuracy"))
 ID, STARTED, DATASET, TEMPLATE, PRECISION, STATUS, SPEED, ACCURACY = range(len(COLUMNS))
 SORT_ROLE = Qt.ItemDataRole.UserRole
 MISSING = "—"
@@ -32,12 +41,26 @@ STATUS_COLOR = {
     "stopped": "#b45309",
     "running": "#2563eb",
 }
+# A run's status (stored as the key) in words, and what it means: shown translated.
+STATUS_TEXT = {
+    "finished": QT_TRANSLATE_NOOP("HistoryTableModel", "finished"),
+    "stopped": QT_TRANSLATE_NOOP("HistoryTableModel", "stopped"),
+    "diverged": QT_TRANSLATE_NOOP("HistoryTableModel", "diverged"),
+    "failed": QT_TRANSLATE_NOOP("HistoryTableModel", "failed"),
+    "interrupted": QT_TRANSLATE_NOOP("HistoryTableModel", "interrupted"),
+    "running": QT_TRANSLATE_NOOP("HistoryTableModel", "running"),
+}
 STATUS_TIP = {
-    "running": "Being trained now (or by another process sharing this history file)",
-    "interrupted": "The app or process ended during the run; the metrics up to then are kept",
-    "stopped": "Stopped by the user; the figures cover the steps it ran",
-    "diverged": "The loss became NaN or infinite",
-    "failed": "The run ended with an error",
+    "running": QT_TRANSLATE_NOOP(
+        "HistoryTableModel",
+        "Being trained now (or by another process sharing this history file)"),
+    "interrupted": QT_TRANSLATE_NOOP(
+        "HistoryTableModel",
+        "The app or process ended during the run; the metrics up to then are kept"),
+    "stopped": QT_TRANSLATE_NOOP("HistoryTableModel",
+                                 "Stopped by the user; the figures cover the steps it ran"),
+    "diverged": QT_TRANSLATE_NOOP("HistoryTableModel", "The loss became NaN or infinite"),
+    "failed": QT_TRANSLATE_NOOP("HistoryTableModel", "The run ended with an error"),
 }
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _NUMERIC = (ID, SPEED, ACCURACY)
@@ -45,11 +68,22 @@ _NUMERIC = (ID, SPEED, ACCURACY)
 Index = QModelIndex | QPersistentModelIndex
 
 
+def tr(text: str) -> str:
+    """A HistoryTableModel string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("HistoryTableModel", text)
+
+
+def status_text(status: str) -> str:
+    """A stored status ("finished") as shown; one this version does not know, as it is."""
+    return tr(STATUS_TEXT[status]) if status in STATUS_TEXT else status
+
+
 def precision_text(row: RunRow) -> str:
-    """The run's label, with its trial when the label does not say it already."""
+    """The run's label, with its trial when the label does not say it already, as shown."""
+    label = row.label
     if row.trials > 1 and "trial" not in row.label:
-        return f"{row.label} · trial {row.trial}/{row.trials}"
-    return row.label
+        label = f"{row.label} · trial {row.trial}/{row.trials}"  # a key: shown_label words it
+    return shown_label(label)
 
 
 def speed_text(value: float | None) -> str:
@@ -73,7 +107,7 @@ def cell_text(row: RunRow, column: int) -> str:
     if column == PRECISION:
         return precision_text(row)
     if column == STATUS:
-        return row.status
+        return status_text(row.status)
     if column == SPEED:
         return speed_text(row.examples_per_sec)
     return accuracy_text(row.val_accuracy)
@@ -115,7 +149,7 @@ class HistoryTableModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal:
             return None
         # Header text stays centred: right-aligned, it runs into the sort arrow.
-        return COLUMNS[section] if role == Qt.ItemDataRole.DisplayRole else None
+        return tr(COLUMNS[section]) if role == Qt.ItemDataRole.DisplayRole else None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -151,26 +185,52 @@ class HistoryTableModel(QAbstractTableModel):
         return cell_text(row, column).lower()
 
     def tooltip(self, row: RunRow) -> str:
-        lines = [f"#{row.id} {precision_text(row)} ({row.dataset} / {row.template}), "
-                 f"started {row.started_text}"]
+        lines = [QCoreApplication.translate(
+            "HistoryTableModel", "#{id} {label} ({dataset} / {template}), started {when}").format(
+            id=row.id, label=precision_text(row), dataset=row.dataset, template=row.template,
+            when=row.started_text)]
         if row.status in STATUS_TIP:
-            lines.append(f"{row.status}: {STATUS_TIP[row.status]}")
+            lines.append(QCoreApplication.translate("HistoryTableModel", "{status}: {meaning}")
+                         .format(status=status_text(row.status),
+                                 meaning=tr(STATUS_TIP[row.status])))
         if row.comparison:
-            side = "float32 side" if row.role == "baseline" else f"{row.role} side"
             ids = ", ".join(f"#{i}" for i in self._partners.get(row.comparison, [row.id]))
-            trial = f", trial {row.trial} of {row.trials}" if row.trials > 1 else ""
-            lines.append(f"Comparison {row.comparison[:8]}: the {side}{trial}; its runs "
-                         f"still in the history: {ids}")
-            lines.append("Select it with a run of the other side and click Compare.")
+            lines.append(self._side_text(row).format(
+                comparison=row.comparison[:8], trial=row.trial, trials=row.trials, ids=ids))
+            lines.append(QCoreApplication.translate(
+                "HistoryTableModel", "Select it with a run of the other side and click Compare."))
         else:
-            lines.append("A single run (not part of a float32 comparison)")
+            lines.append(QCoreApplication.translate(
+                "HistoryTableModel", "A single run (not part of a float32 comparison)"))
         return "\n".join(lines)
+
+    @staticmethod
+    def _side_text(row: RunRow) -> str:
+        """Which side of its comparison ``row`` ran on, and which trial: one sentence
+        each, with {comparison}, {trial}, {trials} and {ids} to fill in."""
+        if row.role == "baseline":
+            if row.trials > 1:
+                return QCoreApplication.translate(
+                    "HistoryTableModel", "Comparison {comparison}: the float32 side, trial "
+                    "{trial} of {trials}; its runs still in the history: {ids}")
+            return QCoreApplication.translate(
+                "HistoryTableModel", "Comparison {comparison}: the float32 side; its runs "
+                "still in the history: {ids}")
+        if row.trials > 1:
+            return QCoreApplication.translate(
+                "HistoryTableModel", "Comparison {comparison}: the mixed side, trial {trial} "
+                "of {trials}; its runs still in the history: {ids}")
+        return QCoreApplication.translate(
+            "HistoryTableModel", "Comparison {comparison}: the mixed side; its runs still in "
+            "the history: {ids}")
 
 
 def _matches(row: RunRow, needle: str) -> bool:
     if needle.lstrip("#").isdigit() and int(needle.lstrip("#")) == row.id:
         return True
-    haystack = (row.dataset, row.template, row.label, row.precision, row.status)
+    # the words as stored and as shown: "baseline" and "基线" both find a baseline
+    haystack = (row.dataset, row.template, row.label, row.precision, row.status,
+                precision_text(row), status_text(row.status))
     return any(needle in text.lower() for text in haystack)
 
 

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import sqlite3
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QItemSelection,
+    QItemSelectionModel,
+    QModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -27,17 +35,26 @@ from PySide6.QtWidgets import (
 from mpstudio.engine.history.records import RunRow
 from mpstudio.engine.history.store import HistoryError, RunStore
 from mpstudio.ui.hardware.gpu_memory_form import ERROR_COLOR
-from mpstudio.ui.history.history_model import ID, HistoryFilter, HistoryTableModel
+from mpstudio.ui.history.history_model import ID, HistoryFilter, HistoryTableModel, status_text
 from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
 
 STATUS_CHOICES = ("finished", "stopped", "diverged", "failed", "interrupted", "running")
-FILTER_PLACEHOLDER = "Filter: dataset, template, precision, status…"
+FILTER_PLACEHOLDER = QT_TRANSLATE_NOOP("HistoryPanel",
+                                       "Filter: dataset, template, precision, status…")
 MAX_COLUMN_WIDTH = 280  # a long label is cut rather than pushing the figures off screen
-RUNNING_TIP = "A run still being trained cannot be deleted: stop it first"
+RUNNING_TIP = QT_TRANSLATE_NOOP("HistoryPanel",
+                                "A run still being trained cannot be deleted: stop it first")
+
+
+def tr(text: str) -> str:
+    """A HistoryPanel string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("HistoryPanel", text)
 
 
 def _count(n: int) -> str:
-    return f"{n} run" if n == 1 else f"{n} runs"
+    if n == 1:
+        return QCoreApplication.translate("HistoryPanel", "{n} run").format(n=n)
+    return QCoreApplication.translate("HistoryPanel", "{n} runs").format(n=n)
 
 
 def compare_order(a: RunRow, b: RunRow) -> tuple[int, int]:
@@ -64,15 +81,16 @@ class HistoryPanel(QWidget):
 
         self.filter_edit = QLineEdit()
         self.filter_edit.setObjectName("historyFilter")
-        self.filter_edit.setPlaceholderText(FILTER_PLACEHOLDER)
+        self.filter_edit.setPlaceholderText(tr(FILTER_PLACEHOLDER))
         self.filter_edit.setClearButtonEnabled(True)
-        self.filter_edit.setToolTip("Words to find in the dataset, template, precision or "
-                                    "status; a number finds that run id")
+        self.filter_edit.setToolTip(QCoreApplication.translate(
+            "HistoryPanel", "Words to find in the dataset, template, precision or status; a "
+            "number finds that run id"))
         self.status_combo = QComboBox()
         self.status_combo.setObjectName("historyStatus")
-        self.status_combo.addItem("All", None)
+        self.status_combo.addItem(QCoreApplication.translate("HistoryPanel", "All"), None)
         for status in STATUS_CHOICES:
-            self.status_combo.addItem(status, status)
+            self.status_combo.addItem(status_text(status), status)  # the key as data
         self.count_label = secondary(wrapped_label(selectable=False))
         self.count_label.setObjectName("historyCount")
         self.message_label = wrapped_label()
@@ -99,11 +117,11 @@ class HistoryPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setHighlightSections(False)
 
-        self.plot_button = QPushButton("Plot")
-        self.compare_button = QPushButton("Compare")
-        self.rerun_button = QPushButton("Re-run")
-        self.export_button = QPushButton("Export…")
-        self.delete_button = QPushButton("Delete…")
+        self.plot_button = QPushButton(QCoreApplication.translate("HistoryPanel", "Plot"))
+        self.compare_button = QPushButton(QCoreApplication.translate("HistoryPanel", "Compare"))
+        self.rerun_button = QPushButton(QCoreApplication.translate("HistoryPanel", "Re-run"))
+        self.export_button = QPushButton(QCoreApplication.translate("HistoryPanel", "Export…"))
+        self.delete_button = QPushButton(QCoreApplication.translate("HistoryPanel", "Delete…"))
         for name, button in (("plotButton", self.plot_button),
                              ("compareButton", self.compare_button),
                              ("rerunButton", self.rerun_button),
@@ -157,7 +175,8 @@ class HistoryPanel(QWidget):
             self.refresh()
         else:
             self.model.set_rows([])
-            self._show_message(error or "No run history.")
+            self._show_message(error or QCoreApplication.translate("HistoryPanel",
+                                                                   "No run history."))
             self._update_count()
             self._update_buttons()
 
@@ -169,7 +188,9 @@ class HistoryPanel(QWidget):
         try:
             rows = self._store.runs()
         except (sqlite3.Error, HistoryError) as exc:
-            self._show_message(f"Cannot read the run history {self._store.path}: {exc}")
+            self._show_message(QCoreApplication.translate(
+                "HistoryPanel", "Cannot read the run history {path}: {error}").format(
+                path=self._store.path, error=exc))
             return
         self._show_message("")
         first = self.model.rowCount() == 0
@@ -208,15 +229,28 @@ class HistoryPanel(QWidget):
 
     def confirm_delete(self, ids: list[int]) -> bool:
         """Ask before deleting (tests replace this)."""
-        what = f"run #{ids[0]}" if len(ids) == 1 else f"{len(ids)} runs"
+        title, question = self.delete_question(ids)
         answer = QMessageBox.question(
-            self, "Delete runs",
-            f"Delete {what}? Their metrics are removed from the history; saved models stay "
-            "on disk.",
+            self, title, question,
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Cancel,
         )
         return answer == QMessageBox.StandardButton.Yes
+
+    @staticmethod
+    def delete_question(ids: list[int]) -> tuple[str, str]:
+        """(title, question) of the box that asks before deleting ``ids``."""
+        if len(ids) == 1:
+            question = QCoreApplication.translate(
+                "HistoryPanel",
+                "Delete run #{id}? Its metrics are removed from the history; a saved model "
+                "stays on disk.").format(id=ids[0])
+        else:
+            question = QCoreApplication.translate(
+                "HistoryPanel",
+                "Delete {n} runs? Their metrics are removed from the history; saved models "
+                "stay on disk.").format(n=len(ids))
+        return QCoreApplication.translate("HistoryPanel", "Delete runs"), question
 
     # ------------------------------------------------------------- internals
     def _run_of(self, proxy_index: QModelIndex) -> RunRow:
@@ -244,7 +278,11 @@ class HistoryPanel(QWidget):
         if self._store is None:
             self.count_label.setText("")
         elif self.proxy.filtering():
-            self.count_label.setText(f"{shown} of {_count(total)} shown")
+            if total == 1:
+                text = QCoreApplication.translate("HistoryPanel", "{shown} of {total} run shown")
+            else:
+                text = QCoreApplication.translate("HistoryPanel", "{shown} of {total} runs shown")
+            self.count_label.setText(text.format(shown=shown, total=total))
         else:
             self.count_label.setText(_count(total))
 
@@ -253,30 +291,40 @@ class HistoryPanel(QWidget):
         n = len(runs)
         one = n == 1
         self.plot_button.setEnabled(one)
-        self.plot_button.setToolTip(
-            f"Plot run #{runs[0].id}'s curves on the Charts tab (or double-click it)" if one
-            else "Select one run to plot its curves")
+        run_id = runs[0].id if one else 0
+        self.plot_button.setToolTip(QCoreApplication.translate(
+            "HistoryPanel", "Plot run #{id}'s curves on the Charts tab (or double-click it)")
+            .format(id=run_id) if one else QCoreApplication.translate(
+            "HistoryPanel", "Select one run to plot its curves"))
         self.rerun_button.setEnabled(one)
-        self.rerun_button.setToolTip(
-            f"Set up the form from run #{runs[0].id}'s settings, ready to run again" if one
-            else "Select one run to run it again with its settings")
+        self.rerun_button.setToolTip(QCoreApplication.translate(
+            "HistoryPanel", "Set up the form from run #{id}'s settings, ready to run again")
+            .format(id=run_id) if one else QCoreApplication.translate(
+            "HistoryPanel", "Select one run to run it again with its settings"))
         self.export_button.setEnabled(one)
-        self.export_button.setToolTip(
-            f"Export run #{runs[0].id}'s trained model to Keras, SavedModel, TFLite or ONNX"
-            if one else "Select one run to export its trained model")
+        self.export_button.setToolTip(QCoreApplication.translate(
+            "HistoryPanel",
+            "Export run #{id}'s trained model to Keras, SavedModel, TFLite or ONNX")
+            .format(id=run_id) if one else QCoreApplication.translate(
+            "HistoryPanel", "Select one run to export its trained model"))
         self.compare_button.setEnabled(n == 2)
-        self.compare_button.setToolTip(
-            "Build the comparison card of the two runs (with the other trials of their "
-            "comparison, if any)" if n == 2
-            else f"Select exactly two runs to compare ({n} selected)")
+        self.compare_button.setToolTip(QCoreApplication.translate(
+            "HistoryPanel", "Build the comparison card of the two runs (with the other trials "
+            "of their comparison, if any)") if n == 2 else QCoreApplication.translate(
+            "HistoryPanel", "Select exactly two runs to compare ({n} selected)").format(n=n))
         running = [r.id for r in runs if r.status == "running"]
         self.delete_button.setEnabled(n >= 1 and not running)
         if running:
-            self.delete_button.setToolTip(RUNNING_TIP)
+            self.delete_button.setToolTip(tr(RUNNING_TIP))
+        elif n == 1:
+            self.delete_button.setToolTip(QCoreApplication.translate(
+                "HistoryPanel", "Delete the 1 run selected from the history"))
         elif n:
-            self.delete_button.setToolTip(f"Delete the {_count(n)} selected from the history")
+            self.delete_button.setToolTip(QCoreApplication.translate(
+                "HistoryPanel", "Delete the {n} runs selected from the history").format(n=n))
         else:
-            self.delete_button.setToolTip("Select runs to delete them from the history")
+            self.delete_button.setToolTip(QCoreApplication.translate(
+                "HistoryPanel", "Select runs to delete them from the history"))
 
     def _double_clicked(self, index: QModelIndex) -> None:
         if index.isValid():
@@ -309,7 +357,8 @@ class HistoryPanel(QWidget):
         try:
             self._store.delete_runs(ids)
         except (sqlite3.Error, HistoryError) as exc:
-            self._show_message(f"Could not delete the runs: {exc}")
+            self._show_message(QCoreApplication.translate(
+                "HistoryPanel", "Could not delete the runs: {error}").format(error=exc))
             return
         self.refresh()
         self.deleted.emit(ids)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from mpstudio.engine.comparison.card_text import PROFILE_TITLE, ProfileTable
+from mpstudio.engine.i18n import _
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
 from mpstudio.ui.widgets.read_only_table import fit_height, read_only_table
 
@@ -23,7 +24,7 @@ class OpProfileView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("opProfile")
-        self.title = heading(PROFILE_TITLE)
+        self.title = heading(_(PROFILE_TITLE))  # the engine's words (its catalog)
         self.title.setWordWrap(True)
         self.note = secondary(wrapped_label(""))
         self.note.setObjectName("opProfileNote")

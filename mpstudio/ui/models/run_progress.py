@@ -21,6 +21,7 @@ from mpstudio.engine.event_text import (
     retry_line,
     started_lines,
     summary_line,
+    topic_text,
     underflow_brief,
 )
 from mpstudio.engine.events import (
@@ -37,6 +38,8 @@ from mpstudio.engine.events import (
     RunWarning,
     StepMetrics,
 )
+from mpstudio.engine.i18n import _
+from mpstudio.engine.run_labels import shown_label
 
 # The run-start topics whose text is a sentence that names itself: the log shows it bare.
 _SELF_NAMED = ("scaling", "spread")
@@ -157,10 +160,12 @@ class RunProgress:
         self.step = self.epoch = 0
         self.loading, self.loading_fraction = "", None
         self._started_at, self._first_step_at = now, None
-        again = f" (retry {self.oom_retries}, batch size {self.batch_size})" if retry else ""
-        (_, data), *rest = started_lines(event)
-        return [("info", f"{event.label}{again}: {data}")] + [
-            ("info", f"  {text}" if topic in _SELF_NAMED else f"  {topic} {text}")
+        again = _(" (retry {retry}, batch size {batch})").format(
+            retry=self.oom_retries, batch=self.batch_size) if retry else ""
+        (_topic, data), *rest = started_lines(event)
+        return [("info", _("{label}{again}: {data}").format(
+            label=shown_label(event.label), again=again, data=data))] + [
+            ("info", f"  {text}" if topic in _SELF_NAMED else f"  {topic_text(topic)} {text}")
             for topic, text in rest
         ]
 
@@ -187,14 +192,18 @@ class RunProgress:
         if self.loading:
             return self.loading
         if not self.runs_started:
-            return "loading the data…"
+            return _("loading the data…")
         epochs = math.ceil(self.total_steps / self.steps_per_epoch) if self.steps_per_epoch else 0
-        run = f" (run {self.runs_started} of {self.runs_planned})" if self.runs_planned > 1 else ""
+        run = _(" (run {run} of {runs})").format(
+            run=self.runs_started, runs=self.runs_planned) if self.runs_planned > 1 else ""
         eta = self.eta_seconds(now)
-        eta_text = f" · ETA {fmt_duration(eta)}" if eta is not None else ""
-        retry = (f" · retry {self.oom_retries} at batch {self.batch_size}"
-                 if self.oom_retries else "")
+        eta_text = _(" · ETA {time}").format(time=fmt_duration(eta)) if eta is not None else ""
+        retry = _(" · retry {retry} at batch {batch}").format(
+            retry=self.oom_retries, batch=self.batch_size) if self.oom_retries else ""
         u = self.underflow
         underflow = f" · {underflow_brief(u)}" if u is not None else ""
-        return (f"{self.label}{run}{retry} · epoch {max(1, self.epoch)}/{epochs} · "
-                f"step {self.step}/{self.total_steps}{eta_text}{underflow}")
+        return _("{label}{run}{retry} · epoch {epoch}/{epochs} · step {step}/{steps}{eta}"
+                 "{underflow}").format(
+            label=shown_label(self.label), run=run, retry=retry, epoch=max(1, self.epoch),
+            epochs=epochs,
+            step=self.step, steps=self.total_steps, eta=eta_text, underflow=underflow)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -27,46 +27,74 @@ from PySide6.QtWidgets import (
 from mpstudio.engine.spec import MONITORS, TrainingAids
 from mpstudio.ui.widgets.panel_labels import spin_box
 
+# Shown translated (context "AidsForm"); the monitor keys stay English.
 MONITOR_TEXT = {
-    "val_loss": "validation loss",
-    "val_accuracy": "validation accuracy",
-    "loss": "training loss",
-    "accuracy": "training accuracy",
+    "val_loss": QT_TRANSLATE_NOOP("AidsForm", "validation loss"),
+    "val_accuracy": QT_TRANSLATE_NOOP("AidsForm", "validation accuracy"),
+    "loss": QT_TRANSLATE_NOOP("AidsForm", "training loss"),
+    "accuracy": QT_TRANSLATE_NOOP("AidsForm", "training accuracy"),
 }
-MONITOR_TIP = ("The metric early stopping, the plateau and the best-epoch checkpoint watch; "
-               "a validation metric needs a validation split")
-MONITOR_OFF_TIP = ("Watched by early stopping, the plateau and the best-epoch checkpoint: "
-                   "turn one of them on")
-EARLY_STOPPING_TIP = ("Stop the run when the monitored metric has not improved for Patience "
-                      "epochs in a row (Keras EarlyStopping)")
-RESTORE_TIP = ("When early stopping stops the run, go back to the weights of the best epoch "
-               "instead of keeping the last one")
-PLATEAU_TIP = ("Multiply the learning rate by Factor when the monitored metric has not improved "
-               "for Patience epochs, never below the minimum (Keras ReduceLROnPlateau)")
-CHECKPOINT_TIP = ("The run keeps the weights (as float32) of the epoch with the best monitored "
-                  "metric, and exports those rather than the last epoch's")
-TENSORBOARD_TIP = ("Writes TensorBoard scalars (loss, accuracy, learning rate, loss scale) into "
-                   "the run's folder; \"Open in TensorBoard\" in the Run menu shows them")
-OOM_TIP = ("When a step runs out of device memory, the run starts again at half the batch "
-           "(the learning rate scaled by the same factor, the linear rule), and halves again "
-           "if need be, down to this batch size")
-DIAGNOSE_TIP = ("On a NaN or inf loss, re-run that step with a check after every layer and name "
-                "the first layer whose output or gradient is not finite. Costs nothing until a "
-                "loss goes bad")
-UNDERFLOW_TIP = ("Samples how many gradients flush to zero in float16, with and without the loss "
-                 "scale. Cost: one extra forward+backward pass on a fixed batch every N steps "
-                 "(about 1/N more compute, e.g. 2% at N=50) plus a device sync; "
-                 "mixed_float16 only")
+MONITOR_TIP = QT_TRANSLATE_NOOP(
+    "AidsForm",
+    "The metric early stopping, the plateau and the best-epoch checkpoint watch; "
+    "a validation metric needs a validation split")
+MONITOR_OFF_TIP = QT_TRANSLATE_NOOP(
+    "AidsForm",
+    "Watched by early stopping, the plateau and the best-epoch checkpoint: "
+    "turn one of them on")
+EARLY_STOPPING_TIP = QT_TRANSLATE_NOOP(
+    "AidsForm",
+    "Stop the run when the monitored metric has not improved for Patience "
+    "epochs in a row (Keras EarlyStopping)")
+RESTORE_TIP = QT_TRANSLATE_NOOP(
+    "AidsForm",
+    "When early stopping stops the run, go back to the weights of the best epoch "
+    "instead of keeping the last one")
+PLATEAU_TIP = QT_TRANSLATE_NOOP(
+    "AidsForm",
+    "Multiply the learning rate by Factor when the monitored metric has not improved "
+    "for Patience epochs, never below the minimum (Keras ReduceLROnPlateau)")
+CHECKPOINT_TIP = QT_TRANSLATE_NOOP(
+    "AidsForm",
+    "The run keeps the weights (as float32) of the epoch with the best monitored "
+    "metric, and exports those rather than the last epoch's")
+TENSORBOARD_TIP = QT_TRANSLATE_NOOP(
+    "AidsForm",
+    "Writes TensorBoard scalars (loss, accuracy, learning rate, loss scale) into "
+    "the run's folder; \"Open in TensorBoard\" in the Run menu shows them")
+OOM_TIP = QT_TRANSLATE_NOOP(
+    "AidsForm",
+    "When a step runs out of device memory, the run starts again at half the batch "
+    "(the learning rate scaled by the same factor, the linear rule), and halves again "
+    "if need be, down to this batch size")
+DIAGNOSE_TIP = QT_TRANSLATE_NOOP(
+    "AidsForm",
+    "On a NaN or inf loss, re-run that step with a check after every layer and name "
+    "the first layer whose output or gradient is not finite. Costs nothing until a "
+    "loss goes bad")
+UNDERFLOW_TIP = QT_TRANSLATE_NOOP(
+    "AidsForm",
+    "Samples how many gradients flush to zero in float16, with and without the loss "
+    "scale. Cost: one extra forward+backward pass on a fixed batch every N steps "
+    "(about 1/N more compute, e.g. 2% at N=50) plus a device sync; "
+    "mixed_float16 only")
 UNDERFLOW_WHY_NOT = {
-    "float32": "Only for mixed_float16: float32 gradients do not underflow",
-    "mixed_bfloat16": ("Only for mixed_float16: bfloat16 keeps float32's exponent range, so "
-                       "small gradients do not underflow"),
+    "float32": QT_TRANSLATE_NOOP(
+        "AidsForm", "Only for mixed_float16: float32 gradients do not underflow"),
+    "mixed_bfloat16": QT_TRANSLATE_NOOP(
+        "AidsForm", "Only for mixed_float16: bfloat16 keeps float32's exponent range, so "
+        "small gradients do not underflow"),
 }
 DEFAULT_UNDERFLOW_EVERY = 50
 MAX_PATIENCE = 10_000
 MAX_BATCH = 65536
 MAX_EVERY = 1_000_000
 INDENT = 18  # the numbers of an option sit under its check box
+
+
+def tr(text: str) -> str:
+    """An AidsForm string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("AidsForm", text)
 
 
 class ScientificSpinBox(QDoubleSpinBox):
@@ -106,9 +134,11 @@ class ScientificSpinBox(QDoubleSpinBox):
 
 
 def _check(name: str, text: str, tip: str) -> QCheckBox:
+    """A check box; ``text`` is shown as it is (translated by the caller), ``tip`` is a
+    constant marked with QT_TRANSLATE_NOOP."""
     box = QCheckBox(text)
     box.setObjectName(name)
-    box.setToolTip(tip)
+    box.setToolTip(tr(tip))
     return box
 
 
@@ -132,41 +162,59 @@ class AidsForm(QWidget):
         self.monitor = QComboBox()
         self.monitor.setObjectName("monitor")
         for key in MONITORS:
-            self.monitor.addItem(MONITOR_TEXT.get(key, key), key)
-        self.early_stopping = _check("earlyStopping", "Early stopping", EARLY_STOPPING_TIP)
-        self.patience = spin_box("patience", 1, MAX_PATIENCE, EARLY_STOPPING_TIP,
-                                 suffix=" epochs")
-        self.restore_best = _check("restoreBestWeights", "Restore best weights", RESTORE_TIP)
-        self.plateau = _check("reduceLrOnPlateau", "Reduce learning rate on plateau",
-                              PLATEAU_TIP)
+            self.monitor.addItem(tr(MONITOR_TEXT[key]) if key in MONITOR_TEXT else key, key)
+        epochs = QCoreApplication.translate("AidsForm", " epochs")
+        self.early_stopping = _check(
+            "earlyStopping", QCoreApplication.translate("AidsForm", "Early stopping"),
+            EARLY_STOPPING_TIP)
+        self.patience = spin_box("patience", 1, MAX_PATIENCE, tr(EARLY_STOPPING_TIP),
+                                 suffix=epochs)
+        self.restore_best = _check(
+            "restoreBestWeights", QCoreApplication.translate("AidsForm", "Restore best weights"),
+            RESTORE_TIP)
+        self.plateau = _check(
+            "reduceLrOnPlateau",
+            QCoreApplication.translate("AidsForm", "Reduce learning rate on plateau"),
+            PLATEAU_TIP)
         self.lr_factor = QDoubleSpinBox()
         self.lr_factor.setObjectName("lrFactor")
         self.lr_factor.setDecimals(2)
         self.lr_factor.setRange(0.01, 0.99)
         self.lr_factor.setSingleStep(0.05)
         self.lr_factor.setPrefix("× ")
-        self.lr_factor.setToolTip("The learning rate is multiplied by this on a plateau "
-                                  "(0.5 halves it)")
-        self.lr_patience = spin_box("lrPatience", 1, MAX_PATIENCE, PLATEAU_TIP,
-                                    suffix=" epochs")
+        self.lr_factor.setToolTip(QCoreApplication.translate(
+            "AidsForm", "The learning rate is multiplied by this on a plateau (0.5 halves it)"))
+        self.lr_patience = spin_box("lrPatience", 1, MAX_PATIENCE, tr(PLATEAU_TIP),
+                                    suffix=epochs)
         self.min_lr = ScientificSpinBox()
         self.min_lr.setObjectName("minLearningRate")
         self.min_lr.setRange(0.0, 1.0)
-        self.min_lr.setToolTip("The plateau never lowers the learning rate below this "
-                               "(type e.g. 1e-6; the arrows step by a factor of 10)")
-        self.best_checkpoint = _check("bestCheckpoint", "Keep the best epoch's weights "
-                                      "(for export)", CHECKPOINT_TIP)
-        self.tensorboard = _check("tensorboard", "Write TensorBoard logs", TENSORBOARD_TIP)
-        self.oom_retry = _check("oomRetry", "Retry with half the batch when out of memory",
-                                OOM_TIP)
-        self.min_batch = spin_box("minBatchSize", 1, MAX_BATCH, OOM_TIP)
-        self.diagnose = _check("diagnoseNumerics",
-                               "Diagnose a NaN/inf loss (name the first bad layer)",
-                               DIAGNOSE_TIP)
-        self.underflow = _check("underflowView", "Gradient-underflow view", UNDERFLOW_TIP)
-        self.underflow_every = spin_box("underflowEvery", 1, MAX_EVERY, UNDERFLOW_TIP,
-                                        suffix=" steps")
-        self.underflow_every.setPrefix("every ")
+        self.min_lr.setToolTip(QCoreApplication.translate(
+            "AidsForm", "The plateau never lowers the learning rate below this "
+            "(type e.g. 1e-6; the arrows step by a factor of 10)"))
+        self.best_checkpoint = _check(
+            "bestCheckpoint",
+            QCoreApplication.translate("AidsForm", "Keep the best epoch's weights (for export)"),
+            CHECKPOINT_TIP)
+        self.tensorboard = _check(
+            "tensorboard", QCoreApplication.translate("AidsForm", "Write TensorBoard logs"),
+            TENSORBOARD_TIP)
+        self.oom_retry = _check(
+            "oomRetry",
+            QCoreApplication.translate("AidsForm", "Retry with half the batch when out of memory"),
+            OOM_TIP)
+        self.min_batch = spin_box("minBatchSize", 1, MAX_BATCH, tr(OOM_TIP))
+        self.diagnose = _check(
+            "diagnoseNumerics",
+            QCoreApplication.translate("AidsForm",
+                                       "Diagnose a NaN/inf loss (name the first bad layer)"),
+            DIAGNOSE_TIP)
+        self.underflow = _check(
+            "underflowView", QCoreApplication.translate("AidsForm", "Gradient-underflow view"),
+            UNDERFLOW_TIP)
+        self.underflow_every = spin_box("underflowEvery", 1, MAX_EVERY, tr(UNDERFLOW_TIP),
+                                        suffix=QCoreApplication.translate("AidsForm", " steps"))
+        self.underflow_every.setPrefix(QCoreApplication.translate("AidsForm", "every "))
         self.underflow_every.setGroupSeparatorShown(True)
         self.monitor_note = QLabel()
         self.monitor_note.setObjectName("monitorNote")
@@ -176,12 +224,15 @@ class AidsForm(QWidget):
 
         top = QFormLayout()
         top.setContentsMargins(0, 0, 0, 0)
-        top.addRow("Monitor", self.monitor)
-        self._early_rows, _ = _indented(("Patience", self.patience), self.restore_best)
-        self._plateau_rows, _ = _indented(("Factor", self.lr_factor),
-                                          ("Patience", self.lr_patience),
-                                          ("Minimum rate", self.min_lr))
-        self._oom_rows, _ = _indented(("Down to batch", self.min_batch))
+        top.addRow(QCoreApplication.translate("AidsForm", "Monitor"), self.monitor)
+        patience = QCoreApplication.translate("AidsForm", "Patience")
+        self._early_rows, _ = _indented((patience, self.patience), self.restore_best)
+        self._plateau_rows, _ = _indented(
+            (QCoreApplication.translate("AidsForm", "Factor"), self.lr_factor),
+            (patience, self.lr_patience),
+            (QCoreApplication.translate("AidsForm", "Minimum rate"), self.min_lr))
+        self._oom_rows, _ = _indented(
+            (QCoreApplication.translate("AidsForm", "Down to batch"), self.min_batch))
         underflow = QHBoxLayout()
         underflow.setContentsMargins(0, 0, 0, 0)
         underflow.addWidget(self.underflow)
@@ -280,22 +331,27 @@ class AidsForm(QWidget):
         early = self.early_stopping.isChecked()
         watching = early or self.plateau.isChecked() or self.best_checkpoint.isChecked()
         self.monitor.setEnabled(watching)
-        self.monitor.setToolTip(MONITOR_TIP if watching else MONITOR_OFF_TIP)
+        self.monitor.setToolTip(tr(MONITOR_TIP if watching else MONITOR_OFF_TIP))
         self.patience.setEnabled(early)
         self.restore_best.setEnabled(early)
         self._plateau_rows.setEnabled(self.plateau.isChecked())
         self._oom_rows.setEnabled(self.oom_retry.isChecked())
-        why = UNDERFLOW_WHY_NOT.get(self._precision, "")
+        why = tr(UNDERFLOW_WHY_NOT[self._precision]) if self._precision in UNDERFLOW_WHY_NOT \
+            else ""
         if self._precision != "mixed_float16" and not why:
-            why = f"Only for mixed_float16 (the precision is {self._precision})"
+            why = QCoreApplication.translate(
+                "AidsForm", "Only for mixed_float16 (the precision is {precision})").format(
+                precision=self._precision)
         self.underflow.setEnabled(not why)
-        self.underflow.setToolTip(why or UNDERFLOW_TIP)
+        self.underflow.setToolTip(why or tr(UNDERFLOW_TIP))
         self.underflow_every.setEnabled(self._underflow_active())
-        self.underflow_every.setToolTip(why or UNDERFLOW_TIP)
+        self.underflow_every.setToolTip(why or tr(UNDERFLOW_TIP))
         monitor = str(self.monitor.currentData())
         needs_split = watching and monitor.startswith("val_") and self._validation_split == 0
-        self.monitor_note.setText(
-            f"The {MONITOR_TEXT.get(monitor, monitor)} needs validation data, and this run's "
-            "validation split is 0: monitor the training loss instead" if needs_split else "")
+        shown = tr(MONITOR_TEXT[monitor]) if monitor in MONITOR_TEXT else monitor
+        self.monitor_note.setText(QCoreApplication.translate(
+            "AidsForm", "The {monitor} needs validation data, and this run's validation split "
+            "is 0: monitor the training loss instead").format(monitor=shown)
+            if needs_split else "")
         self.monitor_note.setVisible(needs_split)
         self.changed.emit()

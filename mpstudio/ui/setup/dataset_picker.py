@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mpstudio.engine import i18n
 from mpstudio.engine.datasets.registry import (
     availability,
     dataset_entry,
@@ -27,17 +28,25 @@ from mpstudio.engine.datasets.registry import (
 from mpstudio.engine.datasets.report import DataReport
 
 MAX_RECENT = 8
+# The data's kind in words (context "DatasetPicker"); the keys stay English.
+KIND_TEXT = {"image": QT_TRANSLATE_NOOP("DatasetPicker", "image"),
+             "sequence": QT_TRANSLATE_NOOP("DatasetPicker", "sequence"),
+             "flat": QT_TRANSLATE_NOOP("DatasetPicker", "flat")}
 
 
 def describe_report(report: DataReport, validation_split: float) -> str:
     """Two short lines: how much data, what shape, how many classes, where from."""
     shape = "x".join(map(str, report.input_shape))
     val = int(report.train_samples * validation_split)
-    test = f", {report.test_samples:,} test" if report.test_samples else ""
-    return (
-        f"{report.train_samples - val:,} train / {val:,} validation{test} · "
-        f"{report.kind} {shape} · {report.num_classes} classes\n{report.origin}"
-    )
+    test = QCoreApplication.translate("DatasetPicker", ", {count} test").format(
+        count=f"{report.test_samples:,}") if report.test_samples else ""
+    kind = KIND_TEXT.get(report.kind)
+    return QCoreApplication.translate(
+        "DatasetPicker",
+        "{train} train / {validation} validation{test} · {kind} {shape} · {classes} classes"
+    ).format(train=f"{report.train_samples - val:,}", validation=f"{val:,}", test=test,
+             kind=QCoreApplication.translate("DatasetPicker", kind) if kind else report.kind,
+             shape=shape, classes=report.num_classes) + f"\n{report.origin}"
 
 
 class DatasetPicker(QWidget):
@@ -52,9 +61,9 @@ class DatasetPicker(QWidget):
         self.combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         for name in dataset_names():
             self.combo.addItem(self._registered_text(name), name)
-            self.combo.setItemData(
-                self.combo.count() - 1, dataset_entry(name).description, Qt.ItemDataRole.ToolTipRole
-            )
+            self.combo.setItemData(  # the engine's words (N_ there), translated here
+                self.combo.count() - 1, i18n._(dataset_entry(name).description),
+                Qt.ItemDataRole.ToolTipRole)
         self.import_button = QPushButton(QCoreApplication.translate("DatasetPicker", "Import…"))
         self.import_button.setToolTip(QCoreApplication.translate(
             "DatasetPicker", "Train on your own data: an .npz or .csv file, "
@@ -113,7 +122,8 @@ class DatasetPicker(QWidget):
         self._options[path] = dict(options)
         if self.combo.findData(path) < 0:
             p = Path(path)
-            kind = "folder" if p.is_dir() else p.suffix.lstrip(".") or "file"
+            kind = QCoreApplication.translate("DatasetPicker", "folder") if p.is_dir() \
+                else QCoreApplication.translate("DatasetPicker", "file")
             self.combo.addItem(f"{p.name}  ({kind})", path)
             self.combo.setItemData(self.combo.count() - 1, path, Qt.ItemDataRole.ToolTipRole)
             self._forget_oldest()

@@ -22,7 +22,8 @@ from mpstudio.engine.model_summary import ModelSummary
 COLUMNS = (QT_TRANSLATE_NOOP("LayerTable", "layer"), QT_TRANSLATE_NOOP("LayerTable", "type"),
            QT_TRANSLATE_NOOP("LayerTable", "compute"),
            QT_TRANSLATE_NOOP("LayerTable", "variables"),
-           QT_TRANSLATE_NOOP("LayerTable", "params"), "Tensor Cores")
+           QT_TRANSLATE_NOOP("LayerTable", "params"),
+           QT_TRANSLATE_NOOP("LayerTable", "Tensor Cores"))
 TENSOR_CORES = COLUMNS.index("Tensor Cores")
 MISFIT_COLOR = QColor("#b45309")  # amber: runs, but slower than it could
 # The setup panel is narrow: a note longer than this is elided (the tip has it whole).
@@ -37,6 +38,45 @@ OUTPUT_TIP = QT_TRANSLATE_NOOP(
     "The output layer computes in float32: the softmax and the loss stay exact even "
     "when the layers before it run in half precision."
 )
+
+
+
+
+def tensor_cores_text(value: str) -> str:
+    """A Tensor Core cell as shown: the summary's "yes" or "no: units 10 → 16"."""
+    if value == "yes":
+        return QCoreApplication.translate("LayerTable", "yes")
+    if value.startswith("no: "):
+        return QCoreApplication.translate("LayerTable", "no: {fix}").format(fix=value[4:])
+    return value
+
+
+def caption_text(summary: ModelSummary, template: str) -> str:
+    """The line over the table: the model, its size, what computes in half precision and,
+    under a mixed policy, how many layers miss Tensor Cores."""
+    # The input row holds the data's dtype (uint8 images): it computes nothing.
+    computing = [li for li in summary.layers if li.kind != "InputLayer"]
+    half = sum(1 for li in computing if li.compute_dtype in HALF_DTYPES)
+    values = {"template": template, "params": f"{summary.params:,}", "policy": summary.policy,
+              "half": half, "layers": len(computing)}
+    if half:
+        caption = QCoreApplication.translate(
+            "LayerTable", "<b>{template}</b>: {params} parameters · under <b>{policy}</b> "
+            "{half} of {layers} layers compute in half precision, variables stay float32"
+        ).format(**values)
+    else:
+        caption = QCoreApplication.translate(
+            "LayerTable", "<b>{template}</b>: {params} parameters · under <b>{policy}</b> "
+            "every layer computes in float32").format(**values)
+    misses = summary.tensor_core_misses
+    if misses == 1:
+        caption += QCoreApplication.translate(
+            "LayerTable", "<br>1 layer misses Tensor Cores: see the column")
+    elif misses:
+        caption += QCoreApplication.translate(
+            "LayerTable", "<br>{count} layers miss Tensor Cores: see the column").format(
+            count=misses)
+    return caption
 
 
 class LayerTable(QWidget):
@@ -82,17 +122,7 @@ class LayerTable(QWidget):
 
     def show_summary(self, summary: ModelSummary, template: str) -> None:
         self.summary = summary
-        # The input row holds the data's dtype (uint8 images): it computes nothing.
-        computing = [li for li in summary.layers if li.kind != "InputLayer"]
-        half = sum(1 for li in computing if li.compute_dtype in HALF_DTYPES)
-        head = f"<b>{template}</b>: {summary.params:,} parameters · under <b>{summary.policy}</b> "
-        caption = head + (f"{half} of {len(computing)} layers compute in half precision, "
-                          "variables stay float32" if half else "every layer computes in float32")
-        misses = summary.tensor_core_misses
-        if misses:
-            caption += (f"<br>{misses} layer{'s miss' if misses > 1 else ' misses'} Tensor "
-                        "Cores: see the column")
-        self.caption.setText(caption)
+        self.caption.setText(caption_text(summary, template))
         checked = any(li.tensor_cores for li in summary.layers)
         self.table.setColumnHidden(TENSOR_CORES, not checked)
         # Fill with the header's sizing paused: with ResizeToContents live, every item
@@ -107,7 +137,7 @@ class LayerTable(QWidget):
             self.table.setRowCount(len(summary.layers))
             for row, layer in enumerate(summary.layers):
                 cells = (layer.name, layer.kind, layer.compute_dtype, layer.variable_dtype,
-                         f"{layer.params:,}", layer.tensor_cores)
+                         f"{layer.params:,}", tensor_cores_text(layer.tensor_cores))
                 for column, text in enumerate(cells):
                     item = QTableWidgetItem(text)
                     if column == 0:

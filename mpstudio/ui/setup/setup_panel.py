@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mpstudio.engine import i18n
 from mpstudio.engine.distribute.lr_plan import scaled_learning_rate
 from mpstudio.engine.distribute.options import StrategyOption
 from mpstudio.engine.spec import (
@@ -53,7 +54,7 @@ from mpstudio.ui.setup.setup_texts import (
     tr,
 )
 from mpstudio.ui.setup.strategy_form import DistributionForm
-from mpstudio.ui.setup.verdict_marks import mark_color, precision_choice_text
+from mpstudio.ui.setup.verdict_marks import mark_color, mark_text, precision_choice_text
 from mpstudio.ui.widgets.folding_group import FoldingGroup
 from mpstudio.ui.widgets.panel_labels import spin_box
 
@@ -448,7 +449,8 @@ class SetupPanel(QWidget):
 
     def _template_changed(self) -> None:
         name = str(self.template.currentData())
-        self.template_note.setText(template_entry(name).description)
+        # the engine's words, marked for gettext there (N_) and translated here
+        self.template_note.setText(i18n._(template_entry(name).description))
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -465,10 +467,11 @@ class SetupPanel(QWidget):
         precision = self.selected_precision()
         self.loss_scaling.set_precision(precision)
         self.aids.set_precision(precision)
-        mark, reason = self._marks.get(precision, ("", ""))
-        where = f" on {self._device}" if mark else ""  # the mark and reason: the engine's
+        mark, reason = self._marks.get(precision, ("", ""))  # the reason: the engine's
         self.precision_note.setText(
-            f"<b>{mark}{where}</b>: {reason}" if mark else QCoreApplication.translate(
+            QCoreApplication.translate("SetupPanel", "<b>{mark} on {device}</b>: {reason}").format(
+                mark=mark_text(mark), device=self._device, reason=reason)
+            if mark else QCoreApplication.translate(
                 "SetupPanel",
                 "The hardware check marks each precision with what it means on this machine.")
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -24,16 +24,91 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mpstudio.engine.distribute.cluster import ClusterError, read_cluster
-from mpstudio.engine.distribute.lr_plan import LearningRatePlan, describe_batch
+from mpstudio.engine.distribute.cluster import Cluster, ClusterError, read_cluster
+from mpstudio.engine.distribute.lr_plan import LearningRatePlan
 from mpstudio.engine.distribute.options import StrategyOption, strategy_options
 
-LR_SCALING_TIP = ("The batch size is per replica, so N replicas train on an N times larger "
-                  "global batch; the linear scaling rule multiplies the learning rate by N to "
-                  "match. Untick to keep the learning rate as given.")
-WARMUP_TIP = ("Raise the learning rate linearly from 0 to its (scaled) value over this many "
-              "steps: large global batches often need it to start stably.")
+# Shown translated (context "DistributionForm"); the strategy keys stay English.
+TITLES = {
+    "default": QT_TRANSLATE_NOOP("DistributionForm", "One device"),
+    "mirrored": QT_TRANSLATE_NOOP("DistributionForm", "Mirrored (local GPUs)"),
+    "multiworker": QT_TRANSLATE_NOOP("DistributionForm", "Multi-worker (TF_CONFIG cluster)"),
+    "tpu": "TPU",
+}
+# A TF_CONFIG task in words ("worker 0"); other job names are shown as they are.
+TASK_TEXT = {
+    "worker": QT_TRANSLATE_NOOP("DistributionForm", "worker {index}"),
+    "chief": QT_TRANSLATE_NOOP("DistributionForm", "chief {index}"),
+}
+LR_SCALING_TIP = QT_TRANSLATE_NOOP(
+    "DistributionForm",
+    "The batch size is per replica, so N replicas train on an N times larger "
+    "global batch; the linear scaling rule multiplies the learning rate by N to "
+    "match. Untick to keep the learning rate as given.")
+WARMUP_TIP = QT_TRANSLATE_NOOP(
+    "DistributionForm",
+    "Raise the learning rate linearly from 0 to its (scaled) value over this many "
+    "steps: large global batches often need it to start stably.")
 MAX_WARMUP = 1_000_000
+
+
+def tr(text: str) -> str:
+    """A DistributionForm string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("DistributionForm", text)
+
+
+def strategy_label(option: StrategyOption) -> str:
+    """What the strategy choice shows: title and replicas, or that it is unavailable."""
+    title = tr(TITLES[option.name]) if option.name in TITLES else option.title
+    if option.reason:
+        return QCoreApplication.translate("DistributionForm", "{title} - unavailable").format(
+            title=title)
+    if option.replicas == 1:
+        return QCoreApplication.translate("DistributionForm", "{title} - 1 replica").format(
+            title=title)
+    return QCoreApplication.translate("DistributionForm", "{title} - {count} replicas").format(
+        title=title, count=option.replicas)
+
+
+def describe_batch(per_replica: int, replicas: int) -> str:
+    """The batch the run trains on, as lr_plan.describe_batch says it, translated."""
+    if replicas == 1:
+        return QCoreApplication.translate("DistributionForm", "batch {batch} on 1 replica").format(
+            batch=f"{per_replica:,}")
+    return QCoreApplication.translate(
+        "DistributionForm", "global batch {total} = {batch} per replica x {replicas} replicas"
+    ).format(total=f"{per_replica * replicas:,}", batch=f"{per_replica:,}", replicas=replicas)
+
+
+def describe_plan(plan: LearningRatePlan) -> str:
+    """The learning rate the run uses, as LearningRatePlan.describe says it, translated."""
+    if plan.scaled:
+        text = QCoreApplication.translate(
+            "DistributionForm",
+            "learning rate {base} -> {target} (linear scaling rule: x{replicas} replicas)"
+        ).format(base=f"{plan.base:g}", target=f"{plan.target:g}", replicas=plan.replicas)
+    elif plan.replicas > 1:
+        text = QCoreApplication.translate(
+            "DistributionForm",
+            "learning rate {base}, not scaled for {replicas} replicas (lr_scaling none)"
+        ).format(base=f"{plan.base:g}", replicas=plan.replicas)
+    else:
+        text = QCoreApplication.translate("DistributionForm", "learning rate {base}").format(
+            base=f"{plan.base:g}")
+    if plan.warmup_steps:
+        text += QCoreApplication.translate(
+            "DistributionForm", ", warmed up linearly from 0 over {steps} steps").format(
+            steps=f"{plan.warmup_steps:,}")
+    return text
+
+
+def _task(cluster: Cluster) -> str:
+    """This host's task: "worker 0 (10.0.0.1:12345)"."""
+    kind = cluster.task_type
+    task = (tr(TASK_TEXT[kind]) if kind in TASK_TEXT else kind + " {index}").format(
+        index=cluster.task_index)
+    return QCoreApplication.translate("DistributionForm", "{task} ({address})").format(
+        task=task, address=cluster.address)
 
 
 def _where(devices: Sequence[str]) -> str:
@@ -53,16 +128,18 @@ class DistributionForm(QWidget):
         self.strategy.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.strategy.setMinimumContentsLength(18)
-        self.lr_scaling = QCheckBox("Scale learning rate with replicas (linear rule)")
+        self.lr_scaling = QCheckBox(QCoreApplication.translate(
+            "DistributionForm", "Scale learning rate with replicas (linear rule)"))
         self.lr_scaling.setObjectName("lrScaling")
-        self.lr_scaling.setToolTip(LR_SCALING_TIP)
+        self.lr_scaling.setToolTip(tr(LR_SCALING_TIP))
         self.lr_scaling.setChecked(True)
         self.warmup_steps = QSpinBox()
         self.warmup_steps.setObjectName("warmupSteps")
         self.warmup_steps.setRange(0, MAX_WARMUP)
-        self.warmup_steps.setSpecialValueText("off")
+        self.warmup_steps.setSpecialValueText(
+            QCoreApplication.translate("DistributionForm", "off"))
         self.warmup_steps.setGroupSeparatorShown(True)
-        self.warmup_steps.setToolTip(WARMUP_TIP)
+        self.warmup_steps.setToolTip(tr(WARMUP_TIP))
         self.note = QLabel()
         self.note.setObjectName("distributionNote")
         self.note.setWordWrap(True)
@@ -71,9 +148,10 @@ class DistributionForm(QWidget):
 
         form = QFormLayout()
         form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("Strategy", self.strategy)
+        form.addRow(QCoreApplication.translate("DistributionForm", "Strategy"), self.strategy)
         form.addRow(self.lr_scaling)
-        form.addRow("Warmup steps", self.warmup_steps)
+        form.addRow(QCoreApplication.translate("DistributionForm", "Warmup steps"),
+                    self.warmup_steps)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(form)
@@ -106,7 +184,7 @@ class DistributionForm(QWidget):
         self.strategy.blockSignals(True)
         self.strategy.clear()
         for option in options:
-            self.strategy.addItem(option.label(), option.name)
+            self.strategy.addItem(strategy_label(option), option.name)
             item = model.item(self.strategy.count() - 1)
             item.setEnabled(option.available)
             item.setToolTip(option.reason or self._devices_tip(option))
@@ -195,15 +273,25 @@ class DistributionForm(QWidget):
         replicas = self.replicas()
         plan = LearningRatePlan(self._learning_rate, replicas, self.lr_rule(),
                                 self.warmup_steps.value())
-        facts = f"{describe_batch(self._batch_size, replicas)}; {plan.describe()}"
+        facts = QCoreApplication.translate("DistributionForm", "{batch}; {rate}").format(
+            batch=describe_batch(self._batch_size, replicas), rate=describe_plan(plan))
         if option is None or option.name == "default":
             where = _where(option.devices) if option is not None else ""
-            return f"One device ({where}): {facts}" if where else f"One device: {facts}"
+            if where:
+                return QCoreApplication.translate(
+                    "DistributionForm", "One device ({where}): {facts}").format(
+                    where=where, facts=facts)
+            return QCoreApplication.translate("DistributionForm", "One device: {facts}").format(
+                facts=facts)
         if option.name == "mirrored":
             devices = self._devices or list(option.devices)
-            return f"Mirrored over {replicas} replicas ({_where(devices)}): {facts}"
+            return QCoreApplication.translate(
+                "DistributionForm", "Mirrored over {replicas} replicas ({where}): {facts}"
+            ).format(replicas=replicas, where=_where(devices), facts=facts)
         if option.name == "tpu":
-            return f"TPU over {replicas} replicas ({_where(option.devices)}): {facts}"
+            return QCoreApplication.translate(
+                "DistributionForm", "TPU over {replicas} replicas ({where}): {facts}"
+            ).format(replicas=replicas, where=_where(option.devices), facts=facts)
         return self._describe_multiworker(option, facts)
 
     def _describe_multiworker(self, option: StrategyOption, facts: str) -> str:
@@ -213,9 +301,14 @@ class DistributionForm(QWidget):
         except ClusterError:
             role = ""
         else:
-            chief = ", the chief" if cluster.is_chief else ""
-            role = f"; this host is {cluster.task_name}{chief}"
-        return (f"Multi-worker over {workers} workers, {option.replicas} replicas in all"
-                f"{role}: {facts}. The run starts a worker process for this host "
-                "(mpstudio train --strategy multiworker) that joins the other hosts, which "
-                "must be started the same way (README, \"More than one device\": two hosts).")
+            role = (QCoreApplication.translate(
+                "DistributionForm", "; this host is {task}, the chief") if cluster.is_chief
+                else QCoreApplication.translate("DistributionForm", "; this host is {task}")
+            ).format(task=_task(cluster))
+        return QCoreApplication.translate(
+            "DistributionForm",
+            "Multi-worker over {workers} workers, {replicas} replicas in all{role}: {facts}. "
+            "The run starts a worker process for this host "
+            "(mpstudio train --strategy multiworker) that joins the other hosts, which "
+            "must be started the same way (README, \"More than one device\": two hosts)."
+        ).format(workers=workers, replicas=option.replicas, role=role, facts=facts)

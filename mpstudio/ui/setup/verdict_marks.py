@@ -1,10 +1,14 @@
 """Short marks for the advisor's verdicts, for places with room for a word or two
 (the setup panel's precision choices, the hardware panel's verdict column).
 
-No Qt here: colours are plain hex strings a widget puts into a style sheet.
+Colours are plain hex strings a widget puts into a style sheet. A mark is the verdict's
+English value (a key: ``mark_color`` finds its colour by it) and is shown translated with
+``mark_text`` (context "VerdictMarks").
 """
 
 from __future__ import annotations
+
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from mpstudio.engine.hardware.advisor import Advice
 from mpstudio.engine.hardware.verdict_rules import Verdict
@@ -12,6 +16,14 @@ from mpstudio.engine.hardware.verdict_rules import Verdict
 # The advisor's own words, so the Hardware card and the precision list agree ("works
 # but slower" in one place and "slower here" in the other read as two verdicts).
 VERDICT_MARK = {v: v.value for v in Verdict}
+# The marks as shown, one per Verdict value.
+MARK_TEXT = {
+    Verdict.RECOMMENDED.value: QT_TRANSLATE_NOOP("VerdictMarks", "recommended"),
+    Verdict.NO_GAIN.value: QT_TRANSLATE_NOOP("VerdictMarks", "works, no faster"),
+    Verdict.SLOWER.value: QT_TRANSLATE_NOOP("VerdictMarks", "works but slower"),
+    Verdict.MEASURE.value: QT_TRANSLATE_NOOP("VerdictMarks", "measure to know"),
+    Verdict.UNSUPPORTED.value: QT_TRANSLATE_NOOP("VerdictMarks", "not supported"),
+}
 # Dark enough to read on a light background, light enough to read on a dark one.
 VERDICT_COLOR = {
     Verdict.RECOMMENDED: "#2e8b3a",
@@ -32,9 +44,15 @@ def verdict_marks(advice: Advice, device: str) -> dict[str, tuple[str, str]]:
     return {v.policy: (VERDICT_MARK[v.verdict], v.reason) for v in found[0].verdicts}
 
 
+def mark_text(mark: str) -> str:
+    """A mark from ``verdict_marks`` (or a Verdict's value) in the window's language."""
+    return QCoreApplication.translate("VerdictMarks", MARK_TEXT[mark]) if mark in MARK_TEXT \
+        else mark
+
+
 def precision_choice_text(policy: str, mark: str) -> str:
     """``mixed_float16 — recommended``; just the policy without a mark."""
-    return f"{policy} — {mark}" if mark else policy
+    return f"{policy} — {mark_text(mark)}" if mark else policy
 
 
 def mark_color(mark: str) -> str:

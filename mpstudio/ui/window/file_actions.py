@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject
 from PySide6.QtWidgets import QFileDialog
 
 from mpstudio.engine.datasets.registry import dataset_problems
@@ -22,9 +22,16 @@ if TYPE_CHECKING:
     from mpstudio.ui.window.notices import Notices
     from mpstudio.ui.window.window_actions import WindowActions
 
-DATA_FILTER = "Datasets (*.npz *.csv);;NumPy archives (*.npz);;CSV tables (*.csv)"
-CONFIG_FILTER = "Run configs (*.toml)"
-CHART_FILTER = "PNG image (*.png);;SVG image (*.svg)"
+# The file dialogs' filters, translated where shown (the patterns stay as they are)
+DATA_FILTER = QT_TRANSLATE_NOOP(
+    "FileActions", "Datasets (*.npz *.csv);;NumPy archives (*.npz);;CSV tables (*.csv)")
+CONFIG_FILTER = QT_TRANSLATE_NOOP("FileActions", "Run configs (*.toml)")
+CHART_FILTER = QT_TRANSLATE_NOOP("FileActions", "PNG image (*.png);;SVG image (*.svg)")
+
+
+def tr(text: str) -> str:
+    """A FileActions string marked with QT_TRANSLATE_NOOP, in the window's language."""
+    return QCoreApplication.translate("FileActions", text)
 
 
 class FileActions(QObject):
@@ -61,27 +68,35 @@ class FileActions(QObject):
         return path
 
     def _import_file_dialog(self) -> None:
-        path = self.remember(self.ask_open_path("Import a dataset file", DATA_FILTER))
+        path = self.remember(self.ask_open_path(
+            QCoreApplication.translate("FileActions", "Import a dataset file"),
+            tr(DATA_FILTER)))
         if path:
             self.import_dataset(path)
 
     def _import_folder_dialog(self) -> None:
-        path = self.remember(self.ask_folder("Import an image folder (one sub-folder a class)"))
+        path = self.remember(self.ask_folder(QCoreApplication.translate(
+            "FileActions", "Import an image folder (one sub-folder a class)")))
         if path:
             self.import_dataset(path)
 
     def _open_dialog(self) -> None:
-        path = self.remember(self.ask_open_path("Open a run config", CONFIG_FILTER))
+        path = self.remember(self.ask_open_path(
+            QCoreApplication.translate("FileActions", "Open a run config"), tr(CONFIG_FILTER)))
         if path:
             self.open_config(path)
 
     def _save_dialog(self) -> None:
-        path = self.remember(self.ask_save_path("Save the run config", CONFIG_FILTER, "run.toml"))
+        path = self.remember(self.ask_save_path(
+            QCoreApplication.translate("FileActions", "Save the run config"),
+            tr(CONFIG_FILTER), "run.toml"))
         if path:
             self.save_config(path)
 
     def _charts_dialog(self) -> None:
-        path = self.remember(self.ask_save_path("Save the charts", CHART_FILTER, "charts.png"))
+        path = self.remember(self.ask_save_path(
+            QCoreApplication.translate("FileActions", "Save the charts"), tr(CHART_FILTER),
+            "charts.png"))
         if path:
             self.save_charts(path)
 
@@ -90,10 +105,13 @@ class FileActions(QObject):
         path = str(Path(path).expanduser().resolve())
         problems = dataset_problems(path, {})
         if problems:
-            self._problem(f"Cannot import {path}: " + "; ".join(problems))
+            self._problem(QCoreApplication.translate(
+                "FileActions", "Cannot import {path}: {problems}").format(
+                    path=path, problems=_joined(problems)))
             return False
         self.setup.dataset.add_path(path, {})
-        self.notices.log(f"imported {path}")
+        self.notices.log(QCoreApplication.translate("FileActions", "imported {path}").format(
+            path=path))
         return True
 
     def open_config(self, path: str) -> bool:
@@ -103,10 +121,13 @@ class FileActions(QObject):
         except SpecError as exc:
             problems = exc.problems
         if problems:
-            self._problem(f"Cannot open {path}: " + "; ".join(problems))
+            self._problem(QCoreApplication.translate(
+                "FileActions", "Cannot open {path}: {problems}").format(
+                    path=path, problems=_joined(problems)))
             return False
         self.setup.set_spec(spec)
-        self.notices.log(f"opened run config {path}")
+        self.notices.log(QCoreApplication.translate(
+            "FileActions", "opened run config {path}").format(path=path))
         return True
 
     def save_config(self, path: str) -> bool:
@@ -114,9 +135,13 @@ class FileActions(QObject):
         try:
             self.setup.spec().save(path)
         except OSError as exc:
-            self._problem(f"Cannot save {path}: {exc.strerror or exc}")
+            self._problem(QCoreApplication.translate(
+                "FileActions", "Cannot save {path}: {reason}").format(
+                    path=path, reason=exc.strerror or exc))
             return False
-        self.notices.log(f"saved run config {path} (mpstudio train --config {path} runs it)")
+        self.notices.log(QCoreApplication.translate(
+            "FileActions", "saved run config {path} (mpstudio train --config {path} runs "
+            "it)").format(path=path))
         return True
 
     def save_charts(self, path: str) -> bool:
@@ -125,14 +150,21 @@ class FileActions(QObject):
         try:
             self.charts.save(path)
         except (OSError, ValueError) as exc:
-            self._problem(f"Cannot save the charts to {path}: {exc}")
+            self._problem(QCoreApplication.translate(
+                "FileActions", "Cannot save the charts to {path}: {reason}").format(
+                    path=path, reason=exc))
             return False
-        self.notices.log(f"saved the charts to {path}")
+        self.notices.log(QCoreApplication.translate(
+            "FileActions", "saved the charts to {path}").format(path=path))
         return True
 
     def _problem(self, text: str) -> None:
         self.notices.banner(text, "error")
         self.notices.log(text, "error")
+
+
+def _joined(problems: list[str]) -> str:
+    return QCoreApplication.translate("FileActions", "; ").join(problems)
 
 
 def _with_suffix(path: str, suffix: str) -> str:

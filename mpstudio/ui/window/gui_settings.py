@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray, QCoreApplication, QSettings
 
 from mpstudio.engine.app_settings import settings_path
 from mpstudio.engine.spec import RunSpec, SpecError
@@ -45,19 +45,24 @@ class GuiSettings:
             try:
                 spec = RunSpec.from_toml(str(text))
             except SpecError as exc:
-                notes.append(f"the last session's setup could not be read ({exc}); "
-                             "starting from the defaults")
+                notes.append(QCoreApplication.translate(
+                    "GuiSettings", "the last session's setup could not be read ({reason}); "
+                    "starting from the defaults").format(reason=exc))
         from mpstudio.engine.datasets.registry import is_registered
 
         problems = spec_problems(spec)
         if problems and isinstance(spec.dataset, str) and not is_registered(spec.dataset):
-            notes.append(f"the last dataset is gone ({problems[0]}); using digits")
+            notes.append(QCoreApplication.translate(
+                "GuiSettings", "the last dataset is gone ({reason}); using digits").format(
+                    reason=problems[0]))
             paths.pop(spec.dataset, None)
             spec = spec.replace(dataset="digits", dataset_options={})
             problems = spec_problems(spec)
         if problems:
-            notes.append("the last session's setup no longer works (" + "; ".join(problems)
-                         + "); starting from the defaults")
+            notes.append(QCoreApplication.translate(
+                "GuiSettings", "the last session's setup no longer works ({problems}); "
+                "starting from the defaults").format(
+                    problems=QCoreApplication.translate("GuiSettings", "; ").join(problems)))
             spec = RunSpec()
         baseline = str(self.store.value("run/baseline", "false")).lower() == "true"
         return spec, baseline, paths, notes
@@ -111,7 +116,9 @@ class GuiSettings:
             if isinstance(options, dict) and not dataset_problems(path, options):
                 kept[path] = options
             else:
-                notes.append(f"forgot the imported dataset {path}: it is no longer readable")
+                notes.append(QCoreApplication.translate(
+                    "GuiSettings", "forgot the imported dataset {path}: it is no longer "
+                    "readable").format(path=path))
         return kept
 
     # ----------------------------------------------------------- the window

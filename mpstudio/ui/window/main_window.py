@@ -5,7 +5,15 @@ WorkbenchState together. Which controls are enabled follows ``controls(state)``.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QCoreApplication, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QByteArray,
+    QCoreApplication,
+    QSettings,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -19,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mpstudio.engine.hardware.device_text import device_text
 from mpstudio.engine.run_session import TrainingOutcome
 from mpstudio.ui.charts.live_charts import LiveCharts
 from mpstudio.ui.engine_client.background_work import BackgroundWork
@@ -39,13 +48,19 @@ from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
 from mpstudio.ui.window.help_dialogs import AboutDialog, MixedPrecisionHelp
 from mpstudio.ui.window.log_panel import LogPanel
 from mpstudio.ui.window.notices import Notices
-from mpstudio.ui.window.run_outcome import describe_outcome, status_line
+from mpstudio.ui.window.run_outcome import describe_outcome, starting_line, status_line
 from mpstudio.ui.window.tensorboard_actions import TensorBoardActions
 from mpstudio.ui.window.versions import ui_versions
 from mpstudio.ui.window.view_menu import ViewMenu
 from mpstudio.ui.window.window_actions import build_actions, stop_text
 
 CLOSE_WAIT_SECONDS = 5.0  # closing during a run: how long it may take to stop
+# WorkbenchState.busy_reason()'s sentences, translated where the Run button's tip shows them
+BUSY_REASONS = (QT_TRANSLATE_NOOP("MainWindow", "TensorFlow is still loading"),
+                QT_TRANSLATE_NOOP("MainWindow", "TensorFlow could not load"),
+                QT_TRANSLATE_NOOP("MainWindow", "A run is in progress"),
+                QT_TRANSLATE_NOOP("MainWindow", "The hardware measurement is running"),
+                QT_TRANSLATE_NOOP("MainWindow", "The training check is running"))
 
 
 class MainWindow(QMainWindow):
@@ -54,7 +69,8 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
-        self.setWindowTitle("mpstudio — mixed-precision workbench")
+        self.setWindowTitle(QCoreApplication.translate(
+            "MainWindow", "mpstudio — mixed-precision workbench"))
         self.state = WorkbenchState()
         self.engine = EngineClient(self)
         self.runs = RunController(self.engine, self.state, parent=self)
@@ -160,7 +176,8 @@ class MainWindow(QMainWindow):
         self._saved_state: QByteArray | None = None
         self._arranged = False
 
-        self.status_text = QLabel("Loading TensorFlow…")
+        self.status_text = QLabel(QCoreApplication.translate("MainWindow",
+                                                             "Loading TensorFlow…"))
         self.status_text.setObjectName("statusText")
         self.progress = QProgressBar()
         self.progress.setObjectName("runProgress")
@@ -168,7 +185,8 @@ class MainWindow(QMainWindow):
         self.progress.setMaximumWidth(260)
         self.progress.setTextVisible(False)
         self.progress.hide()
-        self.device_label = QLabel("device: detecting…")
+        self.device_label = QLabel(QCoreApplication.translate("MainWindow",
+                                                              "device: detecting…"))
         self.device_label.setObjectName("deviceLabel")
         bar = self.statusBar()
         bar.addWidget(self.status_text, 1)
@@ -251,36 +269,37 @@ class MainWindow(QMainWindow):
         comparison = self.setup.comparison()
         problems = self.runs.start(spec, comparison)
         if problems:
-            self.notices.banner("Cannot start: " + "; ".join(problems), "error")
-            self.notices.log("cannot start: " + "; ".join(problems), "error")
+            joined = QCoreApplication.translate("MainWindow", "; ").join(problems)
+            self.notices.banner(QCoreApplication.translate(
+                "MainWindow", "Cannot start: {problems}").format(problems=joined), "error")
+            self.notices.log(QCoreApplication.translate(
+                "MainWindow", "cannot start: {problems}").format(problems=joined), "error")
             return
         self.save_settings()
         self.charts.clear()
         self.history_actions.hide_card()  # the card belongs to the charts it was made of
         self.state.update(last_outcome=None)
         self.notices.hide_banner()
-        baseline = ""
-        if comparison is not None:
-            trials = f", {comparison.repeats} trials each" if comparison.repeats > 1 else ""
-            baseline = f" compared with float32{trials}"
-        strategy = spec.distribute.strategy
-        where = f" with the {strategy} strategy" if strategy != "default" else ""
-        self.notices.log(f"starting {spec.precision} on {spec.dataset} / {spec.template}"
-                     f"{where}{baseline}")
-        self.notices.status("loading the data…")
+        self.notices.log(starting_line(spec, comparison))
+        self.notices.status(QCoreApplication.translate("MainWindow", "loading the data…"))
         self.progress.setValue(0)
         self.progress.show()
 
     def stop_run(self) -> None:
         """Stop before the next batch; once Stop now is offered, end the engine process."""
         if self.state.run == "stuck":
-            self.notices.log("stop now: ending the engine process; what the run measured is kept")
-            self.notices.status("ending the engine process…")
+            self.notices.log(QCoreApplication.translate(
+                "MainWindow",
+                "stop now: ending the engine process; what the run measured is kept"))
+            self.notices.status(QCoreApplication.translate("MainWindow",
+                                                           "ending the engine process…"))
             self.runs.stop_now()
         elif self.state.run == "running":
             self.runs.stop()
-            self.notices.status("stopping before the next batch…")
-            self.notices.log("stop requested: the run ends before its next batch")
+            self.notices.status(QCoreApplication.translate("MainWindow",
+                                                           "stopping before the next batch…"))
+            self.notices.log(QCoreApplication.translate(
+                "MainWindow", "stop requested: the run ends before its next batch"))
 
     def _on_events(self, batch: list) -> None:
         progress: RunProgress = self.runs.progress
@@ -290,7 +309,8 @@ class MainWindow(QMainWindow):
             model = getattr(event, "model", None)
             if model is not None:  # RunStarted: the real model, as built for this run
                 self.setup.layers.show_summary(model, event.spec.get("template", model.name))
-                self.device_label.setText(f"device: {progress.device}")
+                self.device_label.setText(QCoreApplication.translate(
+                    "MainWindow", "device: {device}").format(device=device_text(progress.device)))
         self.charts.add_events(batch)
         if not self.runs.stopping:
             self.notices.status(progress.status_text())
@@ -315,14 +335,19 @@ class MainWindow(QMainWindow):
     def _on_run_failed(self, message: str) -> None:
         self._flush_progress()
         self.charts.finish()
-        stopped = message.startswith("stopped")
-        crashed = message.startswith("the engine process")
-        text = message[:1].upper() + message[1:] if stopped or crashed \
-            else f"The run could not start: {message}"
+        kind = self.runs.failure_kind  # stopped | crashed | failed
+        stopped = kind == "stopped"
+        if kind == "failed":
+            text = QCoreApplication.translate(
+                "MainWindow", "The run could not start: {reason}").format(reason=message)
+            status = QCoreApplication.translate("MainWindow", "the run could not start")
+        else:
+            text = message[:1].upper() + message[1:]
+            status = (QCoreApplication.translate("MainWindow", "stopped") if stopped else
+                      QCoreApplication.translate("MainWindow", "the engine process ended"))
         self.notices.banner(text, "info" if stopped else "error")
         self.notices.log(message, "info" if stopped else "error")
-        self.notices.status("stopped" if stopped else "the engine process ended"
-                                 if crashed else "the run could not start")
+        self.notices.status(status)
         self._run_done("stopped" if stopped else "failed")
 
     def _run_done(self, status: str) -> None:
@@ -340,8 +365,10 @@ class MainWindow(QMainWindow):
                              stop_now=c.stop_now)
         busy = state.busy_reason()
         self.setup.run_button.setToolTip(
-            "" if c.start or state.training else
-            f"{busy}: wait for it to end (or stop it)" if busy else "")
+            "" if c.start or state.training or not busy else
+            QCoreApplication.translate(
+                "MainWindow", "{reason}: wait for it to end (or stop it)").format(
+                    reason=QCoreApplication.translate("MainWindow", busy)))
         a = self.actions
         a.start.setEnabled(c.start)
         a.stop.setEnabled(c.stop)
@@ -354,8 +381,9 @@ class MainWindow(QMainWindow):
         a.export_report.setEnabled(c.export_report)
         self.hardware.set_run_active(state.training)
         if state.run == "stuck":
-            self.notices.status("the run has not stopped yet (tracing or a long "
-                                     "step): Stop now ends the engine process")
+            self.notices.status(QCoreApplication.translate(
+                "MainWindow", "the run has not stopped yet (tracing or a long step): Stop "
+                "now ends the engine process"))
         self.exports.follow_state()
 
     def _show_dialog(self, dialog: QWidget) -> None:
@@ -390,8 +418,9 @@ class MainWindow(QMainWindow):
     def confirm_close(self) -> bool:
         """Ask before ending a run in progress (tests replace this)."""
         answer = QMessageBox.question(
-            self, "Stop the run and quit?",
-            "A run is in progress. Stop it and quit mpstudio?",
+            self, QCoreApplication.translate("MainWindow", "Stop the run and quit?"),
+            QCoreApplication.translate("MainWindow",
+                                       "A run is in progress. Stop it and quit mpstudio?"),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
         )
@@ -415,7 +444,8 @@ class MainWindow(QMainWindow):
                 self.runs.stop()
                 self.engine.cancel_all()
                 self._close_deadline.start()
-            self.notices.status("stopping before closing…")
+            self.notices.status(QCoreApplication.translate("MainWindow",
+                                                           "stopping before closing…"))
             self.hide()
             event.ignore()
             return

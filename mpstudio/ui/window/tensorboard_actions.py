@@ -14,14 +14,13 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QUrl, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox
 
 from mpstudio.engine.history.run_models import run_folder
 from mpstudio.engine.tensorboard_launch import (
     INSTALL_HINT,
-    NO_LOGS_HINT,
     TensorBoardServer,
     has_logs,
     start_tensorboard,
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
     from mpstudio.ui.models.workbench_state import WorkbenchState
     from mpstudio.ui.window.notices import Notices
 
-TITLE = "Open in TensorBoard"
+TITLE = QT_TRANSLATE_NOOP("TensorBoardActions", "Open in TensorBoard")  # shown translated
 
 
 class TensorBoardActions(QObject):
@@ -70,17 +69,31 @@ class TensorBoardActions(QObject):
     def open_runs(self) -> None:
         ids = self.run_ids()
         if not ids:
-            self.inform("There is no run to show: select one in History, or train one.")
+            self.inform(QCoreApplication.translate(
+                "TensorBoardActions",
+                "There is no run to show: select one in History, or train one."))
             return
         if not tensorboard_available():
-            self.inform("TensorBoard is not installed here. Install it with:\n\n"
-                        f"    {INSTALL_HINT}\n\nthen choose Run > Open in TensorBoard again.")
+            self.inform(QCoreApplication.translate(
+                "TensorBoardActions", "TensorBoard is not installed here. Install it with:"
+                "\n\n    {command}\n\nthen choose Run > Open in TensorBoard again.").format(
+                    command=INSTALL_HINT))
             return
         folders = {f"run{i}": folder for i in ids
                    if (folder := logs_folder(i)) is not None and has_logs(folder)}
         if not folders:
-            which = f"Run #{ids[0]} has" if len(ids) == 1 else "None of the selected runs has"
-            self.inform(f"{which} no TensorBoard logs. To get them, {NO_LOGS_HINT}.")
+            # tensorboard_launch.NO_LOGS_HINT, worded here as one sentence to translate
+            if len(ids) == 1:
+                text = QCoreApplication.translate(
+                    "TensorBoardActions", "Run #{id} has no TensorBoard logs. To get them, "
+                    "turn on 'Write TensorBoard logs' (or --tensorboard) and run it "
+                    "again.").format(id=ids[0])
+            else:
+                text = QCoreApplication.translate(
+                    "TensorBoardActions", "None of the selected runs has TensorBoard logs. "
+                    "To get them, turn on 'Write TensorBoard logs' (or --tensorboard) and run "
+                    "it again.")
+            self.inform(text)
             return
         self.open_logs(folders)
 
@@ -101,9 +114,11 @@ class TensorBoardActions(QObject):
         self._cancel = threading.Event()
         cancel, request = self._cancel, self._request
         spec = single if single is not None else wanted
-        text = "starting TensorBoard…"
-        self.notices.status(text)
-        self.notices.log(f"{text} (logs: {_describe(folders)})")
+        self.notices.status(QCoreApplication.translate("TensorBoardActions",
+                                                       "starting TensorBoard…"))
+        self.notices.log(QCoreApplication.translate(
+            "TensorBoardActions", "starting TensorBoard… (logs: {folders})").format(
+                folders=_describe(folders)))
         self._thread = threading.Thread(
             target=self._start, args=(spec, request, cancel), name="mpstudio-tensorboard",
             daemon=True)
@@ -131,17 +146,21 @@ class TensorBoardActions(QObject):
             return
         self._starting = None
         if server is None:
-            self.notices.status("TensorBoard could not start")
-            self.notices.log(f"TensorBoard could not start: {error}", "error")
-            self.notices.banner(f"TensorBoard could not start: {error.splitlines()[0]}",
-                               "error")
+            self.notices.status(QCoreApplication.translate("TensorBoardActions",
+                                                           "TensorBoard could not start"))
+            text = QCoreApplication.translate("TensorBoardActions",
+                                              "TensorBoard could not start: {reason}")
+            self.notices.log(text.format(reason=error), "error")
+            self.notices.banner(text.format(reason=error.splitlines()[0]), "error")
             return
         self.server = server
         self._show(server)
 
     def _show(self, server: TensorBoardServer) -> None:
         url = server.url.rstrip("/")
-        text = f"TensorBoard at {url} (logs: {_describe(server.logdirs)})"
+        text = QCoreApplication.translate(
+            "TensorBoardActions", "TensorBoard at {url} (logs: {folders})").format(
+                url=url, folders=_describe(server.logdirs))
         self.notices.status(text)
         self.notices.log(text, "success")
         self.open_url(server.url)
@@ -151,7 +170,8 @@ class TensorBoardActions(QObject):
         QDesktopServices.openUrl(QUrl(url))
 
     def inform(self, text: str) -> None:
-        QMessageBox.information(self.window, TITLE, text)
+        QMessageBox.information(self.window,
+                                QCoreApplication.translate("TensorBoardActions", TITLE), text)
 
     # ------------------------------------------------------------- stopping
     def stop(self) -> None:
