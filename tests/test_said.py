@@ -131,3 +131,28 @@ def test_the_history_columns_keep_every_form_and_older_plain_strings(chinese):
     written = to_column(said(CHANGED))
     i18n.set_language("en")
     assert from_column(written) == "changed"  # recorded in Chinese, read in English
+
+
+def test_events_carry_their_sentences_across_processes_in_the_readers_language():
+    """``--events`` (the window relaying a multi-worker run's worker): a sentence's field
+    is English, like all JSON mpstudio prints, and its stored form travels beside it, so
+    the reader shows it in its own language."""
+    import json
+
+    from mpstudio.engine.event_codec import event_from_json, event_to_json
+    from mpstudio.engine.events import RunFailed
+
+    failed = RunFailed(reason=said(N_("{target} is a folder; pick another name"),
+                                   target="/tmp/model.keras"), kind="error", step=3,
+                       summary=None)
+    i18n.set_language("zh_CN")
+    try:
+        line = json.loads(json.dumps(event_to_json(failed)))
+        assert line["reason"] == english(failed.reason)  # English, as every --json
+        back = event_from_json(line)
+        assert isinstance(back.reason, Said) and back.reason == render(failed.reason)
+        assert back.reason != english(failed.reason)  # in the reader's language: Chinese
+    finally:
+        i18n.set_language("en")
+    assert event_from_json({k: v for k, v in line.items() if k != "said"}).reason == \
+        english(failed.reason)  # a writer without "said": its English stands

@@ -4,6 +4,10 @@ process's events (the GUI relaying a multi-worker worker it started).
 Events are frozen dataclasses of plain values, nested dataclasses and tuples;
 decoding rebuilds each from its field types, so a new event field needs no code
 here. Fields a newer writer added are dropped; NaN/inf travel as null.
+
+Sentences (``said.Said``: a failure's reason, the summary's notes) are written in
+English in their fields, like every JSON mpstudio prints, and once more as their
+stored form under "said", from which the reader rebuilds them in its own language.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 
 from mpstudio.engine import events as ev
 from mpstudio.engine.datasets.report import DataProgress
+from mpstudio.engine.said import Said, english_tree, stored
 
 EVENT_TYPES: dict[str, type] = {
     cls.__name__: cls for cls in (
@@ -29,14 +34,30 @@ class EventDecodeError(ValueError):
 
 
 def event_to_json(event: Any) -> dict[str, Any]:
-    return {"event": type(event).__name__, **dataclasses.asdict(event)}
+    fields = dataclasses.asdict(event)
+    out = {"event": type(event).__name__, **english_tree(fields)}
+    sentences = {name: stored(value) for name, value in fields.items() if _has_said(value)}
+    if sentences:
+        out["said"] = sentences
+    return out
 
 
 def event_from_json(data: dict[str, Any]) -> Any:
     cls = EVENT_TYPES.get(str(data.get("event")))
     if cls is None:
         raise EventDecodeError(f"not a run event: {str(data)[:80]}")
-    return _build(cls, data)
+    sentences = data.get("said")
+    return _build(cls, {**data, **sentences} if isinstance(sentences, dict) else data)
+
+
+def _has_said(value: Any) -> bool:
+    if isinstance(value, Said):
+        return True
+    if isinstance(value, dict):
+        return any(_has_said(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_said(v) for v in value)
+    return False
 
 
 def _build(cls: type, data: dict[str, Any]) -> Any:
@@ -68,4 +89,6 @@ def _value(hint: Any, value: Any) -> Any:
             else tuple(value)
     if hint is float and isinstance(value, int):
         return float(value)
+    if hint is str and isinstance(value, (dict, list)):  # a sentence's stored form
+        return Said(value)
     return value

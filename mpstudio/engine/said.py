@@ -105,7 +105,7 @@ def _text(form: Any, translate: Callable[[str], str]) -> str:
         for template in (translate(msgid), msgid):  # a translation out of step: English
             try:
                 return template.format(**values)
-            except (KeyError, IndexError, ValueError):
+            except (KeyError, IndexError, ValueError, TypeError):
                 continue
         return msgid
     if isinstance(form, dict) and "items" in form:

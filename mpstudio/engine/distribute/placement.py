@@ -21,7 +21,7 @@ import tensorflow as tf
 from mpstudio.engine.distribute.cluster import Cluster, ClusterError, direct_to_peers, read_cluster
 from mpstudio.engine.distribute.startup_watchdog import bounded_wait
 from mpstudio.engine.i18n import N_, _
-from mpstudio.engine.said import Said, said
+from mpstudio.engine.said import Said, items, said
 from mpstudio.engine.spec import RunSpec
 
 _made: dict[tuple, tf.distribute.Strategy] = {}
@@ -50,7 +50,7 @@ class Placement:
         its message); ``capital``: it starts a sentence."""
         if self.name == "default":
             return said(N_("One device") if capital else N_("one device"))
-        where = ", ".join(self.devices)
+        where = items(self.devices)
         one = self.replicas == 1
         if self.cluster is not None:
             role: str | Said = f"{self.cluster.task_type} {self.cluster.task_index}"
@@ -176,5 +176,5 @@ def _tpu(environ: Mapping[str, str]) -> Placement:
     strategy = _made[key]
     replicas = strategy.num_replicas_in_sync
     return Placement("tpu", strategy, replicas,
-                     tuple(_("{tpu} core {index}").format(tpu="TPU", index=i)
-                           for i in range(replicas)))
+                     tuple(said(N_("{tpu} core {index}"), tpu="TPU", index=i)
+                           for i in range(replicas)))  # kept as messages: the summary stores them

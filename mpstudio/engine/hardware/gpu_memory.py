@@ -111,5 +111,5 @@ def apply_saved_gpu_memory(config: GpuConfig | None = None) -> MemoryApplyResult
         settings = load_settings()
     except SettingsError as exc:
         return MemoryApplyResult("failed", said(
-            N_("{error}; using TensorFlow's GPU memory defaults"), error=str(exc)))
+            N_("{error}; using TensorFlow's GPU memory defaults"), error=exc.said))
     return apply_gpu_memory(settings.gpu_memory, config)
