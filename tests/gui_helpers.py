@@ -9,7 +9,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from devtools.gui_driving import select  # noqa: F401  (the GUI tests import it from here)
+from devtools.gui_driving import select
 from mpstudio.ui.window.main_window import MainWindow
 
 TF_TIMEOUT_MS = 120_000
@@ -73,3 +73,20 @@ def _close_state(window: MainWindow) -> str:
              f"run active={window.runs.active}"]
     parts.append(f"engine jobs={window.engine.active()!r} pid={window.engine.pid}")
     return "; ".join(parts)
+
+
+def run_tiny_comparison(qtbot, window: MainWindow) -> None:
+    """A one-epoch mixed_float16 comparison of the mlp on digits, clicked as a user
+    would; it must finish."""
+    from PySide6.QtCore import Qt
+
+    setup = window.setup
+    select(setup.dataset.combo, "digits")
+    select(setup.template, "mlp")
+    select(setup.precision, "mixed_float16")
+    setup.epochs.setValue(1)
+    setup.batch_size.setValue(64)
+    setup.baseline.setChecked(True)
+    with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
+        qtbot.mouseClick(setup.run_button, Qt.MouseButton.LeftButton)
+    assert ended.args == ["finished"], window.banner.text()

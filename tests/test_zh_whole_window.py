@@ -7,9 +7,8 @@ templates, layers, this machine's CPU)."""
 from __future__ import annotations
 
 import pytest
-from gui_helpers import RUN_TIMEOUT_MS, close_window, menu_actions, open_window, select
+from gui_helpers import close_window, menu_actions, open_window, run_tiny_comparison
 from language_check import LATIN_NAMES, english_words, machine_names, visible_text
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDockWidget, QWidget
 from shown_texts import chart_texts, shown_texts
 
@@ -42,15 +41,7 @@ def _english_in(texts: dict[str, QWidget], allowed: set[str]) -> list[str]:
 def test_a_chinese_session_meets_no_english(qtbot, tmp_path, chinese):
     w = open_window(qtbot, tmp_path / "window.ini")
     w.resize(1280, 720)
-    select(w.setup.dataset.combo, "digits")
-    select(w.setup.template, "mlp")
-    select(w.setup.precision, "mixed_float16")
-    w.setup.epochs.setValue(1)
-    w.setup.batch_size.setValue(64)
-    w.setup.baseline.setChecked(True)
-    with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
-        qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
-    assert ended.args == ["finished"], w.banner.text()
+    run_tiny_comparison(qtbot, w)
     assert w.card_view.card is not None
 
     texts: dict[str, QWidget] = {}

@@ -15,7 +15,12 @@ import signal
 from pathlib import Path
 
 import pytest
-from gui_helpers import RUN_TIMEOUT_MS, TF_TIMEOUT_MS, bare_window, close_window, select
+from gui_helpers import (
+    TF_TIMEOUT_MS,
+    bare_window,
+    close_window,
+    run_tiny_comparison,
+)
 from language_check import LATIN_NAMES, english_words
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QLabel, QMessageBox
@@ -256,15 +261,7 @@ def test_the_working_window_speaks_chinese_train_compare_export_and_engine_end(
     assert any(line.startswith("本机推荐：在 ") for line in log), log
 
     # A comparison on digits: its banner is the verdict, its status line the headline.
-    select(w.setup.dataset.combo, "digits")
-    select(w.setup.template, "mlp")
-    select(w.setup.precision, "mixed_float16")
-    w.setup.epochs.setValue(1)
-    w.setup.batch_size.setValue(64)
-    w.setup.baseline.setChecked(True)
-    with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
-        qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
-    assert ended.args == ["finished"], w.banner.text()
+    run_tiny_comparison(qtbot, w)
     assert w.banner.text().startswith("结论："), w.banner.text()
     assert w.status_text.text().startswith("对比已完成：")
     assert w.status_text.text().endswith("。原因见“对比”卡片。")

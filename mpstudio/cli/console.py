@@ -52,7 +52,7 @@ from mpstudio.engine.events import (
     StepMetrics,
 )
 from mpstudio.engine.i18n import _
-from mpstudio.engine.run_labels import shown_label
+from mpstudio.engine.run_labels import shown_label, status_text
 
 
 class ConsoleReporter:
@@ -293,7 +293,7 @@ def data_report_table(report: DataReport) -> Table:
 
 
 def summary_table(s: RunSummary) -> Table:
-    title = _("{label}: {status}").format(label=shown_label(s.label), status=_(s.status))
+    title = _("{label}: {status}").format(label=shown_label(s.label), status=status_text(s.status))
     table = Table(title=title, show_header=False, title_justify="left")
     table.add_column(style="bold", no_wrap=True)
     table.add_column()

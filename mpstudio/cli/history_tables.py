@@ -19,6 +19,7 @@ from mpstudio.engine.hardware.verdict_rules import verdict_text
 from mpstudio.engine.history.records import RunRow, StoredRun
 from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.run_labels import shown_label
+from mpstudio.engine.run_labels import status_text as shown_status
 from mpstudio.engine.said import render
 
 VERDICT_STYLE = {
@@ -30,8 +31,6 @@ STATUS_STYLE = {"finished": "green", "stopped": "yellow", "interrupted": "yellow
                 "diverged": "red", "failed": "red", "running": "cyan"}
 
 
-STATUS_WORDS = (N_("running"), N_("finished"), N_("stopped"), N_("diverged"), N_("failed"),
-                N_("interrupted"))  # a run's status, as shown
 # The hardware a run recorded, by key, as ``runs show`` names it
 HARDWARE_NAMES = {
     "device": N_("device"), "float32_math": N_("float32_math"), "tensorflow": N_("tensorflow"),
@@ -42,7 +41,7 @@ HARDWARE_NAMES = {
 
 
 def status_text(status: str) -> Text:
-    return Text(_(status), style=STATUS_STYLE.get(status, ""))
+    return Text(shown_status(status), style=STATUS_STYLE.get(status, ""))
 
 
 def run_title(run: StoredRun) -> str:

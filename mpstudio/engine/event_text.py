@@ -28,7 +28,7 @@ from mpstudio.engine.events import (
 )
 from mpstudio.engine.hardware.device_text import device_text
 from mpstudio.engine.i18n import N_, _, ngettext
-from mpstudio.engine.run_labels import shown_label
+from mpstudio.engine.run_labels import shown_label, status_text
 from mpstudio.engine.said import render
 
 # ------------------------------------------------------------------ numbers
@@ -232,11 +232,6 @@ def failed_line(label: str, e: RunFailed, retry_follows: bool = False) -> str:
 
 
 # ---------------------------------------------------------------- the end
-
-
-def status_text(status: str) -> str:
-    """A run's status (finished, stopped, diverged, failed...) in the language in force."""
-    return _(status)
 
 
 def summary_line(s: RunSummary) -> str:

@@ -1,4 +1,4 @@
-"""A run's label as a reader sees it, in the language in force.
+"""A run's label and status as a reader sees them, in the language in force.
 
 The engine names a run by what it computed in, its role and its trial: "float32
 baseline", "float32 (TF32) baseline · trial 2/3", "#12 mixed_float16 (baseline)" (a run
@@ -18,6 +18,9 @@ BASELINE = N_("baseline")
 BASELINE_MARK = N_(" (baseline)")
 TRIAL = N_(" · trial {trial}/{trials}")
 RUN = N_("run")  # the label of events replayed without a RunStarted
+# A run's status: a key in the history and the events, shown translated (status_text).
+STATUS_WORDS = (N_("running"), N_("finished"), N_("stopped"), N_("diverged"), N_("failed"),
+                N_("interrupted"))
 
 _TRIAL = re.compile(r" · trial (\d+)/(\d+)")
 _BASELINE_WORD = re.compile(r"(?<=\S) baseline\b")
@@ -31,3 +34,8 @@ def shown_label(label: str) -> str:
     text = _TRIAL.sub(lambda m: _(TRIAL).format(trial=m[1], trials=m[2]), label)
     text = text.replace(" (baseline)", _(BASELINE_MARK))
     return _BASELINE_WORD.sub(lambda m: " " + _(BASELINE), text)
+
+
+def status_text(status: str) -> str:
+    """A run's status (finished, stopped, diverged, failed...) in the language in force."""
+    return _(status)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from mpstudio.engine.comparison.paired_accuracy import LOSS, UNCLEAR, PairedAccuracy
 from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.run_labels import status_text
 from mpstudio.engine.said import render
 
 ACCURACY_TOLERANCE_PP = 0.5  # mixed may be this many percentage points below float32
@@ -47,11 +48,6 @@ RULE = N_(
     "steps and {seconds:g} s of steady-state training per side; a side that did not "
     "finish, or runs that differ in more than the precision, get no verdict."
 )
-
-
-# A side's status, as the "No verdict" sentence names it.
-STATUS_WORDS = (N_("finished"), N_("stopped"), N_("failed"), N_("diverged"),
-                N_("interrupted"), N_("running"))
 
 
 def rule_text() -> str:
@@ -182,8 +178,8 @@ def decide(v: VerdictInputs) -> Verdict:
         return Verdict("incomplete", _(
             "No verdict: the {baseline} side {baseline_status} and the {mixed} side "
             "{mixed_status}; compare two finished runs.").format(
-                baseline=baseline, mixed=mixed, baseline_status=_(v.baseline_status),
-                mixed_status=_(v.mixed_status)))
+                baseline=baseline, mixed=mixed, baseline_status=status_text(v.baseline_status),
+                mixed_status=status_text(v.mixed_status)))
     if v.differences:
         return Verdict("differs", v.differences)
     if v.accuracy is not None and v.accuracy.outcome == LOSS:
