@@ -1,3 +1,28 @@
 """mpstudio: a workbench for mixed-precision training with TensorFlow/Keras."""
 
 __version__ = "0.1.0"
+
+
+def _resources_from_source_tree() -> None:
+    """Run from a source tree (the repository root on ``sys.path``, no install), make
+    ``mpstudio.resources`` the repository's top-level ``resources/`` folder, as a wheel or
+    an editable install maps it (pyproject: ``package-dir``), so that
+    ``importlib.resources.files("mpstudio.resources")`` finds the same files everywhere."""
+    import sys
+    from importlib.util import module_from_spec, spec_from_file_location
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    top = here.parent / "resources" / "__init__.py"
+    if (here / "resources").is_dir() or not top.is_file():
+        return  # installed (wheel, strict editable, frozen): the package is there
+    spec = spec_from_file_location("mpstudio.resources", top,
+                                   submodule_search_locations=[str(top.parent)])
+    module = module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    sys.modules[__name__].resources = module  # as an import would
+
+
+_resources_from_source_tree()
+del _resources_from_source_tree

@@ -2,8 +2,8 @@
 
 Run once by a maintainer (needs scikit-learn, which mpstudio itself does not):
     python scripts/extract_digits.py
-It rewrites mpstudio/resources/datasets/digits.npz and prints its SHA-256, which
-mpstudio/resources/datasets/DIGITS.md records.
+It rewrites resources/datasets/digits.npz and prints its SHA-256, which
+resources/datasets/DIGITS.md records.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 import sklearn
 from sklearn.datasets import load_digits
 
-OUT = Path(__file__).resolve().parents[1] / "mpstudio" / "resources" / "datasets" / "digits.npz"
+OUT = Path(__file__).resolve().parents[1] / "resources" / "datasets" / "digits.npz"
 
 
 def main() -> None:

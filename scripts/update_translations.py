@@ -10,7 +10,7 @@ A new sentence comes in untranslated; this lists what still needs a translator.
     python scripts/update_translations.py
 
 Translate the .po in any editor and the .ts in Qt Linguist
-(``pyside6-linguist mpstudio/resources/i18n/mpstudio_zh_CN.ts``) or any editor, then
+(``pyside6-linguist resources/i18n/mpstudio_zh_CN.ts``) or any editor, then
 run this again to compile. A new language: add it to LANGUAGES in
 mpstudio/engine/i18n.py, run this, translate what it lists, and run this again.
 """

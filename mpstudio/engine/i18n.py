@@ -20,10 +20,13 @@ from __future__ import annotations
 import gettext
 import os
 from collections.abc import Mapping
+from importlib import resources
 from pathlib import Path
 
 DOMAIN = "mpstudio"
-LOCALE_DIR = Path(__file__).resolve().parents[1] / "resources" / "locale"
+# A real folder in every way mpstudio runs (wheel, editable, source tree, frozen), which
+# gettext needs: files() gives a pathlib.Path for any package on the file system.
+LOCALE_DIR = Path(str(resources.files("mpstudio.resources") / "locale"))
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}  # each in its own language
 ENV = "MPSTUDIO_LANG"
 

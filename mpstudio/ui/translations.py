@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 
 from PySide6.QtCore import (
@@ -24,7 +25,7 @@ from PySide6.QtCore import (
 
 from mpstudio.engine import i18n
 
-I18N_DIR = Path(__file__).resolve().parents[1] / "resources" / "i18n"
+I18N_DIR = Path(str(resources.files("mpstudio.resources") / "i18n"))
 CHOICES = ("system", *i18n.LANGUAGES)  # what View > Language offers and the settings keep
 POSIX_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 

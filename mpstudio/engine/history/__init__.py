@@ -1,0 +1,1 @@
+"""The run history: a SQLite store of runs, their metrics and verdicts."""

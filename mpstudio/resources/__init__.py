@@ -1,1 +1,0 @@
-"""Bundled resources (datasets, later icons and stylesheets), found via importlib.resources."""
