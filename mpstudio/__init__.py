@@ -1,6 +1,9 @@
 """mpstudio: a workbench for mixed-precision training with TensorFlow/Keras."""
 
 __version__ = "0.1.0"
+# The desktop entry's and AppStream's id (reverse DNS of the project's home); Qt's
+# desktopFileName, so a desktop groups the window under the entry's icon.
+APP_ID = "io.github.mpstudio.mpstudio"
 
 
 def _resources_from_source_tree() -> None:
