@@ -127,3 +127,44 @@ def test_a_message_inside_an_f_string_is_caught(tmp_path, monkeypatch):
     assert catalogs.hidden_messages() == [
         f"{tmp_path.name}/engine/bad.py:2: a message inside an f-string (Babel cannot "
         "extract it): move it out"]
+
+
+def _binds_underscore(function) -> bool:
+    """Whether ``function`` itself assigns the name ``_`` (``x, _ = ...``, ``for _ in``,
+    ``with ... as _``, ``except ... as _``), not counting nested functions and
+    comprehensions (their own scopes)."""
+    import ast
+
+    pending = list(ast.iter_child_nodes(function))
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp,
+                             ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.Name) and node.id == "_" and isinstance(node.ctx, ast.Store):
+            return True
+        if isinstance(node, ast.ExceptHandler) and node.name == "_":
+            return True
+        pending.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def test_no_function_that_translates_rebinds_the_translation_function():
+    """``proto, _ = convert(...)`` in a function that also calls ``_("...")`` makes ``_``
+    local to it, and the translated error message becomes an UnboundLocalError (it hid
+    every ONNX conversion failure)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(i18n.__file__).resolve().parents[1]
+    offenders = []
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            calls = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                        and n.func.id == "_" for n in ast.walk(node))
+            if calls and _binds_underscore(node):
+                offenders.append(f"{path.relative_to(root.parent)}:{node.lineno} {node.name}")
+    assert offenders == []

@@ -11,6 +11,7 @@ Only this module knows every subcommand; none of them imports it.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 from collections.abc import Callable
@@ -18,22 +19,27 @@ from typing import NoReturn
 
 from mpstudio import __version__
 from mpstudio.cli.data_command import add_data_commands, run_data_command
+from mpstudio.cli.desktop_command import add_desktop_command, run_desktop_command
 from mpstudio.cli.doctor_command import add_doctor_command, run_doctor_command
 from mpstudio.cli.export_command import add_export_command, run_export_command
 from mpstudio.cli.hw_command import add_hw_command, run_hw_command
 from mpstudio.cli.json_failure import run_with_json_failure
 from mpstudio.cli.language import CellFormatter, argument_error, for_machines, install
 from mpstudio.cli.runs_command import add_runs_command, run_runs_command
-from mpstudio.cli.support import EXIT_INTERRUPTED, EXIT_USAGE
+from mpstudio.cli.support import EXIT_INTERRUPTED, EXIT_USAGE, unexpected_error
 from mpstudio.cli.tensorboard_command import add_tensorboard_command, run_tensorboard_command
 from mpstudio.cli.train_command import COMMANDS as TRAIN_COMMANDS
 from mpstudio.cli.train_command import add_train_commands, run_train_command
+from mpstudio.engine.app_log import LEVEL_ENV, LEVELS, log_dir, set_level
+from mpstudio.engine.app_log import configure as configure_log
 from mpstudio.engine.i18n import ENV, LANGUAGES, _, set_language
 
 Runner = Callable[[argparse.Namespace], int]
+log = logging.getLogger("mpstudio.cli")
 _RUNNERS: dict[str, Runner] = {
     **{command: run_train_command for command in TRAIN_COMMANDS},
     "data": run_data_command,
+    "desktop": run_desktop_command,
     "hw": run_hw_command,
     "doctor": run_doctor_command,
     "runs": run_runs_command,
@@ -82,6 +88,11 @@ def build_parser() -> argparse.ArgumentParser:
                                "(default: {env} if set, else the system's); --json output, "
                                "run specs and the history stay the same in every language"
                                ).format(env=ENV))
+    parser.add_argument("--log-level", choices=LEVELS,
+                        help=_("how much goes into the log files in {folder} (default: "
+                               "{env} if set, else info); debug also prints the traceback "
+                               "of an unexpected error").format(folder=log_dir(),
+                                                                env=LEVEL_ENV))
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
     add_train_commands(commands)
     add_data_commands(commands)
@@ -90,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_runs_command(commands)
     add_export_command(commands)
     add_tensorboard_command(commands)
+    add_desktop_command(commands)
     return parser
 
 
@@ -100,20 +112,32 @@ def main(argv: list[str] | None = None) -> int:
     if choice:  # before the parser: its help is written in the language chosen
         os.environ[ENV] = set_language(choice)  # processes started from here speak it too
     args = build_parser().parse_args(argv)
+    if args.log_level:
+        set_level(args.log_level)  # the window, the engine and workers started from here too
     if args.command is None:
         from mpstudio.ui.app import launch
 
         return launch(language=choice)
     command = " ".join(filter(None, (args.command, getattr(args, "runs_command", None),
-                                     getattr(args, "data_command", None))))
+                                     getattr(args, "data_command", None),
+                                     getattr(args, "desktop_command", None))))
+    logs = configure_log("cli", command=["mpstudio", *argv])
+    if logs.problem:  # said once; the command goes on without a log file
+        print(_("mpstudio {command}: {message}").format(command=command, message=logs.problem),
+              file=sys.stderr)
+    log.debug("mpstudio %s arguments: %s", command, vars(args))
 
     def run() -> int:
         try:
-            return _RUNNERS[args.command](args)
+            code = _RUNNERS[args.command](args)
         except KeyboardInterrupt:  # a second Ctrl-C, or one while TensorFlow is imported
             print("\n" + _("mpstudio {command}: error: interrupted").format(command=command),
                   file=sys.stderr)
-            return EXIT_INTERRUPTED
+            code = EXIT_INTERRUPTED
+        except Exception as exc:  # a bug: the handled errors were printed as one line
+            code = unexpected_error(command, exc)
+        log.info("mpstudio %s ended with exit code %d", command, code)
+        return code
 
     if not getattr(args, "json", False):
         return run()

@@ -4,6 +4,7 @@ start-up, Ctrl-C as a cooperative stop, and a console sized for logs."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import signal
 import sys
 from collections.abc import Iterator
@@ -14,17 +15,55 @@ from mpstudio.engine.i18n import _
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
+log = logging.getLogger(__name__)
 
 
 def ended_early(command: str, exc: Exception) -> int:
-    """One line for work that could not go on: a user's stop exits 0, a failure 1."""
+    """One line for work that could not go on: a user's stop exits 0, a failure 1. A
+    failure caused by an unexpected error (a model that would not build) leaves that
+    error's traceback in the log, and a second line says where."""
     from mpstudio.engine.datasets.errors import DataLoadStopped
 
     if isinstance(exc, DataLoadStopped):
         print(_("mpstudio {command}: {message}").format(command=command, message=exc),
               file=sys.stderr)
         return EXIT_OK
+    log.warning("mpstudio %s could not go on: %s", command, exc,
+                exc_info=exc if exc.__cause__ is not None else None)
     print(error_line(command, exc), file=sys.stderr)
+    if exc.__cause__ is not None:
+        print_log_hint(command)
+    return EXIT_FAILED
+
+
+def print_log_hint(command: str) -> None:
+    """Where the details of a failure are: this process's log (nothing if it has none).
+    Not an error line: a --json failure keeps the error itself (json_failure)."""
+    from mpstudio.engine.app_log import this_process_log
+
+    where = this_process_log()
+    if where is not None:
+        print(_("mpstudio {command}: the details are in {log}").format(command=command,
+                                                                       log=where),
+              file=sys.stderr)
+
+
+def unexpected_error(command: str, exc: BaseException) -> int:
+    """An error no command expected (a bug, or a broken install): its traceback goes to
+    the log and the terminal gets one line naming the log; the traceback too with
+    --log-level debug, or when there is no log to keep it."""
+    import traceback
+
+    from mpstudio.engine.app_log import debugging, this_process_log
+
+    log.critical("mpstudio %s failed unexpectedly", command, exc_info=exc)
+    where = this_process_log()
+    if where is None or debugging():
+        traceback.print_exception(exc, file=sys.stderr)
+    error = f"{type(exc).__name__}: {exc}"
+    problem = _("unexpected {error}").format(error=error) if where is None else _(
+        "unexpected {error} (its traceback is in {log})").format(error=error, log=where)
+    print(error_line(command, problem), file=sys.stderr)
     return EXIT_FAILED
 
 

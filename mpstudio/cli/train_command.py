@@ -21,6 +21,7 @@ from mpstudio.cli.support import (
     ctrl_c_stops,
     ended_early,
     make_console,
+    print_log_hint,
     usage_error,
 )
 from mpstudio.engine.datasets.registry import dataset_names
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from mpstudio.engine.distribute.cluster import Cluster
 
 COMMANDS = ("train", "compare")
+ERROR_KINDS = ("error", "worker_lost")  # a failed run whose traceback the log keeps
 
 
 def add_train_commands(commands: Any) -> None:
@@ -244,6 +246,8 @@ def run_train_command(args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=2, allow_nan=False))
     else:
         _print_outcome(session.card, stored, session.history_kept)
+    if any(r.failure is not None and r.failure.kind in ERROR_KINDS for r in results):
+        print_log_hint(args.command)  # the error's traceback is there
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
 
 

@@ -12,10 +12,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import platformdirs
+from mpstudio.engine.app_log import MAX_BYTES, log_path, rotate_if_large
 
-LOG_DIR_ENV = "MPSTUDIO_LOG_DIR"  # the folder for engine.log instead of the user log folder
-LOG_KEEP_BYTES = 1_000_000  # a larger log is moved to engine.log.1 when an engine starts
+LOG_KEEP_BYTES = MAX_BYTES  # a larger log is moved to engine.log.1 when an engine starts
 _log_file: Path | None = None  # where file descriptor 2 goes in this process, if a file
 
 
@@ -59,10 +58,8 @@ def tensorflow_logs_hidden() -> Iterator[None]:
 
 
 def engine_log_path() -> Path:
-    """$MPSTUDIO_LOG_DIR/engine.log, else engine.log in the user log folder."""
-    folder = os.environ.get(LOG_DIR_ENV) or platformdirs.user_log_dir("mpstudio",
-                                                                      appauthor=False)
-    return Path(folder).expanduser() / "engine.log"
+    """engine.log in the log folder (app_log.log_dir: $MPSTUDIO_LOG_DIR or the user's)."""
+    return log_path("engine")
 
 
 def engine_log() -> Path | None:
@@ -80,8 +77,7 @@ def engine_log() -> Path | None:
     path = engine_log_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        if path.is_file() and path.stat().st_size > LOG_KEEP_BYTES:
-            path.replace(path.with_name(path.name + ".1"))
+        rotate_if_large(path)  # only here: see app_log.configure_engine
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     except OSError:
         return None  # a read-only home: tensorflow_logs_hidden still keeps it quiet

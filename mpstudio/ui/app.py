@@ -66,14 +66,25 @@ def launch(argv: list[str] | None = None, language: str | None = None) -> int:
     note = _no_window_note(language)
     if note:
         print(f"mpstudio: {note}", file=sys.stderr, flush=True)
+    # Logging first, so whatever follows is in window.log (app_log: the level is
+    # `mpstudio --log-level`'s or `mpstudio-gui --log-level`'s, else $MPSTUDIO_LOG_LEVEL's).
+    from mpstudio.engine.app_log import configure as configure_log
+    from mpstudio.ui.window.versions import ui_versions
+
+    logs = configure_log("window", ui_versions())
+    if logs.problem:
+        print(f"mpstudio: {logs.problem}", file=sys.stderr)
     # TensorFlow loads in the engine process (started behind the window), which writes
     # what it prints to its log file, not this terminal (quiet_stderr.engine_log).
     from PySide6.QtCore import QCoreApplication, QTimer
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
-    app.setApplicationName("mpstudio")
+    app.setApplicationName("mpstudio")  # X11's window class: the entry's StartupWMClass
     app.setOrganizationName("mpstudio")
+    from mpstudio.ui.app_icon import apply_identity
+
+    apply_identity(app)  # the icon, and the desktop entry's id (setDesktopFileName)
     app.setStyle("Fusion")  # the window's theme (and style sheet) comes with it: View > Theme
     app.setQuitOnLastWindowClosed(False)  # quit once the run has stopped, not on hide
 
@@ -86,8 +97,17 @@ def launch(argv: list[str] | None = None, language: str | None = None) -> int:
 
     from mpstudio.ui.window.main_window import MainWindow
     from mpstudio.ui.window.quit_signals import QuitSignals
+    from mpstudio.ui.window.uncaught_errors import UncaughtErrors
 
-    window = MainWindow()
+    errors = UncaughtErrors(app)  # any uncaught error: logged, and shown in one box
+    errors.install()
+    try:
+        window = MainWindow()
+    except Exception as exc:  # no window to show it in (and no terminal from a menu)
+        errors.uninstall()
+        return errors.startup_failed(exc)
+    if logs.problem:
+        window.notices.log(logs.problem, "warning")
     if missing:  # an install without its .qm files: English (which is what this says in)
         window.notices.log("translations not found, so parts of the window are in English: "
                            + ", ".join(missing), "warning")
@@ -113,9 +133,10 @@ def launch(argv: list[str] | None = None, language: str | None = None) -> int:
     if os.environ.get("MPSTUDIO_EXIT_AFTER_SHOW"):  # the start-up benchmark
         print(f"window visible after {shown:.3f} s", flush=True)
         QTimer.singleShot(0, window.close)
-        return app.exec()
-    QTimer.singleShot(0, window.start_background)
+    else:
+        QTimer.singleShot(0, window.start_background)
     try:
         return app.exec()
     finally:
         quit_signals.restore()
+        errors.uninstall()

@@ -1791,6 +1791,18 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>混合精度的作用</translation>
     </message>
     <message>
+        <source>Logs</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>Run history</source>
+        <translation>运行历史记录</translation>
+    </message>
+    <message>
+        <source>Downloaded datasets</source>
+        <translation>下载的数据集</translation>
+    </message>
+    <message>
         <source>TensorFlow is still loading.</source>
         <translation>TensorFlow 仍在加载。</translation>
     </message>
@@ -1799,8 +1811,20 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>用 TensorFlow 进行混合精度训练的工作台：看看 float16 和 bfloat16 在你的硬件上能做什么。</translation>
     </message>
     <message>
-        <source>Licensed under the Apache License 2.0.</source>
-        <translation>本软件依据 Apache 许可证 2.0 版授权。</translation>
+        <source>Folders</source>
+        <translation>文件夹</translation>
+    </message>
+    <message>
+        <source>Versions</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>Licensed under the {license}.</source>
+        <translation>本软件依据 {license}授权。</translation>
+    </message>
+    <message>
+        <source>Apache License 2.0</source>
+        <translation>Apache 许可证 2.0 版</translation>
     </message>
     <message>
         <source>About mpstudio</source>
@@ -2450,6 +2474,14 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
         <translation>引擎进程已结束</translation>
     </message>
     <message>
+        <source>Details in the engine&apos;s log: {log}</source>
+        <translation>详情见引擎日志：{log}</translation>
+    </message>
+    <message>
+        <source>could not open {folder}: open it in a file manager</source>
+        <translation>无法打开 {folder}：请在文件管理器中打开它</translation>
+    </message>
+    <message>
         <source>{reason}: wait for it to end (or stop it)</source>
         <translation>{reason}：请等待它结束（或将其停止）</translation>
     </message>
@@ -2805,6 +2837,45 @@ then choose Run &gt; Open in TensorBoard again.</source>
     </message>
 </context>
 <context>
+    <name>UncaughtErrors</name>
+    <message>
+        <source>mpstudio: unexpected error</source>
+        <translation>mpstudio：意外错误</translation>
+    </message>
+    <message>
+        <source>Something went wrong inside mpstudio: {error}</source>
+        <translation>mpstudio 内部出错：{error}</translation>
+    </message>
+    <message>
+        <source>Open log folder</source>
+        <translation>打开日志文件夹</translation>
+    </message>
+    <message>
+        <source>The window could not open: {error}</source>
+        <translation>窗口无法打开：{error}</translation>
+    </message>
+    <message>
+        <source>No log file could be written, so its details went to the terminal that started mpstudio (if any).</source>
+        <translation>无法写入日志文件，因此详情输出到了启动 mpstudio 的终端（如果有）。</translation>
+    </message>
+    <message>
+        <source>Its details are in the log: {log}</source>
+        <translation>详情见日志：{log}</translation>
+    </message>
+    <message>
+        <source>mpstudio goes on, but what you were doing may not have finished.</source>
+        <translation>mpstudio 会继续运行，但你刚才进行的操作可能没有完成。</translation>
+    </message>
+    <message>
+        <source>Sending the log with a bug report helps fix it.</source>
+        <translation>提交错误报告时附上日志，有助于修复问题。</translation>
+    </message>
+    <message>
+        <source>Errors since then, in the log too: {count}</source>
+        <translation>此后又出现的错误（也已记入日志）：{count}</translation>
+    </message>
+</context>
+<context>
     <name>UnderflowChart</name>
     <message>
         <source>Gradient underflow in float16</source>
@@ -3033,6 +3104,14 @@ then choose Run &gt; Open in TensorBoard again.</source>
     <message>
         <source>What &amp;mixed precision does</source>
         <translation>混合精度的作用(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Open &amp;log folder</source>
+        <translation>打开日志文件夹(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Show the folder of mpstudio&apos;s log files (window, engine and command line): what to attach to a bug report</source>
+        <translation>显示 mpstudio 日志文件（窗口、引擎和命令行）所在的文件夹：提交错误报告时请附上这些文件</translation>
     </message>
     <message>
         <source>&amp;About mpstudio</source>

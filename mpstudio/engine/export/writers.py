@@ -155,9 +155,11 @@ def write_onnx(conv: Conversion, path: Path) -> list[str]:
     model = conv.float32_model()
     fn = tf.function(lambda x: model(x, training=False))
     try:
-        proto, _ = tf2onnx.convert.from_function(
+        # [0], not `proto, _ =`: `_` is the translation function here (a local `_` would
+        # make every `_()` below an UnboundLocalError when the conversion fails)
+        proto = tf2onnx.convert.from_function(
             fn, input_signature=conv.signature(), opset=ONNX_OPSET,
-            custom_op_handlers={"Erfc": (_erfc_as_one_minus_erf, [])})
+            custom_op_handlers={"Erfc": (_erfc_as_one_minus_erf, [])})[0]
     except Exception as exc:
         raise ExportError(_("tf2onnx could not convert this model: {reason}").format(
             reason=_last_line(exc))) from None

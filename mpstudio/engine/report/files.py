@@ -48,12 +48,20 @@ def document_mode(path: Path) -> int:
 
 def atomic_write_text(path: Path | str, text: str, *, newline: str | None = None) -> Path:
     """Write ``text`` (UTF-8) to ``path`` all at once; raise ReportError on OSError."""
-    path = Path(path)
+    return _atomic_write(Path(path), text, "w", encoding="utf-8", newline=newline)
+
+
+def atomic_write_bytes(path: Path | str, data: bytes) -> Path:
+    """Write ``data`` to ``path`` all at once (an icon, an image); ReportError on OSError."""
+    return _atomic_write(Path(path), data, "wb")
+
+
+def _atomic_write(path: Path, data: str | bytes, mode: str, **text_options: str | None) -> Path:
     tmp: str | None = None
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as f:
-            f.write(text)
+        with os.fdopen(fd, mode, **text_options) as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, document_mode(path))

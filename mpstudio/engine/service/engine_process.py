@@ -21,10 +21,11 @@ import queue
 import signal
 import sys
 import threading
-import traceback
+import time
 from pathlib import Path
 from typing import IO, Any
 
+from mpstudio.engine.app_log import configure_engine, log_uncaught
 from mpstudio.engine.datasets.errors import DataLoadStopped
 from mpstudio.engine.export.results import ExportCancelled
 from mpstudio.engine.i18n import N_, _
@@ -68,6 +69,7 @@ class EngineLoop:
         self.jobs: dict[int, _RunningJob] = {}
         self._jobs_lock = threading.Lock()
         self.ending = threading.Event()
+        self.end_reason = ""
 
     # ------------------------------------------------------------ control
     def read_control(self) -> None:
@@ -92,6 +94,7 @@ class EngineLoop:
                 return
 
     def _end(self, orphaned: bool) -> None:
+        self.end_reason = "the window went away" if orphaned else "the window asked"
         self.ending.set()
         with self._jobs_lock:
             for job in self.jobs.values():
@@ -110,10 +113,15 @@ class EngineLoop:
 
     def _execute(self, job: _RunningJob) -> None:
         submit = job.submit
+        what = f"job {submit.job_id} {submit.call}"
         try:
             if job.should_stop():
+                log.info("%s cancelled before it started", what)
                 self._send_quietly(p.JobFailed(submit.job_id, "cancelled", cancelled=True))
                 return
+            log.info("%s started", what)
+            log.debug("%s arguments: %r", what, submit.args)
+            started = time.monotonic()
             self._send_quietly(p.JobStarted(submit.job_id))
             try:
                 fn = JOBS.get(submit.call)
@@ -123,11 +131,16 @@ class EngineLoop:
                 value = fn(job, self.memory, **submit.args)
             except Exception as exc:  # a job ends with a message, never the engine
                 cancelled = job.should_stop() and isinstance(exc, STOPS)
-                if not cancelled:
-                    log.error("%s failed:\n%s", submit.call, traceback.format_exc())
+                if cancelled:
+                    log.info("%s cancelled after %.1f s", what, time.monotonic() - started)
+                else:
+                    log.error("%s failed after %.1f s", what, time.monotonic() - started,
+                              exc_info=True)
                 message = "cancelled" if cancelled else failure_message(submit.call, exc)
                 self._send_quietly(p.JobFailed(submit.job_id, message, cancelled))
                 return
+            log.info("%s done in %.1f s%s", what, time.monotonic() - started,
+                     _outcome_note(value))
             try:
                 self.pipe.send(p.JobResult(submit.job_id, value))
             except Exception as exc:  # a result that cannot cross (a bug): say so
@@ -161,6 +174,15 @@ def failure_message(call: str, exc: BaseException) -> str:
     return _("{what} failed: {error}").format(what=what, error=f"{type(exc).__name__}: {exc}")
 
 
+def _outcome_note(value: Any) -> str:
+    """A training job's runs and how each ended, for its line in the log."""
+    results = getattr(value, "results", None)
+    if not isinstance(results, list) or not results:
+        return ""
+    ends = [getattr(getattr(r, "summary", None), "status", "?") for r in results]
+    return ": runs " + ", ".join(ends)
+
+
 # What each job does, in words (failure_message)
 _JOB_NAMES = {"train": N_("the run"), "export": N_("the export"),
               "hardware_check": N_("the hardware check"),
@@ -174,6 +196,7 @@ def _load_tensorflow(log_file: Path | None) -> p.EngineReady | p.EngineLoadFaile
     op can initialise a GPU. ``log_file``: where this process's stderr goes, if a file."""
     from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
+    started = time.monotonic()
     try:
         with tensorflow_logs_hidden():
             import keras
@@ -183,8 +206,10 @@ def _load_tensorflow(log_file: Path | None) -> p.EngineReady | p.EngineLoadFaile
 
             memory = apply_saved_gpu_memory()
     except Exception as exc:  # a broken install: the window says so and how to fix it
-        log.error("loading TensorFlow failed:\n%s", traceback.format_exc())
+        log.error("loading TensorFlow failed", exc_info=True)
         return p.EngineLoadFailed(f"{type(exc).__name__}: {exc}")
+    log.info("TensorFlow %s, Keras %s loaded in %.1f s; GPU memory: %s", tf.__version__,
+             keras.__version__, time.monotonic() - started, memory.status)
     return p.EngineReady({"TensorFlow": tf.__version__, "Keras": keras.__version__},
                          memory, os.getpid(), str(log_file or ""))
 
@@ -194,7 +219,10 @@ def serve(inbound: IO[bytes], outbound: FrameWriter, log_file: Path | None = Non
     # Ctrl-C in the terminal that launched the app reaches every process of its group;
     # the window decides what a stop means.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    logging.basicConfig(format="mpstudio engine: %(message)s")
+    configure_engine(log_file)
+    restore_hooks = log_uncaught()  # a thread's uncaught error: its traceback in the log
+    log.debug("engine process %s: jobs from the window's pipe, stderr to %s", sys.executable,
+              log_file or "the terminal")
     loop = EngineLoop(inbound, outbound)
     threading.Thread(target=loop.read_control, name="engine-control", daemon=True).start()
     loop._send_quietly(_load_tensorflow(log_file))
@@ -206,6 +234,8 @@ def serve(inbound: IO[bytes], outbound: FrameWriter, log_file: Path | None = Non
     data.start()
     loop.run_lane(p.MAIN_LANE)
     data.join(5.0)
+    log.info("engine process ending (%s)", loop.end_reason)
+    restore_hooks()
 
 
 def serve_stdio() -> None:

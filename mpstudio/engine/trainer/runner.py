@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 import math
 import warnings as python_warnings
 from collections.abc import Callable, Sequence
@@ -43,7 +44,7 @@ from mpstudio.engine.events import (
 from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.model_summary import describe_model
 from mpstudio.engine.precision import loss_scaling_note, make_optimizer
-from mpstudio.engine.said import Said, said
+from mpstudio.engine.said import Said, english, said
 from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.spec_checks import validate_spec
 from mpstudio.engine.templates.registry import build_model, input_problem
@@ -69,6 +70,7 @@ from mpstudio.engine.trainer.state_reader import StateReader, fit_running_means
 from mpstudio.engine.trainer.xla_decision import XlaDecision, decide_xla, xla_request
 
 CallbackFactory = Callable[[RunSpec], Sequence[keras.callbacks.Callback]]
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -350,6 +352,9 @@ def _attempt(
     )
     for message in warnings:
         reporter.emit(RunWarning(message))
+    log.info("%s started: %s on %s, %s, %d steps", label, spec.template, devices.label,
+             display_name(spec.dataset), total_steps)
+    log.debug("%s spec: %s", label, spec.to_dict())
     reporter.emit(
         RunStarted(
             label=label,
@@ -408,14 +413,17 @@ def _attempt(
         lost = lost_peer_message(str(exc), placement.cluster, monitor.steps)
         if what:
             oom = (what, str(exc))
+            log.warning("%s: out of memory (%s) at step %d", label, what, monitor.steps)
         else:
             problem = (
                 lost or _training_failed(monitor.steps, exc),
                 "worker_lost" if lost else "error",
                 monitor.steps,
             )
+            log.error("%s: TensorFlow error at step %d", label, monitor.steps, exc_info=True)
     except Exception as exc:  # a run must end with a reason, never a crash
         problem = (_training_failed(monitor.steps, exc), "error", monitor.steps)
+        log.error("%s: training failed at step %d", label, monitor.steps, exc_info=True)
     finally:
         if profiler is not None:
             profiler.close()  # a custom loop calls no on_train_end, a failed fit neither
@@ -461,6 +469,12 @@ def _attempt(
             bundle.train, summary.steady_step_time))
         summary = record_hits(summary, model, bundle, placement, best_hits)
     failure = RunFailed(*problem, summary=summary) if problem is not None else None
+    if failure is not None:
+        log.warning("%s %s (%s) at step %s: %s", label, status, failure.kind, failure.step,
+                    english(failure.reason))
+    else:
+        log.info("%s %s: %d steps in %.1f s", label, status, summary.steps_done,
+                 summary.total_time)
     reporter.emit(failure or RunFinished(summary))
     if tensorboard is not None:
         tensorboard.close()

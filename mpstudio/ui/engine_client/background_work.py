@@ -82,6 +82,12 @@ class BackgroundWork(QObject):
     def measuring(self) -> bool:
         return self.state.measuring
 
+    @property
+    def engine_log(self) -> str:
+        """The engine process's log file ("" until it is ready, or when it writes none):
+        where a failed job's traceback is."""
+        return self._engine_log
+
     def start(self) -> None:
         """Start the engine process (it loads TensorFlow first) and read the dataset."""
         self.engine.start()

@@ -1,11 +1,25 @@
-"""Help: a short page on what mixed precision does, and About with the versions."""
+"""Help: a short page on what mixed precision does, and About: the icon, the versions,
+the folders mpstudio keeps its files in, and the license."""
 
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, QUrl
+from PySide6.QtGui import QDesktopServices, QTextDocument
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
+
+from mpstudio.engine.app_log import log_dir
+from mpstudio.engine.datasets.cache_dir import datasets_dir
+from mpstudio.engine.history.locations import history_path
+from mpstudio.ui.app_icon import app_icon
+from mpstudio.ui.window.open_folder import folder_url, open_folder
+
+LICENSE_URL = "https://www.apache.org/licenses/LICENSE-2.0"
+ICON_URL = "mpstudio:icon"  # the app icon, added to the About page's document
+ICON_SIZE = 64
+
 
 # One message, HTML and all, so a translation can reflow it as its language needs.
 MIXED_PRECISION_PAGE = QT_TRANSLATE_NOOP("HelpDialogs", """
@@ -74,7 +88,18 @@ class MixedPrecisionHelp(_TextDialog):
                          parent, (620, 640))
 
 
+def about_folders() -> dict[str, Path]:
+    """What About lists, in the window's words: where mpstudio keeps its files."""
+    return {
+        QCoreApplication.translate("HelpDialogs", "Logs"): log_dir(),
+        QCoreApplication.translate("HelpDialogs", "Run history"): history_path().parent,
+        QCoreApplication.translate("HelpDialogs", "Downloaded datasets"): datasets_dir(),
+    }
+
+
 def about_html(versions: dict[str, str], tensorflow_loaded: bool) -> str:
+    """The About page: the icon and version, the versions of what it runs on, its
+    folders as links that open them, and the license."""
     rows = "".join(
         f"<tr><td>{html.escape(name)}</td><td>&nbsp;&nbsp;{html.escape(value)}</td></tr>"
         for name, value in versions.items()
@@ -84,13 +109,46 @@ def about_html(versions: dict[str, str], tensorflow_loaded: bool) -> str:
     summary = QCoreApplication.translate(
         "HelpDialogs", "A workbench for mixed-precision training with TensorFlow: see what "
         "float16 and bfloat16 do on your hardware.")
-    licence = QCoreApplication.translate("HelpDialogs", "Licensed under the Apache License 2.0.")
-    return (f"<h2>mpstudio</h2><p>{summary}</p><table>{rows}</table>{pending}"
-            f"<p>{licence}</p>")
+    places = "".join(
+        f"<tr><td>{html.escape(name)}</td><td>&nbsp;&nbsp;<a href=\"{_href(path)}\">"
+        f"{html.escape(str(path))}</a></td></tr>"
+        for name, path in about_folders().items())
+    folders_title = QCoreApplication.translate("HelpDialogs", "Folders")
+    versions_title = QCoreApplication.translate("HelpDialogs", "Versions")
+    licence = QCoreApplication.translate(
+        "HelpDialogs", "Licensed under the {license}.").format(
+            license=f"<a href=\"{LICENSE_URL}\">" + QCoreApplication.translate(
+                "HelpDialogs", "Apache License 2.0") + "</a>")
+    version = html.escape(versions.get("mpstudio", ""))
+    return (f"<table><tr><td><img src=\"{ICON_URL}\" width=\"{ICON_SIZE}\" "
+            f"height=\"{ICON_SIZE}\"></td><td>&nbsp;&nbsp;</td><td>"
+            f"<h2>mpstudio {version}</h2><p>{summary}</p></td></tr></table>"
+            f"<h3>{versions_title}</h3><table>{rows}</table>{pending}"
+            f"<h3>{folders_title}</h3><table>{places}</table><p>{licence}</p>")
+
+
+def _href(path: Path) -> str:
+    return html.escape(bytes(folder_url(path).toEncoded()).decode("ascii"))
 
 
 class AboutDialog(_TextDialog):
+    """A link to a folder opens it in the file manager (made first if nothing has
+    written there yet); the license's opens the browser."""
+
     def __init__(self, versions: dict[str, str], tensorflow_loaded: bool,
                  parent: QWidget | None = None) -> None:
-        super().__init__(QCoreApplication.translate("HelpDialogs", "About mpstudio"),
-                         about_html(versions, tensorflow_loaded), parent, (420, 380))
+        super().__init__(QCoreApplication.translate("HelpDialogs", "About mpstudio"), "",
+                         parent, (560, 460))
+        self.setWindowIcon(app_icon())
+        pixmap = app_icon().pixmap(QSize(ICON_SIZE, ICON_SIZE), self.devicePixelRatioF())
+        self.browser.document().addResource(QTextDocument.ResourceType.ImageResource,
+                                            QUrl(ICON_URL), pixmap)
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(self._open)
+        self.browser.setHtml(about_html(versions, tensorflow_loaded))
+
+    def _open(self, url: QUrl) -> None:
+        if url.isLocalFile():
+            open_folder(Path(url.toLocalFile()))
+        else:
+            QDesktopServices.openUrl(url)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mpstudio.engine.app_log import log_dir
 from mpstudio.engine.hardware.device_text import device_text
 from mpstudio.engine.run_session import TrainingOutcome
 from mpstudio.ui.charts.live_charts import LiveCharts
@@ -48,6 +49,7 @@ from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
 from mpstudio.ui.window.help_dialogs import AboutDialog, MixedPrecisionHelp
 from mpstudio.ui.window.log_panel import LogPanel
 from mpstudio.ui.window.notices import Notices
+from mpstudio.ui.window.open_folder import open_folder
 from mpstudio.ui.window.run_outcome import describe_outcome, starting_line, status_line
 from mpstudio.ui.window.tensorboard_actions import TensorBoardActions
 from mpstudio.ui.window.versions import ui_versions
@@ -247,6 +249,7 @@ class MainWindow(QMainWindow):
         a.stop.triggered.connect(self.stop_run)
         a.quit.triggered.connect(self.close)
         a.help_page.triggered.connect(lambda: self._show_dialog(MixedPrecisionHelp(self)))
+        a.open_log_folder.triggered.connect(self.open_log_folder)
         a.about.triggered.connect(lambda: self._show_dialog(
             AboutDialog(self.versions, self.state.ready, self)))
         self.setup.run_clicked.connect(self.start_run)
@@ -327,7 +330,9 @@ class MainWindow(QMainWindow):
         self.charts.finish()
         self.state.update(last_outcome=outcome if outcome.results else None)
         status, text, level = describe_outcome(outcome)
-        self.notices.banner(text, level)
+        failed = any(r.failure is not None and r.failure.kind in ("error", "worker_lost")
+                     for r in outcome.results)  # the error's traceback is in the log
+        self.notices.banner(self._with_log(text) if failed else text, level)
         self.notices.status(status_line(status, text))
         self.history_actions.after_run(outcome)
         self._run_done(status)
@@ -345,10 +350,27 @@ class MainWindow(QMainWindow):
             text = message[:1].upper() + message[1:]
             status = (QCoreApplication.translate("MainWindow", "stopped") if stopped else
                       QCoreApplication.translate("MainWindow", "the engine process ended"))
-        self.notices.banner(text, "info" if stopped else "error")
+        self.notices.banner(text if stopped else self._with_log(text),
+                            "info" if stopped else "error")
         self.notices.log(message, "info" if stopped else "error")
         self.notices.status(status)
         self._run_done("stopped" if stopped else "failed")
+
+    def _with_log(self, text: str) -> str:
+        """A failure's banner, and where its details are: the engine's log."""
+        if not self.background.engine_log:
+            return text
+        return text + "\n" + QCoreApplication.translate(
+            "MainWindow", "Details in the engine's log: {log}").format(
+                log=self.background.engine_log)
+
+    def open_log_folder(self) -> None:
+        """Help > Open log folder: the logs of the window, the engine and the CLI."""
+        folder = log_dir()
+        if not open_folder(folder):
+            self.notices.log(QCoreApplication.translate(
+                "MainWindow", "could not open {folder}: open it in a file manager").format(
+                    folder=folder), "warning")
 
     def _run_done(self, status: str) -> None:
         self.progress.hide()

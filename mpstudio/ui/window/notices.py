@@ -4,9 +4,15 @@ action modules get this, not the window."""
 
 from __future__ import annotations
 
+import logging
+
 from PySide6.QtWidgets import QLabel
 
 from mpstudio.ui.window.log_panel import LogPanel
+
+log = logging.getLogger("mpstudio.window")
+# The Log panel's lines go to window.log as well: a log a user sends says what they saw.
+LOG_LEVELS = {"warning": logging.WARNING, "error": logging.ERROR}
 
 
 class Notices:
@@ -18,6 +24,7 @@ class Notices:
     def log(self, text: str, level: str = "info") -> None:
         """level: info | note | success | warning | error."""
         self._log.add(text, level)
+        log.log(LOG_LEVELS.get(level, logging.INFO), "%s", text)
 
     def status(self, text: str) -> None:
         self._status.setText(text)

@@ -26,6 +26,7 @@ class WindowActions:
     check_training: QAction
     open_tensorboard: QAction
     help_page: QAction
+    open_log_folder: QAction
     about: QAction
 
 
@@ -112,6 +113,11 @@ def build_actions(window: QMainWindow) -> WindowActions:
         help_page=_action(
             window, QCoreApplication.translate("WindowActions", "What &mixed precision does"),
             "helpPage", std.HelpContents),
+        open_log_folder=_action(
+            window, QCoreApplication.translate("WindowActions", "Open &log folder"),
+            "openLogFolder", tip=QCoreApplication.translate(
+                "WindowActions", "Show the folder of mpstudio's log files (window, engine "
+                "and command line): what to attach to a bug report")),
         about=_action(window, QCoreApplication.translate("WindowActions", "&About mpstudio"),
                       "about"),
     )
@@ -126,7 +132,7 @@ def build_actions(window: QMainWindow) -> WindowActions:
                  actions.check_training, None, actions.open_tensorboard):
         run_menu.addSeparator() if item is None else run_menu.addAction(item)
     help_menu = bar.addMenu(QCoreApplication.translate("WindowActions", "&Help"))
-    help_menu.addAction(actions.help_page)
-    help_menu.addAction(actions.about)
+    for item in (actions.help_page, actions.open_log_folder, None, actions.about):
+        help_menu.addSeparator() if item is None else help_menu.addAction(item)
     return actions
 
