@@ -17,8 +17,10 @@ def _resources_from_source_tree() -> None:
 
     here = Path(__file__).parent
     top = here.parent / "resources" / "__init__.py"
-    if (here / "resources").is_dir() or not top.is_file():
-        return  # installed (wheel, strict editable, frozen): the package is there
+    # installed (wheel, frozen): the package is there. Not just the folder: a checkout
+    # from before resources/ moved up keeps an ignored mpstudio/resources/__pycache__/.
+    if (here / "resources" / "__init__.py").is_file() or not top.is_file():
+        return
     spec = spec_from_file_location("mpstudio.resources", top,
                                    submodule_search_locations=[str(top.parent)])
     module = module_from_spec(spec)

@@ -14,6 +14,44 @@ import pytest
 
 from mpstudio.engine.spec import RunSpec
 
+# The user's folders each test redirects (isolated_datasets); a session-wide default
+# first, so a module-scoped fixture that runs a command before any test's own
+# redirection still never writes the real user's logs, settings or history.
+USER_FOLDERS = ("MPSTUDIO_CONFIG_DIR", "MPSTUDIO_LOG_DIR", "MPSTUDIO_DATA_DIR",
+                "MPSTUDIO_HISTORY", "KERAS_HOME")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_real_user_folders(tmp_path_factory):
+    root = tmp_path_factory.mktemp("session")
+    with pytest.MonkeyPatch.context() as patch:
+        for name in USER_FOLDERS:
+            patch.setenv(name, str(root / name.lower()))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def logging_restored(monkeypatch):
+    """What mpstudio's log set-up (engine/app_log.configure, run by the CLI's main() and
+    the window's launch()) changes in this process is undone after each test: its
+    handlers on the root logger, the levels, warnings capture, the file it names, and
+    $MPSTUDIO_LOG_LEVEL (which `--log-level` writes for child processes)."""
+    import logging
+
+    from mpstudio.engine import app_log
+
+    root, ours = logging.getLogger(), logging.getLogger("mpstudio")
+    levels = root.level, ours.level
+    monkeypatch.setenv(app_log.LEVEL_ENV, "info")  # undone even when a test changes it
+    yield
+    for handler in [h for h in root.handlers if getattr(h, "_mpstudio", False)]:
+        root.removeHandler(handler)
+        handler.close()
+    root.setLevel(levels[0])
+    ours.setLevel(levels[1])
+    logging.captureWarnings(False)
+    app_log._this_log = None
+
 
 @pytest.fixture(autouse=True)
 def isolated_datasets(tmp_path_factory, monkeypatch):

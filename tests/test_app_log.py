@@ -25,23 +25,6 @@ from mpstudio.engine.app_log import LEVEL_ENV
 cli = importlib.import_module("mpstudio.cli.main")  # mpstudio.cli.main is also its function
 
 
-@pytest.fixture(autouse=True)
-def logging_restored(monkeypatch):
-    """What configure() changes in this process (handlers, levels, warnings capture,
-    $MPSTUDIO_LOG_LEVEL) is as it was after each test."""
-    root, ours = logging.getLogger(), logging.getLogger("mpstudio")
-    levels = root.level, ours.level
-    monkeypatch.delenv(LEVEL_ENV, raising=False)
-    yield
-    for handler in [h for h in root.handlers if getattr(h, "_mpstudio", False)]:
-        root.removeHandler(handler)
-        handler.close()
-    root.setLevel(levels[0])
-    ours.setLevel(levels[1])
-    logging.captureWarnings(False)
-    monkeypatch.setattr(app_log, "_this_log", None)
-
-
 @pytest.fixture
 def log_folder(tmp_path, monkeypatch) -> Path:
     folder = tmp_path / "logs"
@@ -140,6 +123,32 @@ def test_an_unexpected_error_is_one_line_naming_the_log(log_folder, monkeypatch,
     assert "Traceback (most recent call last):" in text and "in broken" in text
     assert "KeyError: 'no such key'" in text
     assert text.rstrip().endswith("mpstudio runs list ended with exit code 1")
+
+
+def test_an_uncaught_error_in_a_command_thread_is_logged_and_said(log_folder, monkeypatch,
+                                                                  capsys):
+    """A thread a command starts dies of a bug: its traceback is in cli.log and the
+    terminal gets the same one line as for the main thread; the hooks are put back."""
+    import sys
+    import threading
+
+    def runner_with_a_thread(args):
+        worker = threading.Thread(target=lambda: {}["from the worker"], name="loader")
+        worker.start()
+        worker.join()
+        return 0
+
+    before = sys.excepthook, threading.excepthook
+    monkeypatch.setitem(cli._RUNNERS, "runs", runner_with_a_thread)
+    assert cli.main(["runs", "list"]) == 0
+    log = log_folder / "cli.log"
+    assert capsys.readouterr().err.strip() == (
+        f"mpstudio runs list: error: unexpected KeyError: 'from the worker' (its traceback "
+        f"is in {log})")
+    text = log.read_text()
+    assert "CRITICAL mpstudio.engine.app_log: uncaught KeyError in thread loader" in text
+    assert "Traceback (most recent call last):" in text
+    assert (sys.excepthook, threading.excepthook) == before
 
 
 def test_an_unexpected_error_keeps_json_one_document(log_folder, monkeypatch, capsys):

@@ -293,6 +293,21 @@ def test_no_launcher_found_says_what_to_do_and_writes_nothing(data_home, tmp_pat
     assert not data_home.exists()
 
 
+def test_a_data_folder_that_cannot_be_written_is_named_with_what_to_do(tmp_path,
+                                                                        monkeypatch, capsys):
+    """$XDG_DATA_HOME is a file (the root user's chmod would not stop a write): one line
+    naming the path and the way out, exit 1, no traceback."""
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("")
+    monkeypatch.setenv("XDG_DATA_HOME", str(blocked))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert main(["desktop", "install"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"mpstudio desktop install: error: cannot change {blocked}")
+    assert "Check that this user may write there" in err and "Traceback" not in err
+    assert err.count("\n") == 1
+
+
 def test_a_frozen_app_is_its_own_launcher(monkeypatch):
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     assert find_launcher(LINUX, folders=[]) == Path(sys.executable).resolve()

@@ -21,26 +21,32 @@ import sys
 import sysconfig
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mpstudio import APP_ID
 from mpstudio.engine.i18n import _
 from mpstudio.engine.report.files import atomic_write_bytes, atomic_write_text
+from mpstudio.resources import icon_png, icon_sizes, where
 
 if TYPE_CHECKING:
-    from importlib.resources.abc import Traversable  # Python 3.11+; 3.10: importlib.abc
+    pass  # Python 3.11+; 3.10: importlib.abc
 
 LINUX, WINDOWS, MACOS = "linux", "windows", "macos"
 LAUNCHER = "mpstudio-gui"  # pyproject's gui-scripts entry: the window, no console
-_SIZE_FOLDER = re.compile(r"\d+x\d+")
 # The Desktop Entry spec's reserved characters: an Exec argument holding one is quoted.
 _EXEC_RESERVED = frozenset(" \t\n\"'\\><~|&;$*?#()`")
 
 
 class DesktopError(Exception):
     """Installing or removing the entry cannot go on; the message says what to do."""
+
+    @classmethod
+    def of(cls, exc: OSError) -> DesktopError:
+        """A file or folder that could not be written or removed, in words."""
+        return cls(_("cannot change {path}: {reason}. Check that this user may write "
+                     "there (owner, permissions, a read-only disk) and try again").format(
+                         path=exc.filename or "?", reason=exc.strerror or exc))
 
 
 @dataclass(frozen=True)
@@ -132,22 +138,10 @@ def _string_value(text: str) -> str:
     return text
 
 
-def resource(*parts: str) -> Traversable:
-    return resources.files("mpstudio.resources").joinpath(*parts)
-
-
-def icon_sizes() -> list[str]:
-    """The hicolor size folders shipped ("16x16", ... "512x512"), smallest first."""
-    folders = [f.name for f in resource("icons").iterdir()
-               if f.is_dir() and _SIZE_FOLDER.fullmatch(f.name)
-               and f.joinpath("mpstudio.png").is_file()]
-    return sorted(folders, key=lambda name: int(name.split("x")[0]))
-
-
 def desktop_entry_text(launcher: Path) -> str:
     """The shipped entry with Exec and TryExec naming ``launcher`` by its absolute path
     (a menu does not search the user's PATH: a virtual environment is not on it)."""
-    text = resource("desktop", f"{APP_ID}.desktop").read_text(encoding="utf-8")
+    text = where("desktop", f"{APP_ID}.desktop").read_text(encoding="utf-8")
     text = re.sub(r"(?m)^Exec=.*$", lambda _m: "Exec=" + exec_argument(str(launcher)), text)
     return re.sub(r"(?m)^TryExec=.*$", lambda _m: "TryExec=" + _string_value(str(launcher)),
                   text)
@@ -172,21 +166,20 @@ def install_xdg(places: Places, launcher: Path) -> Installed:
     files = _xdg_files(data_home)
     hicolor = data_home / "icons" / "hicolor"
     texts = {files["desktop"]: desktop_entry_text(launcher),
-             files["metainfo"]: resource("desktop", f"{APP_ID}.metainfo.xml").read_text(
+             files["metainfo"]: where("desktop", f"{APP_ID}.metainfo.xml").read_text(
                  encoding="utf-8"),
-             files["svg"]: resource("icons", "mpstudio.svg").read_text(encoding="utf-8")}
+             files["svg"]: where("icons", "mpstudio.svg").read_text(encoding="utf-8")}
     written = []
     try:
         for path, text in texts.items():
             path.parent.mkdir(parents=True, exist_ok=True)
             written.append(atomic_write_text(path, text))
         for size in icon_sizes():
-            target = hicolor / size / "apps" / f"{APP_ID}.png"
+            target = hicolor / f"{size}x{size}" / "apps" / f"{APP_ID}.png"
             target.parent.mkdir(parents=True, exist_ok=True)
-            written.append(atomic_write_bytes(
-                target, resource("icons", size, "mpstudio.png").read_bytes()))
+            written.append(atomic_write_bytes(target, icon_png(size).read_bytes()))
     except OSError as exc:  # mkdir; a failed write is a ReportError, which names the file
-        raise DesktopError(str(exc)) from exc
+        raise DesktopError.of(exc) from exc
     return Installed(launcher, written, refresh_caches(data_home))
 
 
@@ -209,7 +202,7 @@ def uninstall_xdg(places: Places) -> list[Path]:
                     path.parent.rmdir()
                     path.parent.parent.rmdir()
     except OSError as exc:
-        raise DesktopError(str(exc)) from exc
+        raise DesktopError.of(exc) from exc
     if removed:
         refresh_caches(data_home)
     return removed

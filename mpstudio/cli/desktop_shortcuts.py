@@ -20,9 +20,10 @@ import subprocess
 from pathlib import Path
 
 from mpstudio import APP_ID, __version__
-from mpstudio.cli.desktop_entry import DesktopError, Installed, Places, resource
+from mpstudio.cli.desktop_entry import DesktopError, Installed, Places
 from mpstudio.engine.i18n import _
 from mpstudio.engine.report.files import atomic_write_bytes, atomic_write_text
+from mpstudio.resources import where
 
 SHORTCUT = "mpstudio.lnk"
 BUNDLE = "mpstudio.app"
@@ -70,7 +71,7 @@ def powershell_command(script: str, powershell: str = "powershell.exe") -> list[
 def _icon_file(name: str) -> Path | None:
     """The shipped icon as a file that stays where it is (an installed package or the
     frozen app's folder), or None."""
-    path = Path(str(resource("icons", name)))
+    path = Path(str(where("icons", name)))
     return path if path.is_file() else None
 
 
@@ -87,7 +88,9 @@ def install_windows(places: Places, launcher: Path) -> Installed:
         done = subprocess.run(powershell_command(script, powershell), capture_output=True,
                               text=True, timeout=120, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
-        raise DesktopError(str(exc)) from exc
+        raise DesktopError(_("PowerShell could not make the Start menu shortcut ({reason}): "
+                             "run `mpstudio desktop install` again from a Windows terminal"
+                             ).format(reason=exc)) from exc
     if done.returncode != 0 or not shortcut.is_file():
         raise DesktopError(_("PowerShell could not write {path}: {output}").format(
             path=shortcut, output=(done.stderr or done.stdout).strip()))
@@ -101,7 +104,7 @@ def uninstall_windows(places: Places) -> list[Path]:
     try:
         shortcut.unlink()
     except OSError as exc:
-        raise DesktopError(str(exc)) from exc
+        raise DesktopError.of(exc) from exc
     return [shortcut]
 
 
@@ -164,10 +167,10 @@ def install_macos(places: Places, launcher: Path) -> Installed:
         written = [atomic_write_bytes(files["plist"], info_plist()),
                    atomic_write_text(files["script"], bundle_script(launcher)),
                    atomic_write_bytes(files["icns"],
-                                      resource("icons", "mpstudio.icns").read_bytes())]
+                                      where("icons", "mpstudio.icns").read_bytes())]
         files["script"].chmod(0o755)
     except OSError as exc:
-        raise DesktopError(str(exc)) from exc
+        raise DesktopError.of(exc) from exc
     return Installed(launcher, written, [])
 
 
@@ -183,7 +186,7 @@ def uninstall_macos(places: Places) -> list[Path]:
                 path.unlink()
                 removed.append(path)
     except OSError as exc:
-        raise DesktopError(str(exc)) from exc
+        raise DesktopError.of(exc) from exc
     for folder in ("Contents/MacOS", "Contents/Resources", "Contents", ""):
         with contextlib.suppress(OSError):  # what someone else put inside stays
             (bundle / folder).rmdir()

@@ -26,11 +26,11 @@ from mpstudio.cli.hw_command import add_hw_command, run_hw_command
 from mpstudio.cli.json_failure import run_with_json_failure
 from mpstudio.cli.language import CellFormatter, argument_error, for_machines, install
 from mpstudio.cli.runs_command import add_runs_command, run_runs_command
-from mpstudio.cli.support import EXIT_INTERRUPTED, EXIT_USAGE, unexpected_error
+from mpstudio.cli.support import EXIT_INTERRUPTED, EXIT_USAGE, say_unexpected, unexpected_error
 from mpstudio.cli.tensorboard_command import add_tensorboard_command, run_tensorboard_command
 from mpstudio.cli.train_command import COMMANDS as TRAIN_COMMANDS
 from mpstudio.cli.train_command import add_train_commands, run_train_command
-from mpstudio.engine.app_log import LEVEL_ENV, LEVELS, log_dir, set_level
+from mpstudio.engine.app_log import LEVEL_ENV, LEVELS, log_dir, log_uncaught, set_level
 from mpstudio.engine.app_log import configure as configure_log
 from mpstudio.engine.i18n import ENV, LANGUAGES, _, set_language
 
@@ -126,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         print(_("mpstudio {command}: {message}").format(command=command, message=logs.problem),
               file=sys.stderr)
     log.debug("mpstudio %s arguments: %s", command, vars(args))
+    # A thread's uncaught error (a data loader, a progress thread): logged, and said
+    # as the main thread's would be.
+    restore_hooks = log_uncaught(lambda _kind, exc, _tb, _thread: say_unexpected(command, exc))
 
     def run() -> int:
         try:
@@ -139,7 +142,10 @@ def main(argv: list[str] | None = None) -> int:
         log.info("mpstudio %s ended with exit code %d", command, code)
         return code
 
-    if not getattr(args, "json", False):
-        return run()
-    with for_machines():  # --json prints the same in every language
-        return run_with_json_failure(command, run)
+    try:
+        if not getattr(args, "json", False):
+            return run()
+        with for_machines():  # --json prints the same in every language
+            return run_with_json_failure(command, run)
+    finally:
+        restore_hooks()

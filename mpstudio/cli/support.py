@@ -52,11 +52,18 @@ def unexpected_error(command: str, exc: BaseException) -> int:
     """An error no command expected (a bug, or a broken install): its traceback goes to
     the log and the terminal gets one line naming the log; the traceback too with
     --log-level debug, or when there is no log to keep it."""
+    log.critical("mpstudio %s failed unexpectedly", command, exc_info=exc)
+    say_unexpected(command, exc)
+    return EXIT_FAILED
+
+
+def say_unexpected(command: str, exc: BaseException) -> None:
+    """The terminal's side of an unexpected error (already logged): one line naming the
+    log, the traceback too at --log-level debug or with no log file."""
     import traceback
 
     from mpstudio.engine.app_log import debugging, this_process_log
 
-    log.critical("mpstudio %s failed unexpectedly", command, exc_info=exc)
     where = this_process_log()
     if where is None or debugging():
         traceback.print_exception(exc, file=sys.stderr)
@@ -64,7 +71,6 @@ def unexpected_error(command: str, exc: BaseException) -> int:
     problem = _("unexpected {error}").format(error=error) if where is None else _(
         "unexpected {error} (its traceback is in {log})").format(error=error, log=where)
     print(error_line(command, problem), file=sys.stderr)
-    return EXIT_FAILED
 
 
 def error_line(command: str, problem: object) -> str:

@@ -45,7 +45,6 @@ if TYPE_CHECKING:
     from mpstudio.engine.distribute.cluster import Cluster
 
 COMMANDS = ("train", "compare")
-ERROR_KINDS = ("error", "worker_lost")  # a failed run whose traceback the log keeps
 
 
 def add_train_commands(commands: Any) -> None:
@@ -246,7 +245,7 @@ def run_train_command(args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=2, allow_nan=False))
     else:
         _print_outcome(session.card, stored, session.history_kept)
-    if any(r.failure is not None and r.failure.kind in ERROR_KINDS for r in results):
+    if any(r.failure is not None and r.failure.has_traceback for r in results):
         print_log_hint(args.command)  # the error's traceback is there
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
 

@@ -40,10 +40,20 @@ _this_log: Path | None = None  # the file this process logs to, once configured
 
 @dataclass(frozen=True)
 class LogSetup:
-    """What ``configure`` did: the file (None: no file), and why not, in words."""
+    """What ``configure`` did: the file (None: no file, ``reason`` says why)."""
 
     path: Path | None
-    problem: str = ""
+    folder: Path | None = None
+    reason: str = ""
+
+    @property
+    def problem(self) -> str:
+        """Why there is no log file, in words (in the language in force when asked: the
+        window sets its language after logging has started)."""
+        if self.path is not None:
+            return ""
+        return _("cannot write the log in {folder} ({reason}): this session keeps no log "
+                 "file").format(folder=self.folder, reason=self.reason)
 
 
 def log_dir() -> Path:
@@ -126,9 +136,7 @@ def configure(kind: str, versions: dict[str, str] | None = None,
         handler.setLevel(logging.WARNING)
         _install(handler)
         _this_log = None
-        return LogSetup(None, _("cannot write the log in {folder} ({reason}): this "
-                                "session keeps no log file").format(
-                                    folder=path.parent, reason=exc.strerror or exc))
+        return LogSetup(None, path.parent, str(exc.strerror or exc))
     _install(handler)
     _this_log = path
     _log_start(kind, versions, command)
@@ -148,7 +156,10 @@ def configure_engine(stderr_file: Path | None, versions: dict[str, str] | None =
     (rotate_if_large); Python's records reach it through sys.stderr, in order with
     what the C++ code prints."""
     global _this_log
-    _install(logging.StreamHandler(sys.stderr))
+    handler = logging.StreamHandler(sys.stderr)
+    if stderr_file is None:  # the terminal: its warnings and errors, not every job's line
+        handler.setLevel(logging.WARNING)
+    _install(handler)
     _this_log = stderr_file
     _log_start("engine", versions)
 

@@ -171,9 +171,15 @@ class RunFailed:
     """A run that could not finish. ``reason`` is for people: what happened and what to try."""
 
     reason: str
-    kind: str  # diverged | out_of_memory | error
+    kind: str  # diverged | out_of_memory | error | worker_lost
     step: int | None
     summary: RunSummary | None  # what was measured before the failure
+
+    @property
+    def has_traceback(self) -> bool:
+        """An error that the log keeps with its traceback (not a diverged loss or an
+        out-of-memory, which the reason explains in full)."""
+        return self.kind in ("error", "worker_lost")
 
 
 @dataclass(frozen=True)

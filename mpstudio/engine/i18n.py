@@ -20,13 +20,12 @@ from __future__ import annotations
 import gettext
 import os
 from collections.abc import Mapping
-from importlib import resources
-from pathlib import Path
+
+from mpstudio import resources
 
 DOMAIN = "mpstudio"
-# A real folder in every way mpstudio runs (wheel, editable, source tree, frozen), which
-# gettext needs: files() gives a pathlib.Path for any package on the file system.
-LOCALE_DIR = Path(str(resources.files("mpstudio.resources") / "locale"))
+# A real folder, as gettext needs one (resources.folder)
+LOCALE_DIR = resources.folder("locale")
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}  # each in its own language
 ENV = "MPSTUDIO_LANG"
 

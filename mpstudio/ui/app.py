@@ -71,9 +71,7 @@ def launch(argv: list[str] | None = None, language: str | None = None) -> int:
     from mpstudio.engine.app_log import configure as configure_log
     from mpstudio.ui.window.versions import ui_versions
 
-    logs = configure_log("window", ui_versions())
-    if logs.problem:
-        print(f"mpstudio: {logs.problem}", file=sys.stderr)
+    logs = configure_log("window", ui_versions())  # no file: said in the window's Log
     # TensorFlow loads in the engine process (started behind the window), which writes
     # what it prints to its log file, not this terminal (quiet_stderr.engine_log).
     from PySide6.QtCore import QCoreApplication, QTimer
@@ -105,8 +103,8 @@ def launch(argv: list[str] | None = None, language: str | None = None) -> int:
         window = MainWindow()
     except Exception as exc:  # no window to show it in (and no terminal from a menu)
         errors.uninstall()
-        return errors.startup_failed(exc)
-    if logs.problem:
+        return errors.startup_failed(exc, app.platformName() not in NO_WINDOW_PLATFORMS)
+    if logs.problem:  # (in the window's language; the terminal gets it from the Log)
         window.notices.log(logs.problem, "warning")
     if missing:  # an install without its .qm files: English (which is what this says in)
         window.notices.log("translations not found, so parts of the window are in English: "

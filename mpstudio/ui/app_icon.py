@@ -8,30 +8,21 @@ plugin is missing (a trimmed standalone build) the PNGs are the icon.
 
 from __future__ import annotations
 
-import re
-from importlib import resources
-
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QGuiApplication, QIcon
 
 from mpstudio import APP_ID
-
-_SIZE_FOLDER = re.compile(r"(\d+)x\1")
+from mpstudio.resources import ICON, icon_png, icon_sizes, where
 
 
 def app_icon() -> QIcon:
     """The icon from mpstudio.resources (a null icon if an install lost the files)."""
-    folder = resources.files("mpstudio.resources").joinpath("icons")
     icon = QIcon()
-    svg = folder.joinpath("mpstudio.svg")
+    svg = where("icons", f"{ICON}.svg")
     if svg.is_file():
         icon.addFile(str(svg))  # first, so QIcon draws through Qt's SVG icon engine
-    for sub in folder.iterdir():
-        match = _SIZE_FOLDER.fullmatch(sub.name)
-        png = sub.joinpath("mpstudio.png")
-        if match and png.is_file():
-            size = int(match.group(1))
-            icon.addFile(str(png), QSize(size, size))
+    for size in icon_sizes():
+        icon.addFile(str(icon_png(size)), QSize(size, size))
     return icon
 
 

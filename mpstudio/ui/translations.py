@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from importlib import resources
-from pathlib import Path
 
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -23,9 +21,10 @@ from PySide6.QtCore import (
     QTranslator,
 )
 
+from mpstudio import resources
 from mpstudio.engine import i18n
 
-I18N_DIR = Path(str(resources.files("mpstudio.resources") / "i18n"))
+I18N_DIR = resources.folder("i18n")
 CHOICES = ("system", *i18n.LANGUAGES)  # what View > Language offers and the settings keep
 POSIX_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 

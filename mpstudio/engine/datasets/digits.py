@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -10,13 +9,14 @@ import numpy as np
 from mpstudio.engine.datasets.context import LoadContext
 from mpstudio.engine.datasets.source_data import DIVIDE, Scaling, SourceData
 from mpstudio.engine.i18n import _
+from mpstudio.resources import where
 
 PIXEL_MAX = 16.0  # each pixel counts set pixels in a 4x4 block
 
 
 def read_digits() -> tuple[np.ndarray, np.ndarray]:
     """Images as uint8 NHWC with values 0..16, and labels as int32."""
-    ref = resources.files("mpstudio.resources").joinpath("datasets/digits.npz")
+    ref = where("datasets", "digits.npz")
     with ref.open("rb") as fh, np.load(fh, allow_pickle=False) as data:
         x = data["x"].astype(np.uint8)[..., np.newaxis]
         y = data["y"].astype(np.int32)

@@ -354,7 +354,8 @@ def _attempt(
         reporter.emit(RunWarning(message))
     log.info("%s started: %s on %s, %s, %d steps", label, spec.template, devices.label,
              display_name(spec.dataset), total_steps)
-    log.debug("%s spec: %s", label, spec.to_dict())
+    if log.isEnabledFor(logging.DEBUG):  # not a dict per run when nobody reads it
+        log.debug("%s spec: %s", label, spec.to_dict())
     reporter.emit(
         RunStarted(
             label=label,

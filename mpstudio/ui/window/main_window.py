@@ -330,7 +330,7 @@ class MainWindow(QMainWindow):
         self.charts.finish()
         self.state.update(last_outcome=outcome if outcome.results else None)
         status, text, level = describe_outcome(outcome)
-        failed = any(r.failure is not None and r.failure.kind in ("error", "worker_lost")
+        failed = any(r.failure is not None and r.failure.has_traceback
                      for r in outcome.results)  # the error's traceback is in the log
         self.notices.banner(self._with_log(text) if failed else text, level)
         self.notices.status(status_line(status, text))

@@ -75,42 +75,27 @@ class UncaughtErrors(QObject):
         if time.monotonic() < self._quiet_until:
             return
         self.more = 0
-        box = QMessageBox(QMessageBox.Icon.Critical, QCoreApplication.translate(
-            "UncaughtErrors", "mpstudio: unexpected error"), QCoreApplication.translate(
-                "UncaughtErrors", "Something went wrong inside mpstudio: {error}").format(
-                    error=line), QMessageBox.StandardButton.Close,
-            QApplication.activeWindow())
-        box.setObjectName("uncaughtError")
-        box.setStyleSheet(WIDE)
-        box.setInformativeText(self._details())
+        box = _error_box(QCoreApplication.translate(
+            "UncaughtErrors", "Something went wrong inside mpstudio: {error}").format(
+                error=line), self._details())
         box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        folder = box.addButton(QCoreApplication.translate("UncaughtErrors", "Open log folder"),
-                               QMessageBox.ButtonRole.ActionRole)
-        folder.clicked.connect(lambda: open_folder(log_dir()))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.finished.connect(self._closed)
         self.dialog = box
         box.show()
 
-    def startup_failed(self, exc: Exception) -> int:
+    def startup_failed(self, exc: Exception, show_box: bool = True) -> int:
         """The window could not be built: log it and say so in a box that waits (no
-        event loop runs yet); the exit code."""
+        event loop runs yet; ``show_box`` False where no window can be seen, as a box
+        nobody sees would wait forever); the exit code."""
         log.critical("the window could not open", exc_info=exc)
         text = QCoreApplication.translate(
             "UncaughtErrors", "The window could not open: {error}").format(
                 error=one_line(type(exc), exc))
         details = self._details(goes_on=False)
         print(f"mpstudio: {text}\n{details}", file=sys.stderr)  # when started from a terminal
-        box = QMessageBox(QMessageBox.Icon.Critical, QCoreApplication.translate(
-            "UncaughtErrors", "mpstudio: unexpected error"), text,
-            QMessageBox.StandardButton.Close)
-        box.setObjectName("uncaughtError")
-        box.setStyleSheet(WIDE)
-        box.setInformativeText(details)
-        folder = box.addButton(QCoreApplication.translate("UncaughtErrors", "Open log folder"),
-                               QMessageBox.ButtonRole.ActionRole)
-        folder.clicked.connect(lambda: open_folder(log_dir()))
-        box.exec()
+        if show_box:
+            _error_box(text, details).exec()
         return 1
 
     def _details(self, goes_on: bool = True) -> str:
@@ -138,3 +123,18 @@ class UncaughtErrors(QObject):
     def _closed(self) -> None:
         self.dialog = None
         self._quiet_until = time.monotonic() + QUIET_SECONDS
+
+
+def _error_box(text: str, details: str) -> QMessageBox:
+    """The box both kinds of error use: the error, where its details are, and a button
+    that opens the log folder."""
+    box = QMessageBox(QMessageBox.Icon.Critical, QCoreApplication.translate(
+        "UncaughtErrors", "mpstudio: unexpected error"), text,
+        QMessageBox.StandardButton.Close, QApplication.activeWindow())
+    box.setObjectName("uncaughtError")
+    box.setStyleSheet(WIDE)
+    box.setInformativeText(details)
+    folder = box.addButton(QCoreApplication.translate("UncaughtErrors", "Open log folder"),
+                           QMessageBox.ButtonRole.ActionRole)
+    folder.clicked.connect(lambda: open_folder(log_dir()))
+    return box
