@@ -30,7 +30,7 @@ print(mpstudio.__file__, len(x))
 def test_the_wheel_holds_the_resources_and_the_app_finds_them(tmp_path):
     src = tmp_path / "src"  # a copy: building leaves build/ and *.egg-info behind
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, src / name)
     for name in ("mpstudio", "resources"):
         shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -44,6 +44,7 @@ def test_the_wheel_holds_the_resources_and_the_app_finds_them(tmp_path):
     code = {p.relative_to(ROOT).as_posix() for p in (ROOT / "mpstudio").rglob("*.py")}
     assert resources - names == set()
     assert code - names == set()  # a package missing from pyproject's list
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)  # Apache-2.0's text
     unpacked = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(unpacked)
     out = subprocess.run([sys.executable, "-c", PROBE, str(unpacked)], cwd=tmp_path,
