@@ -65,3 +65,22 @@ def crafted_templates() -> list[TemplateEntry]:
     kinds = frozenset({IMAGE, SEQUENCE, FLAT})
     return [TemplateEntry(name, f"crafted: {name}", f"crafted_layers:{name}", kinds)
             for name in ("overflow_on_replica_0", "overflow_on_replica_1", "no_overflow")]
+
+
+def boost_overflow(input_shape, num_classes: int) -> keras.Model:
+    """A layer that multiplies by a huge constant (far above float16's 65,504) and the
+    next one that divides it back: finite in float32, inf from the first under float16;
+    with the first kept in float32 the overflow moves on to the second (its neighbour)."""
+    inputs, x = model_input(input_shape)
+    x = keras.layers.Flatten()(x)
+    x = keras.layers.Dense(16, activation="tanh", name="hidden")(x)
+    x = keras.layers.Rescaling(1e6, name="boost")(x)
+    x = keras.layers.Rescaling(1e-6, name="unboost")(x)
+    x = keras.layers.Dense(num_classes, name="logits")(x)
+    outputs = keras.layers.Activation("softmax", dtype="float32", name="softmax")(x)
+    return keras.Model(inputs, outputs)
+
+
+def boost_template() -> TemplateEntry:
+    return TemplateEntry("boost_overflow", "crafted: boost_overflow",
+                         "crafted_layers:boost_overflow", frozenset({IMAGE, SEQUENCE, FLAT}))

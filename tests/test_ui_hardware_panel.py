@@ -69,7 +69,7 @@ def test_verdict_marks_for_the_setup_panel():
     marks = verdict_marks(advice, "GPU:0")
     assert {p: m for p, (m, _) in marks.items()} == {
         "float32": "works but slower", "mixed_float16": "recommended",
-        "mixed_bfloat16": "recommended"}
+        "mixed_bfloat16": "recommended", "float8": "not supported"}  # A100: 8.0 < 8.9
     assert marks["mixed_bfloat16"][1] == advice.device("GPU:0").verdict("mixed_bfloat16").reason
     assert verdict_marks(advice, "TPU") == {}
     zen2 = verdict_marks(check_of(machine(cpu=cpu_from(EPYC_ZEN2))).advice, "CPU")

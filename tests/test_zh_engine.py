@@ -129,17 +129,17 @@ def test_bad_options_and_unknown_datasets_read_in_chinese(tmp_path, zh):
 
 # ------------------------------------------------------------------ spec
 def test_an_impossible_spec_reads_in_chinese(zh):
-    spec = RunSpec(precision="float8", batch_size=0, epochs=-1, validation_split=1.5,
+    spec = RunSpec(precision="float4", batch_size=0, epochs=-1, validation_split=1.5,
                    optimizer="lion", seed=-3,
                    loss_scaling=LossScaling(mode="fixed", factor=-1.0),
                    aids=TrainingAids(lr_factor=2.0, early_stopping="yes"))
     problems = spec_problems(spec)
-    assert "未知的精度 'float8'；可选：float32, mixed_float16, mixed_bfloat16" in problems
+    assert "未知的精度 'float4'；可选：float32, mixed_float16, mixed_bfloat16, float8" in problems
     assert "批次大小必须是正整数，实际为 0" in problems
     assert "验证集比例必须是 [0, 1) 内的小数，实际为 1.5" in problems
     assert "早停必须是 true 或 false，实际为 'yes'" in problems
     for text in problems:
-        chinese_only(text, "adam", "sgd", "lion", "float8", "true", "false", "yes")
+        chinese_only(text, "adam", "sgd", "lion", "float4", "float8", "true", "false", "yes")
     with pytest.raises(SpecError) as err:
         RunSpec.from_toml('precison = "float32"\n')
     assert str(err.value).startswith("运行配置中有未知的键 'precison'；有效的键：")

@@ -155,7 +155,8 @@ def test_the_setup_panel_opened_and_switched_through_is_chinese(panel):
     assert not english, english
     assert len(seen) > 120
     assert [panel.precision.itemText(i) for i in range(panel.precision.count())] == [
-        "float32 — 可用但更慢", "mixed_float16 — 推荐", "mixed_bfloat16 — 推荐"]
+        "float32 — 可用但更慢", "mixed_float16 — 推荐", "mixed_bfloat16 — 推荐",
+        "float8 — 不支持"]
     assert panel.spec().aids.monitor in ("val_loss", "val_accuracy", "loss", "accuracy")
     assert panel.distribution.selected() in ("default", "mirrored", "multiworker", "tpu")
 

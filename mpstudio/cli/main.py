@@ -25,6 +25,7 @@ from mpstudio.cli.export_command import add_export_command, run_export_command
 from mpstudio.cli.hw_command import add_hw_command, run_hw_command
 from mpstudio.cli.json_failure import run_with_json_failure
 from mpstudio.cli.language import CellFormatter, argument_error, for_machines, install
+from mpstudio.cli.replay_command import add_replay_command, run_replay_command
 from mpstudio.cli.runs_command import add_runs_command, run_runs_command
 from mpstudio.cli.support import EXIT_INTERRUPTED, EXIT_USAGE, say_unexpected, unexpected_error
 from mpstudio.cli.tensorboard_command import add_tensorboard_command, run_tensorboard_command
@@ -43,6 +44,7 @@ _RUNNERS: dict[str, Runner] = {
     "hw": run_hw_command,
     "doctor": run_doctor_command,
     "runs": run_runs_command,
+    "replay": run_replay_command,
     "tensorboard": run_tensorboard_command,
     "export": run_export_command,
 }
@@ -99,6 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_hw_command(commands)
     add_doctor_command(commands)
     add_runs_command(commands)
+    add_replay_command(commands)
     add_export_command(commands)
     add_tensorboard_command(commands)
     add_desktop_command(commands)

@@ -1,6 +1,7 @@
 """``mpstudio runs``: the run history from the command line (list, show, compare,
-report, delete). Reads the same SQLite file as the desktop app; never imports
-TensorFlow, so every command answers at once."""
+report, bundle, delete). Reads the same SQLite file as the desktop app; never imports
+TensorFlow, so every command answers at once (but bundle, which describes the machine
+with the hardware check)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from mpstudio.engine.i18n import _, ngettext
 
 def add_runs_command(commands: Any) -> None:
     runs = commands.add_parser("runs", help=_("the run history: list, show, compare, report"))
-    sub = runs.add_subparsers(dest="runs_command", metavar="{list,show,compare,report,delete}",
+    sub = runs.add_subparsers(dest="runs_command",
+                              metavar="{list,show,compare,report,bundle,delete}",
                               parser_class=type(runs))
     sub.required = True
     listing = sub.add_parser("list", help=_("runs, newest first"))
@@ -42,11 +44,19 @@ def add_runs_command(commands: Any) -> None:
     report.add_argument("-o", "--output", required=True, metavar=_("REPORT.html"))
     report.add_argument("--csv", metavar=_("METRICS.csv"),
                         help=_("where the metrics go (default: beside the HTML, .csv)"))
+    bundle = sub.add_parser(
+        "bundle", help=_("write a comparison (or a run) as a benchmark bundle: one zip with "
+                         "the spec, seed, initial-weights hashes, versions, hardware, metrics "
+                         "and verdict, replayed by `mpstudio replay`"))
+    bundle.add_argument("target", metavar=_("COMPARISON_OR_RUN_ID"),
+                        help=_("a run id (a run of a comparison brings the whole comparison) "
+                               "or a comparison's id"))
+    bundle.add_argument("-o", "--output", required=True, metavar=_("BUNDLE.zip"))
     delete = sub.add_parser("delete", help=_("remove runs and their metrics from the history"))
     delete.add_argument("ids", type=int, nargs="+", metavar=_("ID"))
     delete.add_argument("--yes", action="store_true",
                         help=_("do it (without: list what would go)"))
-    for parser in (listing, show, compare, report, delete):
+    for parser in (listing, show, compare, report, bundle, delete):
         parser.add_argument("--json", action="store_true", help=_("print JSON to stdout"))
 
 
@@ -157,5 +167,45 @@ def _delete(store: RunStore, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _bundle(store: RunStore, args: argparse.Namespace) -> int:
+    from mpstudio.engine.report.bench_bundle import benchmark_source, write_bundle
+    from mpstudio.engine.report.files import ReportError
+
+    try:
+        source = benchmark_source(store, args.target)
+    except HistoryError as exc:  # an id that is not there: a usage error, as for the others
+        return usage_error("runs bundle", [str(exc)])
+    path = Path(args.output)
+    if path.suffix.lower() != ".zip":
+        path = path.with_name(path.name + ".zip")
+    try:
+        written = write_bundle(source, path, _machine())
+    except ReportError as exc:
+        print(error_line("runs bundle", exc), file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        _print_json({"bundle": str(written), "runs": [run.id for run in source.runs],
+                     "replay": f"mpstudio replay {written}"})
+    else:
+        print(_("wrote {path} ({runs}); replay it with: mpstudio replay {path}").format(
+            path=written, runs=", ".join(f"#{run.id}" for run in source.runs)))
+    return EXIT_OK
+
+
+def _machine() -> dict[str, Any] | None:
+    """This machine as the hardware check describes it (devices, compute capability,
+    driver, CUDA/cuDNN build); None when the check fails (the runs' recorded device
+    stands alone in the bundle then)."""
+    from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
+
+    try:
+        with tensorflow_logs_hidden():
+            from mpstudio.engine.hardware.detect import detect_hardware
+
+            return detect_hardware().to_dict()
+    except Exception:  # a nicety: never the bundle's failure
+        return None
+
+
 _COMMANDS = {"list": _list, "show": _show, "compare": _compare, "report": _report,
-             "delete": _delete}
+             "bundle": _bundle, "delete": _delete}

@@ -14,6 +14,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from mpstudio.cli.aid_options import add_aid_options, apply_aid_options
+from mpstudio.cli.estimate_command import add_estimate_option, run_estimate_only
+from mpstudio.cli.pin_option import add_pin_option, apply_pin_option, print_pin_advice
 from mpstudio.cli.spec_arguments import add_source_options, dataset_argument, source_options
 from mpstudio.cli.support import (
     EXIT_FAILED,
@@ -54,7 +56,13 @@ def add_train_commands(commands: Any) -> None:
     compare = commands.add_parser(
         "compare",
         help=_("train a float32 baseline and the mixed run, print them side by side"))
-    _run_options(compare)
+    _compare_options(compare)
+
+
+def _compare_options(parser: argparse.ArgumentParser) -> None:
+    """compare's options: the run options and its trials (a rerun repeats them)."""
+    _run_options(parser)
+    compare = parser
     compare.add_argument("--repeats", type=int, default=1, metavar="N",
                          help=_("trials of each side, alternating; the card shows medians "
                                 "(1)"))
@@ -136,6 +144,8 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     add("--no-prefetch", action="store_true", help=_("do not prefetch batches"))
     add_source_options(parser)
     add_aid_options(parser)
+    add_pin_option(parser)
+    add_estimate_option(parser)
 
 
 def spec_from_args(args: argparse.Namespace) -> RunSpec:
@@ -173,7 +183,7 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
                   else [d.strip() for d in args.devices.split(",") if d.strip()]}
     changes["distribute"] = dataclasses.replace(
         spec.distribute, **{k: v for k, v in distribute.items() if v is not None})
-    return apply_aid_options(args, spec.replace(**changes))
+    return apply_pin_option(args, apply_aid_options(args, spec.replace(**changes)))
 
 
 def run_train_command(args: argparse.Namespace) -> int:
@@ -196,6 +206,9 @@ def run_train_command(args: argparse.Namespace) -> int:
         except OSError as exc:
             return usage_error(args.command, [_("cannot write {path}: {reason}").format(
                 path=args.save_config, reason=exc.strerror)])
+
+    if args.estimate_only:  # the memory it would need, per precision; no training
+        return run_estimate_only(args, spec)
 
     from mpstudio.cli.console import ConsoleReporter
     from mpstudio.engine.datasets.errors import DataLoadStopped
@@ -245,6 +258,9 @@ def run_train_command(args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=2, allow_nan=False))
     else:
         _print_outcome(session.card, stored, session.history_kept)
+    if not args.events:
+        print_pin_advice(args, _compare_options if args.command == "compare" else _run_options,
+                         results, stored if session.history_kept else [])
     if any(r.failure is not None and r.failure.has_traceback for r in results):
         print_log_hint(args.command)  # the error's traceback is there
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED

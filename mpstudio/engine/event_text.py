@@ -28,6 +28,7 @@ from mpstudio.engine.events import (
 )
 from mpstudio.engine.hardware.device_text import device_text
 from mpstudio.engine.i18n import N_, _, ngettext
+from mpstudio.engine.memory_estimate import MemoryEstimate, estimate_line, versus_measured
 from mpstudio.engine.run_labels import shown_label, status_text
 from mpstudio.engine.said import render
 
@@ -94,7 +95,8 @@ def data_progress_line(e: DataProgress) -> str:
 
 # The run-start topics (keys: the front ends look for "scaling" and "spread") as shown.
 TOPIC_TEXT = {"data": N_("data"), "model": N_("model"), "steps": N_("steps"),
-              "device": N_("device"), "scaling": N_("scaling"), "spread": N_("spread")}
+              "device": N_("device"), "scaling": N_("scaling"), "spread": N_("spread"),
+              "memory": N_("memory estimate")}
 
 
 def topic_text(topic: str) -> str:
@@ -128,6 +130,7 @@ def started_lines(e: RunStarted) -> list[tuple[str, str]]:
                                                 xla=_xla_loop(e.xla, spec.get("loop")))),
         ("scaling", e.loss_scaling),
         ("spread", e.distribution),
+        ("memory", estimate_line(model.memory[0]) if model.memory else ""),
     ]
     return [(topic, text) for topic, text in lines if text]
 
@@ -306,6 +309,15 @@ def peak_memory_text(s: RunSummary) -> str:
     return fmt_bytes(s.peak_memory_bytes)
 
 
+def estimate_versus_text(s: RunSummary) -> str:
+    """The run's memory estimate against its measured peak (the reason where the device
+    keeps none); "" for a run stored without an estimate."""
+    estimate = MemoryEstimate.from_dict(s.memory_estimate)
+    if estimate is None:
+        return ""
+    return versus_measured(estimate.total, s.peak_memory_bytes, render(s.memory_note))
+
+
 def scale_range(s: RunSummary) -> str:
     return scale_range_text(s.loss_scale_mode, s.loss_scale_min, s.loss_scale_max)
 
@@ -337,6 +349,7 @@ def summary_rows(s: RunSummary) -> list[tuple[str, str]]:
         (_("loss scale"), scale_range(s)),
         (_("overflow (skipped) steps"), str(s.overflow_steps)),
         (_("peak device memory"), peak_memory_text(s)),
+        *([(_("memory estimate"), estimate_versus_text(s))] if s.memory_estimate else []),
         (_("device"), _("{device}, {xla}").format(device=device_text(s.device),
                                                   xla=_xla_loop(s.xla, s.loop))),
         *([(_("distribution"), render(s.distribution))] if s.distribution else []),

@@ -85,6 +85,9 @@ class RunSummary:
     test_hits: str = ""
     # An opt-in profile of a few steady steps (profiling.op_profile.OpProfile.to_dict).
     op_profile: dict[str, Any] | None = None
+    # The device memory estimated before the run (memory_estimate.MemoryEstimate.to_dict),
+    # set against peak_memory_bytes where the device reports one.
+    memory_estimate: dict[str, Any] | None = None
 
     @property
     def examples_per_sec_per_replica(self) -> float | None:
@@ -118,6 +121,9 @@ class RunStarted:
     distribution: str = ""  # strategy, replicas, global batch and learning rate, in words
     xla_note: str = ""  # why XLA is on or off (the compiled model's decision)
     run_id: int | None = None  # the run's id in the history (set by the recorder)
+    # initial_weights.weights_hash of the model as training starts: a replay (mpstudio
+    # replay) shows it began from the same weights
+    initial_weights_hash: str = ""
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mpstudio.engine.i18n import _
+from mpstudio.engine.memory_estimate import MemoryEstimate  # a field type the codec reads
 from mpstudio.engine.tensor_core_fit import layer_tensor_core_fit
 
 if TYPE_CHECKING:
     import keras
 
-HALF_POLICIES = ("mixed_float16", "mixed_bfloat16", "float16", "bfloat16")
+HALF_POLICIES = ("mixed_float16", "mixed_bfloat16", "float16", "bfloat16", "float8")
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,12 @@ class LayerInfo:
     # float32 compute); defaults so summaries stored or sent before these still decode.
     tensor_cores: str = ""
     tensor_core_tip: str = ""
+    quantized: str = ""  # "float8": its matmuls run Keras' float8 path (engine/float8.py)
+
+    @property
+    def compute_text(self) -> str:
+        """The compute dtype as shown: "bfloat16 + float8" for a float8 layer."""
+        return f"{self.compute_dtype} + {self.quantized}" if self.quantized else self.compute_dtype
 
     @property
     def misses_tensor_cores(self) -> bool:
@@ -40,6 +47,9 @@ class ModelSummary:
     params: int
     trainable_params: int
     layers: tuple[LayerInfo, ...]
+    # Device memory estimates (memory_estimate.MemoryEstimate): the policy's first, then
+    # float32's; empty where none was asked for (a run's own start, older pickles).
+    memory: tuple[MemoryEstimate, ...] = ()
 
     @property
     def output_dtype(self) -> str:
@@ -55,7 +65,7 @@ class ModelSummary:
         rows = [(_("layer"), _("type"), _("compute"), _("variables"), _("params"))
                 + ((_("Tensor Cores"),) if checked else ())]
         rows += [
-            (li.name, li.kind, li.compute_dtype, li.variable_dtype, f"{li.params:,}")
+            (li.name, li.kind, li.compute_text, li.variable_dtype, f"{li.params:,}")
             + ((li.tensor_cores,) if checked else ())
             for li in self.layers
         ]
@@ -84,6 +94,16 @@ def _computes_in(layer: keras.layers.Layer) -> str:
     return str(layer.compute_dtype)
 
 
+def _quantized(layer: keras.layers.Layer) -> str:
+    """The quantization mode of the layer or of a layer inside it (an attention block's
+    EinsumDense projections), "" for none."""
+    for inner in [layer, *layer._flatten_layers(include_self=False)]:
+        mode = getattr(inner, "quantization_mode", None)
+        if mode:
+            return str(mode)
+    return ""
+
+
 def _tensor_cores(layer: keras.layers.Layer, batch_size: int | None) -> tuple[str, str]:
     fit = layer_tensor_core_fit(layer, batch_size)
     if fit.status == "fits":
@@ -110,6 +130,7 @@ def describe_model(model: keras.Model, policy: str,
             params=int(layer.count_params()) if layer.built else 0,
             tensor_cores=tensor_cores,
             tensor_core_tip=tip,
+            quantized=_quantized(layer),
         ))
     trainable = sum(math.prod(v.shape) for v in model.trainable_weights)
     return ModelSummary(

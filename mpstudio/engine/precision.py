@@ -17,14 +17,17 @@ from keras.optimizers.schedules import LearningRateSchedule
 
 from mpstudio.engine.distribute.lr_plan import LearningRatePlan
 from mpstudio.engine.distribute.overflow_agreement import agree_across_replicas
+from mpstudio.engine.float8 import keras_policy
 from mpstudio.engine.i18n import _
 from mpstudio.engine.spec import RunSpec
 
 
 @contextlib.contextmanager
 def policy_scope(policy: str) -> Iterator[None]:
+    """``policy``: a Keras policy or a run's precision ("float8" builds under
+    mixed_bfloat16; float8.quantize_float8 then quantizes the built model)."""
     previous = keras.mixed_precision.global_policy()
-    keras.mixed_precision.set_global_policy(policy)
+    keras.mixed_precision.set_global_policy(keras_policy(policy))
     try:
         yield
     finally:
@@ -82,6 +85,9 @@ def loss_scaling_note(spec: RunSpec) -> str:
     language in force: the run's start line, not stored)."""
     mode = spec.loss_scaling_mode
     ls = spec.loss_scaling
+    if spec.precision == "float8" and mode == "off":
+        return _("no loss scaling: float8 layers keep their own per-tensor scales, and "
+                 "bfloat16 elsewhere has float32's exponent range")
     if spec.precision == "mixed_bfloat16" and mode == "off":
         return _("no loss scaling: bfloat16 has float32's exponent range, none is needed")
     if spec.precision == "float32" and mode == "off":

@@ -25,7 +25,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16")
+# float8: mixed_bfloat16 with Keras quantize("float8") on Dense/EinsumDense (engine/float8.py)
+PRECISIONS = ("float32", "mixed_float16", "mixed_bfloat16", "float8")
 FLOAT32_MAX = 3.4028234663852886e38  # a loss scale above this is inf in float32
 MAX_SEED = 2**32 - 1  # NumPy's seed range
 DEVICE_NAME = re.compile(r"^(GPU|CPU|TPU):\d+$", re.IGNORECASE)
@@ -132,6 +133,8 @@ class RunSpec:
     loop: str = "fit"
     log_every_steps: int = 0  # 0: about 25 step reports per epoch
     warmup_steps: int = 0  # linear learning-rate warmup from 0 over this many steps
+    # layers kept in float32 under a mixed policy (a layer that overflows float16)
+    float32_layers: list[str] = field(default_factory=list)
     distribute: Distribution = field(default_factory=Distribution)
     aids: TrainingAids = field(default_factory=TrainingAids)
     data: DataOptions = field(default_factory=DataOptions)
@@ -164,6 +167,7 @@ class RunSpec:
                          "{value!r}").format(value=self.warmup_steps))
         out += distribution_problems(self.distribute, self.xla)
         out += aids_problems(self.aids, self.validation_split)
+        out += float32_layer_problems(self.float32_layers)
         if not _is_int(self.log_every_steps) or self.log_every_steps < 0:
             out.append(_("log every steps must be 0 (automatic) or a positive integer, got "
                          "{value!r}").format(value=self.log_every_steps))
@@ -188,6 +192,10 @@ class RunSpec:
         """Combinations that run but are probably not what the user meant."""
         out = []
         mode = self.loss_scaling.mode
+        if mode in ("dynamic", "fixed") and self.precision == "float8":
+            out.append(_(
+                "loss scaling has no benefit under float8: its layers keep their own "
+                "per-tensor scales and the rest computes in bfloat16; use loss scaling 'off'"))
         if mode in ("dynamic", "fixed") and self.precision == "mixed_bfloat16":
             out.append(_(
                 "loss scaling has no benefit under mixed_bfloat16: bfloat16 has float32's "
@@ -257,7 +265,7 @@ class RunSpec:
     def to_toml(self) -> str:
         header = (
             "# mpstudio run spec: `mpstudio train --config THIS_FILE` runs it again.\n"
-            "# precision: float32 | mixed_float16 | mixed_bfloat16; "
+            "# precision: float32 | mixed_float16 | mixed_bfloat16 | float8; "
             "loss_scaling.mode: auto | dynamic | fixed | off\n"
         )
         return header + tomli_w.dumps(self.to_dict())
@@ -322,6 +330,19 @@ def distribution_problems(dist: Distribution, xla: str) -> list[str]:
                      "cannot XLA-compile a MirroredStrategy step): use xla auto or "
                      "off").format(strategy=dist.strategy))
     return out
+
+
+def float32_layer_problems(names: Any) -> list[str]:
+    """The pinned layers' names as names; whether the model has them is asked when it is
+    built (templates.pinning), since only the built model knows its layers."""
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        return [_("float32 layers must be a list of layer names, got {value!r}").format(
+            value=names)]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        return [_("float32 layers lists a layer twice: {layers}").format(
+            layers=", ".join(twice))]
+    return []
 
 
 def aids_problems(aids: TrainingAids, validation_split: Any) -> list[str]:

@@ -68,6 +68,10 @@
         <translation>仅适用于 mixed_float16：bfloat16 保留了 float32 的指数范围，小梯度不会下溢</translation>
     </message>
     <message>
+        <source>Only for mixed_float16: float8 layers scale their own gradients and bfloat16 keeps float32&apos;s exponent range</source>
+        <translation>仅用于 mixed_float16：float8 层自行缩放其梯度，bfloat16 保留 float32 的指数范围</translation>
+    </message>
+    <message>
         <source> epochs</source>
         <translation> 轮</translation>
     </message>
@@ -1838,6 +1842,10 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>HTML 报告 (*.html)</translation>
     </message>
     <message>
+        <source>Benchmark bundle (*.zip)</source>
+        <translation>基准测试包 (*.zip)</translation>
+    </message>
+    <message>
         <source>#{id} {label} ({dataset} / {template})</source>
         <translation>#{id} {label}（{dataset} / {template}）</translation>
     </message>
@@ -1908,6 +1916,42 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     <message>
         <source>exported {path}</source>
         <translation>已导出 {path}</translation>
+    </message>
+    <message>
+        <source>Export &amp;benchmark bundle…</source>
+        <translation>导出基准测试包(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>Save the comparison as one zip: spec, seed, initial-weights hashes, versions, hardware, metrics and verdict; `mpstudio replay` re-runs it</source>
+        <translation>将对比保存为一个压缩包：运行配置、随机种子、初始权重哈希、版本、硬件、指标和结论；`mpstudio replay` 可重新运行它</translation>
+    </message>
+    <message>
+        <source>Export benchmark bundle…</source>
+        <translation>导出基准测试包…</translation>
+    </message>
+    <message>
+        <source>Save run #{id} (with the rest of its comparison) as a benchmark bundle that `mpstudio replay` re-runs</source>
+        <translation>将运行 #{id}（连同其所属对比的其余运行）保存为基准测试包，可用 `mpstudio replay` 重新运行</translation>
+    </message>
+    <message>
+        <source>There is no comparison to bundle: compare two runs or pick one in History first</source>
+        <translation>没有可打包的对比：请先对比两次运行，或在历史记录中选择一次运行</translation>
+    </message>
+    <message>
+        <source>Export the benchmark bundle</source>
+        <translation>导出基准测试包</translation>
+    </message>
+    <message>
+        <source>the run history is not open</source>
+        <translation>运行历史记录未打开</translation>
+    </message>
+    <message>
+        <source>Export benchmark bundle failed, nothing was written: {error}</source>
+        <translation>导出基准测试包失败，未写入任何内容：{error}</translation>
+    </message>
+    <message>
+        <source>exported the benchmark bundle {path} (runs {ids}); replay it with: mpstudio replay {path}</source>
+        <translation>已导出基准测试包 {path}（运行 {ids}）；重放命令：mpstudio replay {path}</translation>
     </message>
 </context>
 <context>
@@ -2246,12 +2290,36 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>&lt;b&gt;{template}&lt;/b&gt;：{params} 个参数 · 在 &lt;b&gt;{policy}&lt;/b&gt; 下，每一层都以 float32 计算</translation>
     </message>
     <message>
+        <source>&lt;br&gt;{count} layers run float8 matmuls (Dense/EinsumDense, marked + float8)</source>
+        <translation>&lt;br&gt;{count} 个层运行 float8 矩阵乘法（Dense/EinsumDense，标记为 + float8）</translation>
+    </message>
+    <message>
         <source>&lt;br&gt;1 layer misses Tensor Cores: see the column</source>
         <translation>&lt;br&gt;有 1 层未能用上 Tensor Core：见该列</translation>
     </message>
     <message>
         <source>&lt;br&gt;{count} layers miss Tensor Cores: see the column</source>
         <translation>&lt;br&gt;有 {count} 层未能用上 Tensor Core：见该列</translation>
+    </message>
+    <message>
+        <source>Device memory estimate at batch {batch}: &lt;b&gt;{policy}&lt;/b&gt; {total}</source>
+        <translation>批次大小 {batch} 时的设备显存估计：&lt;b&gt;{policy}&lt;/b&gt; {total}</translation>
+    </message>
+    <message>
+        <source> · {policy} {total} ({percent}% less under {chosen})</source>
+        <translation> · {policy} {total}（{chosen} 下少 {percent}%）</translation>
+    </message>
+    <message>
+        <source> · {policy} {total}</source>
+        <translation> · {policy} {total}</translation>
+    </message>
+    <message>
+        <source>{policy}: weights {weights} + optimizer {optimizer} ({optimizer_name}) + gradients {gradients} + activations {activations} + loss-scale state {loss_scale}</source>
+        <translation>{policy}：权重 {weights} + 优化器 {optimizer}（{optimizer_name}）+ 梯度 {gradients} + 激活值 {activations} + 损失缩放状态 {loss_scale}</translation>
+    </message>
+    <message>
+        <source>Per device. Each layer&apos;s output is kept once for the backward pass; work inside a layer (attention scores, recurrent steps, dropout masks), the input pipeline and the framework&apos;s own buffers are not counted. After a run the summary and the comparison card set it against the measured peak where the device reports one.</source>
+        <translation>按每个设备计。每层的输出为反向传播保留一份；层内部的工作（注意力分数、循环步、dropout 掩码）、输入流水线和框架自身的缓冲区不计入。运行结束后，若设备报告峰值显存，运行摘要和对比卡片会把估计与实测峰值放在一起。</translation>
     </message>
     <message>
         <source>Model preview appears when TensorFlow has loaded.</source>
@@ -2325,6 +2393,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>Not needed under mixed_bfloat16: bfloat16 keeps float32&apos;s exponent range, so small gradients do not underflow.</source>
         <translation>mixed_bfloat16 下不需要：bfloat16 保留了 float32 的指数范围，小梯度不会下溢。</translation>
+    </message>
+    <message>
+        <source>Not needed under float8: its layers keep their own per-tensor scales, and the rest computes in bfloat16, which keeps float32&apos;s exponent range.</source>
+        <translation>float8 下不需要：其层自带逐张量缩放因子，其余部分以 bfloat16 计算，保留 float32 的指数范围。</translation>
     </message>
     <message>
         <source>Scales the loss up so small float16 gradients survive; an overflowing step is skipped and the scale halved.</source>
@@ -2500,6 +2572,32 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>stopping before closing…</source>
         <translation>正在停止，随后关闭…</translation>
+    </message>
+</context>
+<context>
+    <name>PinOffer</name>
+    <message>
+        <source>Rebuild the model with this layer computing in float32 (the others stay in half precision) from the same initial weights, and train again</source>
+        <translation>以相同的初始权重重新构建模型，让此层以 float32 计算（其他层仍为半精度），然后重新训练</translation>
+    </message>
+    <message>
+        <source>Keep {layer} in float32 and run again</source>
+        <translation>将 {layer} 保持为 float32 并重新运行</translation>
+    </message>
+</context>
+<context>
+    <name>PinnedLayers</name>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Layer names, separated by commas, that compute in float32 while the rest of the model uses the mixed policy: the fix for a layer whose values overflow float16 (the Model table lists the names)</source>
+        <translation>以逗号分隔的层名称：这些层以 float32 计算，模型其余部分使用混合精度策略。用于修复数值超出 float16 范围（溢出）的层（模型表格列出了层名称）</translation>
+    </message>
+    <message>
+        <source>Layers kept in float32</source>
+        <translation>保持 float32 的层</translation>
     </message>
 </context>
 <context>
@@ -2752,6 +2850,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>The run already is float32: pick a mixed precision to compare with it</source>
         <translation>本次运行已是 float32：请选择一种混合精度来与之对比</translation>
+    </message>
+    <message>
+        <source>Compare with mixed_bfloat16</source>
+        <translation>与 mixed_bfloat16 对比</translation>
     </message>
     <message>
         <source>TensorFlow is still loading…</source>

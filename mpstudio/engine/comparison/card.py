@@ -32,6 +32,7 @@ from mpstudio.engine.events import RunSummary
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.i18n import _
 from mpstudio.engine.json_values import json_ready
+from mpstudio.engine.memory_estimate import MemoryEstimate
 from mpstudio.engine.profiling.op_profile import OpProfile
 from mpstudio.engine.profiling.profile_comparison import (
     ProfileComparison,
@@ -87,6 +88,8 @@ class Side:
     data_time_fraction: Spread
     memory_note: str  # in the reader's language
     device: str  # the run's device label, in English as recorded (device_info.device_text)
+    # the device memory estimated before each trial (memory_estimate), set against the peak
+    estimated_memory_bytes: Spread = Spread(None, None, None, 0)
 
     @classmethod
     def of(cls, runs: Sequence[StoredRun]) -> Side:
@@ -126,7 +129,13 @@ class Side:
             data_time_fraction=spread("data_time_fraction"),
             memory_note=render(summaries[0].memory_note) if summaries else "",
             device=first.hardware.get("device", ""),
+            estimated_memory_bytes=Spread.of([_estimated(s) for s in summaries]),
         )
+
+
+def _estimated(s: RunSummary) -> float | None:
+    estimate = MemoryEstimate.from_dict(s.memory_estimate)
+    return float(estimate.total) if estimate is not None else None
 
 
 def _steady(s: RunSummary) -> tuple[int, float]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from mpstudio.engine.comparison.card import ComparisonCard, Side, Spread
 from mpstudio.engine.comparison.paired_accuracy import PairedAccuracy
 from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.memory_estimate import assumptions, versus_measured
 from mpstudio.engine.profiling.profile_comparison import ROW_HEADERS
 
 
@@ -90,6 +91,7 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
                   else _("{percent:.1f}% more").format(percent=100 * -card.memory_saving))
     delta = _tested(card.accuracy, card.accuracy_delta_pp)
     best = _tested(card.best_accuracy, card.best_accuracy_delta_pp)
+    estimates = _estimate_rows(b, m)
     rows = [
         CardRow(_("steady examples/s"), spread_text(b.examples_per_sec, ",.0f"),
                 spread_text(m.examples_per_sec, ",.0f"), speed,
@@ -110,6 +112,7 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
                 if b.peak_memory_bytes.median is not None else
                 _("n/a: {why}").format(
                     why=b.memory_note or _("the device does not report it"))),
+        *estimates,
         CardRow(_("final val accuracy"), _pct(b.final_val_accuracy), _pct(m.final_val_accuracy),
                 delta, _tested_tip(card.accuracy)),
         CardRow(_("best val accuracy"), _pct(b.best_val_accuracy), _pct(m.best_val_accuracy), best,
@@ -125,12 +128,30 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
         CardRow(_("loss scale"), _scale_range(b), _scale_range(m), ""),
     ]
     if b.test_accuracy.median is not None or m.test_accuracy.median is not None:
-        rows.insert(6, CardRow(_("test accuracy"), _pct(b.test_accuracy), _pct(m.test_accuracy),
-                               _tested(card.test_accuracy, _delta_pp(b.test_accuracy,
-                                                                     m.test_accuracy)),
-                               _tested_tip(card.test_accuracy)))
+        test = CardRow(_("test accuracy"), _pct(b.test_accuracy), _pct(m.test_accuracy),
+                       _tested(card.test_accuracy, _delta_pp(b.test_accuracy, m.test_accuracy)),
+                       _tested_tip(card.test_accuracy))
+        rows.insert(6 + len(estimates), test)  # before the final train loss
     rows.append(CardRow(_("status"), _(b.status), _(m.status), ""))
     return rows
+
+
+def _versus(side: Side) -> str:
+    estimated, measured = side.estimated_memory_bytes.median, side.peak_memory_bytes.median
+    if estimated is None:
+        return _("n/a")
+    return versus_measured(int(estimated), None if measured is None else int(measured))
+
+
+def _estimate_rows(b: Side, m: Side) -> list[CardRow]:
+    """The memory estimated before the runs against their measured peaks (medians over
+    trials); none for runs stored without an estimate."""
+    if b.estimated_memory_bytes.median is None and m.estimated_memory_bytes.median is None:
+        return []
+    return [CardRow(_("memory estimate"), _versus(b), _versus(m), "",
+                    _("estimated before the run from the built model: {assumptions}; error "
+                      "= (estimated - measured) / measured").format(
+                        assumptions=assumptions()))]
 
 
 def _delta_pp(base: Spread, mixed: Spread) -> float | None:

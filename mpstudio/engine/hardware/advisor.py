@@ -17,6 +17,7 @@ from mpstudio.engine.hardware.measurement import POLICY_DTYPE, DeviceMeasurement
 from mpstudio.engine.hardware.report import HardwareReport
 from mpstudio.engine.hardware.verdict_rules import (
     CPU_PREFERENCE,
+    FLOAT8,
     GPU_PREFERENCE,
     POLICIES,
     TPU_PREFERENCE,
@@ -24,6 +25,9 @@ from mpstudio.engine.hardware.verdict_rules import (
     Rules,
     Verdict,
     cpu_rules,
+    float8_gpu_rule,
+    float8_tpu_rule,
+    float8_unsupported,
     gpu_notes,
     gpu_rules,
     tpu_rules,
@@ -148,7 +152,8 @@ def _float32_verdict(base: Rule, best: PolicyVerdict | None,
 
 def _device_advice(device: str, description: str, rules: Rules, preference: Sequence[str],
                    measurement: DeviceMeasurement | None,
-                   notes: tuple[str, ...] = ()) -> DeviceAdvice:
+                   notes: tuple[str, ...] = (), float8: Rule | None = None) -> DeviceAdvice:
+    """``float8``: its verdict, listed after the policies and never the default."""
     halves = [p for p in POLICIES if p != "float32"]
     verdicts: dict[str, PolicyVerdict] = {}
     for policy in halves:
@@ -166,8 +171,10 @@ def _device_advice(device: str, description: str, rules: Rules, preference: Sequ
     reason = verdicts[default].reason
     if verdicts[default].verdict is Verdict.UNSUPPORTED:
         default = ""  # nothing runs here
-    return DeviceAdvice(device, description, tuple(verdicts[p] for p in POLICIES), default,
-                        reason, notes)
+    listed = [verdicts[p] for p in POLICIES]
+    if float8 is not None:
+        listed.append(PolicyVerdict(FLOAT8, float8.verdict, float8.reason))
+    return DeviceAdvice(device, description, tuple(listed), default, reason, notes)
 
 
 def _tf32_tip(report: HardwareReport) -> Said:
@@ -226,19 +233,22 @@ def advise(report: HardwareReport,
         _device_advice(g.label, said(N_("{name}, compute capability {capability}"),
                                          name=g.name, capability=g.capability_text),
                        gpu_rules(g, report.build), GPU_PREFERENCE, measured.get(g.label),
-                       gpu_notes(g, report.build))
+                       gpu_notes(g, report.build), float8_gpu_rule(g))
         for g in report.gpus
     ]
     if report.tpu.found:
         kind = report.tpu.accelerator_type or "TPU"
         devices.append(_device_advice("TPU", said(N_("{kind}, {cores} cores"),
                                                       kind=kind, cores=report.tpu.cores),
-                                      tpu_rules(report.tpu), TPU_PREFERENCE, measured.get("TPU")))
+                                      tpu_rules(report.tpu), TPU_PREFERENCE, measured.get("TPU"),
+                                      float8=float8_tpu_rule()))
     devices.append(_device_advice("CPU", said(N_("{model}, {cores} logical cores"),
                                                   model=report.cpu.model,
                                                   cores=report.cpu.logical_cores),
                                   cpu_rules(report.cpu), CPU_PREFERENCE,
-                                  measured.get("CPU")))
+                                  measured.get("CPU"),
+                                  float8=float8_unsupported(said(N_("a CPU ({model})"),
+                                                                 model=report.cpu.model))))
     usable = [d for d in devices if d.device.startswith("GPU:")]
     tpu = [d for d in devices if d.device == "TPU"]
     run = (usable or tpu or devices[-1:])[0]  # the CPU comes last

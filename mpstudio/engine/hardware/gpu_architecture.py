@@ -90,8 +90,7 @@ def architecture(capability: Capability | None, name: str = "") -> GpuArchitectu
     elif capability in ((6, 0), (6, 2)):
         note = said(N_("double-rate float16 ALUs but no Tensor Cores"))
     elif capability >= (8, 9):
-        note = said(N_("FP8 Tensor Cores (for information: mpstudio trains in "
-                           "float16/bfloat16)"))
+        note = said(N_("FP8 Tensor Cores: the float8 precision can use them"))
     return GpuArchitecture(
         family=family,
         tensor_core_generation=generation,

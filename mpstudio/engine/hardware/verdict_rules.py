@@ -186,3 +186,39 @@ def cpu_rules(cpu: CpuInfo) -> Rules:
             "the fastest safe choice: this CPU has no half-precision math that TensorFlow "
             "is known to speed up")))
     return rules
+
+
+# float8 (engine/float8.py): not one of POLICIES (never a device's default), a verdict
+# of its own beside them. Keras' float8 is a quantize-dequantize around bfloat16 matmuls
+# that only XLA's GPU compiler on compute capability 8.9+ turns into float8 matmuls.
+FLOAT8 = "float8"
+FLOAT8_FROM = (8, 9)
+
+
+def float8_gpu_rule(gpu: GpuInfo) -> Rule:
+    if not gpu.visible_to_tensorflow:
+        return Rule(Verdict.UNSUPPORTED, said(N_("TensorFlow cannot use this GPU: {reason}"),
+                                              reason=gpu.not_visible_reason))
+    cc = gpu.compute_capability
+    if cc is None or cc < FLOAT8_FROM:
+        return float8_unsupported(said(N_("a GPU of compute capability {capability}"),
+                                       capability=gpu.capability_text))
+    return Rule(Verdict.MEASURE, said(N_(
+        "FP8 Tensor Cores ({capability}): Dense/EinsumDense layers of a mixed_bfloat16 "
+        "model run float8 matmuls under XLA; only wide layers gain (NVIDIA's Transformer "
+        "Engine: slower than bfloat16 at hidden size 1024, faster from about 5000): compare "
+        "with mixed_bfloat16"), capability=gpu.capability_text))
+
+
+def float8_unsupported(where: str) -> Rule:
+    """``where``: the device in words ("a GPU of compute capability 8.0", the CPU)."""
+    return Rule(Verdict.UNSUPPORTED, said(N_(
+        "float8 matmuls need a GPU of compute capability 8.9 or newer (Ada, Hopper, "
+        "Blackwell); this machine has {device}"), device=where))
+
+
+def float8_tpu_rule() -> Rule:
+    return Rule(Verdict.UNSUPPORTED, said(N_(
+        "Keras 3's float8 layers are a quantize-dequantize that only XLA's GPU compiler "
+        "turns into float8 matmuls; on a TPU they run as bfloat16 with extra work: use "
+        "mixed_bfloat16")))

@@ -65,6 +65,8 @@ class StoredRun:
     steps: tuple[StepMetrics, ...]
     epochs: tuple[EpochMetrics, ...]
     scale_changes: tuple[LossScaleChanged, ...]
+    # initial_weights.weights_hash as training started ("": recorded before it was kept)
+    initial_weights_hash: str = ""
 
     @property
     def id(self) -> int:
@@ -96,6 +98,7 @@ class StoredRun:
             "failure": english(self.failure) if self.failure is not None else None,
             "finished": self.finished,
             "model_paths": list(self.model_paths),
+            "initial_weights_hash": self.initial_weights_hash,
         }
         if metrics:
             out["epochs"] = [dataclasses.asdict(e) for e in self.epochs]

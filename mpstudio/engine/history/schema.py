@@ -12,7 +12,7 @@ import sqlite3
 
 from mpstudio.engine.i18n import _
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Metrics tables use (run_id, key) primary keys without a rowid: one B-tree per table,
 # and a run's metrics are contiguous on disk, which is how they are always read.
@@ -86,6 +86,9 @@ CREATE TABLE scale_changes (
 # Statements are split on ";", so none may contain one.
 MIGRATIONS: dict[int, str] = {
     0: _SCHEMA_1,
+    # 2: the hash of each run's initial weights (a benchmark bundle's replay checks it);
+    # older runs have "" (not recorded)
+    1: "ALTER TABLE runs ADD COLUMN initial_weights_hash TEXT NOT NULL DEFAULT ''",
 }
 
 

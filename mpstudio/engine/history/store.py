@@ -169,8 +169,8 @@ class RunStore:
         cur = self._conn.execute(
             "INSERT INTO runs (created, label, status, dataset, template, precision, spec, "
             "hardware, model, dataset_summary, steps_per_epoch, total_steps, comparison, "
-            "role, trial, trials, owner_host, owner_pid, owner_started) "
-            "VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "role, trial, trials, owner_host, owner_pid, owner_started, initial_weights_hash) "
+            "VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 time.time(), started.label, str(spec.get("dataset", "")),
                 str(spec.get("template", "")), str(spec.get("precision", "")),
@@ -180,7 +180,7 @@ class RunStore:
                             "output_dtype": model.output_dtype}),
                 to_column(started.dataset), started.steps_per_epoch, started.total_steps,
                 started.comparison, started.role, started.trial, started.trials,
-                host, pid, proc_started,
+                host, pid, proc_started, started.initial_weights_hash or "",
             ),
         )
         return int(cur.lastrowid)
@@ -298,7 +298,8 @@ class RunStore:
     def run(self, run_id: int, metrics: bool = True) -> StoredRun:
         row = self._conn.execute(
             f"SELECT {_ROW_COLUMNS}, spec, hardware, model, dataset_summary, steps_per_epoch, "
-            "total_steps, summary, failure, finished, model_paths FROM runs WHERE id = ?",
+            "total_steps, summary, failure, finished, model_paths, initial_weights_hash "
+            "FROM runs WHERE id = ?",
             (run_id,),
         ).fetchone()
         if row is None:
@@ -306,7 +307,7 @@ class RunStore:
                                  "shows the ids)").format(id=run_id, path=self.path))
         n = len(_ROW_COLUMNS.split(","))
         (spec, hardware, model, dataset_summary, steps_per_epoch, total_steps, summary,
-         failure, finished, model_paths) = row[n:]
+         failure, finished, model_paths, weights) = row[n:]
         return StoredRun(
             row=RunRow(*row[:n]),
             spec=json.loads(spec),
@@ -322,6 +323,7 @@ class RunStore:
             steps=self._steps(run_id) if metrics else (),
             epochs=self._epochs(run_id) if metrics else (),
             scale_changes=self._scale_changes(run_id) if metrics else (),
+            initial_weights_hash=weights or "",
         )
 
     def side_of(self, run_id: int) -> list[StoredRun]:

@@ -90,15 +90,34 @@ def inspect_dataset(ctx: JobContext, memory: EngineMemory, dataset: str,
 def model_preview(ctx: JobContext, memory: EngineMemory, template: str,
                   input_shape: tuple[int, ...], num_classes: int, policy: str,
                   input_scale: float | None = None,
-                  batch_size: int | None = None) -> ModelSummary:
+                  batch_size: int | None = None,
+                  float32_layers: tuple[str, ...] = (),
+                  run_spec: RunSpec | None = None) -> ModelSummary:
     """The template built under ``policy``: parameters and each layer's dtypes.
     ``input_scale``: the data is uint8 images that the model scales (its first row);
-    ``batch_size``: the run's, checked for Tensor Cores with the layers' sizes."""
+    ``batch_size``: the run's, checked for Tensor Cores with the layers' sizes;
+    ``run_spec``: the run set up (its optimizer, loss scaling, batch): the summary then
+    carries the device memory estimates under ``policy`` and float32."""
+    import dataclasses
+
     from mpstudio.engine.model_summary import describe_model
     from mpstudio.engine.templates.registry import build_model
 
-    model = build_model(template, input_shape, num_classes, policy, input_scale=input_scale)
-    return describe_model(model, policy, batch_size)
+    model = build_model(template, input_shape, num_classes, policy, input_scale=input_scale,
+                        float32_layers=float32_layers)
+    if policy == "float8":  # the layers that will run float8, as a run quantizes them
+        from mpstudio.engine.float8 import quantize_float8
+
+        quantize_float8(model)
+    summary = describe_model(model, policy, batch_size)
+    if run_spec is not None:
+        from mpstudio.engine.memory_estimate import preview_estimates
+
+        run_spec = run_spec.replace(template=template, precision=policy,
+                                    batch_size=batch_size or run_spec.batch_size)
+        summary = dataclasses.replace(summary, memory=preview_estimates(
+            model, run_spec, input_shape, num_classes, input_scale))
+    return summary
 
 
 def train(ctx: JobContext, memory: EngineMemory, spec: RunSpec,

@@ -9,6 +9,7 @@ images (``input_scale``) is scaled by the model's first layer, not on the host.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -73,15 +74,18 @@ def kind_problem(name: str, kind: str, detail: str = "") -> str | None:
 
 def build_model(
     name: str, input_shape: tuple[int, ...], num_classes: int, policy: str,
-    input_scale: float | None = None,
+    input_scale: float | None = None, float32_layers: Sequence[str] = (),
 ) -> keras.Model:
-    """Build template ``name`` with every layer under ``policy`` (global policy restored).
+    """Build template ``name`` with every layer under ``policy`` (global policy restored),
+    but ``float32_layers`` kept in float32 (SpecError naming the layers for a name the
+    model does not have).
 
     ``input_scale`` (a DataBundle's): the model takes the stored uint8 images and its
     first layer multiplies them by this; None: it takes float inputs as they come.
     """
     from mpstudio.engine.precision import policy_scope
     from mpstudio.engine.templates.model_input import input_scale_of, input_scaling
+    from mpstudio.engine.templates.pinning import pin_float32
 
     problem = input_problem(name, tuple(input_shape))
     if problem:
@@ -94,7 +98,7 @@ def build_model(
             f"template {name!r} ({template_entry(name).builder}) does not scale its "
             f"inputs as asked (x {input_scale}): build its input with "
             "mpstudio.engine.templates.model_input.model_input(input_shape)")
-    return model
+    return pin_float32(model, float32_layers)
 
 
 def _register_builtins() -> None:

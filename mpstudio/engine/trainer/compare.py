@@ -19,7 +19,7 @@ import tensorflow as tf
 from mpstudio.engine.events import Reporter
 from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
 from mpstudio.engine.spec_checks import validate_spec
-from mpstudio.engine.trainer.compare_options import comparison_problems
+from mpstudio.engine.trainer.compare_options import baseline_precision, comparison_problems
 from mpstudio.engine.trainer.memory_release import release_device_memory
 from mpstudio.engine.trainer.run_profile import PROFILE_STEPS
 from mpstudio.engine.trainer.runner import RunPlace, RunResult, run
@@ -80,7 +80,10 @@ def _median(values) -> float | None:
 
 
 def baseline_spec(spec: RunSpec) -> RunSpec:
-    return spec.replace(precision="float32", loss_scaling=LossScaling(mode="off"))
+    """The side ``spec`` is compared against: float32, except for float8, whose question
+    is whether float8 matmuls beat the bfloat16 ones it would otherwise run."""
+    return spec.replace(precision=baseline_precision(spec.precision),
+                        loss_scaling=LossScaling(mode="off"))
 
 
 @contextmanager

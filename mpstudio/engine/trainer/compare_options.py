@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mpstudio.engine.float8 import BASE_POLICY, FLOAT8
 from mpstudio.engine.i18n import _
 from mpstudio.engine.spec import RunSpec
 
@@ -28,11 +29,17 @@ class CompareOptions:
         return 2 * self.repeats
 
 
+def baseline_precision(precision: str) -> str:
+    """The precision a comparison's baseline side runs in."""
+    return BASE_POLICY if precision == FLOAT8 else "float32"
+
+
 def comparison_problems(spec: RunSpec, repeats: int, math_mode: str) -> list[str]:
     problems = []
     if spec.precision == "float32":
         problems.append(_("compare needs a mixed precision to compare with the float32 "
-                          "baseline; choose from: mixed_float16, mixed_bfloat16"))
+                          "baseline; choose from: mixed_float16, mixed_bfloat16, float8 "
+                          "(compared with mixed_bfloat16)"))
     if isinstance(repeats, bool) or not isinstance(repeats, int) or not (
             1 <= repeats <= MAX_REPEATS):
         problems.append(_("repeats must be a whole number from 1 to {most}, got "

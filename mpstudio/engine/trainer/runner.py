@@ -41,7 +41,10 @@ from mpstudio.engine.events import (
     RunSummary,
     RunWarning,
 )
+from mpstudio.engine.float8 import FLOAT8, float8_warnings, quantize_float8, run_device_problem
 from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.initial_weights import weights_hash
+from mpstudio.engine.memory_estimate import run_estimate
 from mpstudio.engine.model_summary import describe_model
 from mpstudio.engine.precision import loss_scaling_note, make_optimizer
 from mpstudio.engine.said import Said, english, said
@@ -153,9 +156,12 @@ def build_compiled_model(
     try:
         with scope:
             model = build_model(spec.template, bundle.input_shape, bundle.num_classes,
-                                spec.precision, input_scale=bundle.input_scale)
+                                spec.precision, input_scale=bundle.input_scale,
+                                float32_layers=spec.float32_layers)
             if initial_weights is not None:
                 model.set_weights(initial_weights)
+            if spec.precision == FLOAT8:  # after the weights: the baseline's have no scales
+                quantize_float8(model)
             optimizer = make_optimizer(spec, plan, adjustable=spec.aids.reduce_lr_on_plateau)
             optimizer.build(model.trainable_variables)  # the loss-scale state exists from step 0
             requested = xla_request(spec, devices, strategy_name)
@@ -169,6 +175,8 @@ def build_compiled_model(
                     auto_scale_loss=False,  # the scaling is exactly what make_optimizer built
                 )
             xla = decide_xla(spec, devices, strategy_name, requested, model)
+    except SpecError:
+        raise  # a float32 layer the model does not have: the spec's problem, named
     except Exception as exc:
         what = out_of_memory(exc)
         if what:
@@ -197,6 +205,8 @@ def run_label(spec: RunSpec, devices: RunDevices, place: RunPlace) -> str:
     """What the run computed in ("float32 (TF32)" on Ampere and newer), its role in a
     comparison and its trial: how charts, lists, cards and reports name it."""
     label = device_info.precision_label(spec.precision, devices.float32_math)
+    if spec.float32_layers and spec.precision != "float32":
+        label += " · float32 " + ", ".join(spec.float32_layers)  # the pinned layers
     if place.role == "baseline":
         label += " baseline"
     return f"{label} · trial {place.trial}/{place.trials}" if place.trials > 1 else label
@@ -305,6 +315,10 @@ def _attempt(
     warnings = validate_spec(spec)
     placement = place_run(spec)  # first: a multi-worker strategy must precede any op
     devices = device_info.run_devices(placement)
+    if spec.precision == FLOAT8:
+        problem = run_device_problem(devices)
+        if problem:
+            raise RunSetupError(problem)
     warnings += device_warnings(spec, devices)
     keras.utils.set_random_seed(spec.seed)  # weights, dropout and shuffle order
     bundle = prepare_data(spec, reporter, placement.replicas)
@@ -318,14 +332,20 @@ def _attempt(
                           "{why}").format(xla=spec.xla, why=xla.why))
     if spec.precision == "mixed_float16":
         warnings += fragile_patterns(model)
+    if spec.precision == FLOAT8:
+        warnings += float8_warnings(model, xla.on)
     distribution = describe_distribution(spec, placement, plan)
     start_weights = [w.copy() for w in model.get_weights()]
+    start_hash = weights_hash(model)  # recorded with the run: a replay checks it
     place = place or RunPlace()
     label = run_label(spec, devices, place)
     steps_per_epoch = bundle.steps_per_epoch
     total_steps = spec.steps or spec.epochs * steps_per_epoch
     epochs = math.ceil(total_steps / steps_per_epoch)
     model_summary = describe_model(model, spec.precision, spec.batch_size)
+    estimate = run_estimate(model, optimizer, spec)  # shown at the start, kept with the run
+    if estimate is not None:
+        model_summary = dataclasses.replace(model_summary, memory=(estimate,))
 
     # Keras 3 fit() fails under MultiWorkerMirroredStrategy: the custom loop runs there.
     loop_name = "custom" if spec.loop == "custom" or placement.name == "multiworker" else "fit"
@@ -375,6 +395,7 @@ def _attempt(
             trials=place.trials,
             comparison=place.comparison,
             distribution=distribution,
+            initial_weights_hash=start_hash,
         )
     )
     tensorboard = None
@@ -460,7 +481,8 @@ def _attempt(
         largest_batch_fit=spec.batch_size if oom_retries and problem is None else None,
         underflow_unscaled=underflow.unscaled if underflow else None,
         underflow_scaled=underflow.scaled if underflow else None,
-        tensorboard_dir=str(tensorboard.logdir) if tensorboard else "")
+        tensorboard_dir=str(tensorboard.logdir) if tensorboard else "",
+        memory_estimate=estimate.to_dict() if estimate is not None else None)
     if profiler is not None:
         summary = profiler.into(summary, reporter)
     if status == "finished" and bundle.test is not None:

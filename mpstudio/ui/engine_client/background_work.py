@@ -67,9 +67,10 @@ class BackgroundWork(QObject):
         actions.measure.triggered.connect(lambda: self.run_check(True, 0.5))
         setup.dataset.changed.connect(self.inspect_dataset)
         setup.model_inputs_changed.connect(self.request_preview)
-        # under a mixed policy the preview checks the batch for Tensor Cores as well
-        setup.batch_size.valueChanged.connect(
-            lambda *_: setup.selected_precision() != "float32" and self.request_preview())
+        # the batch and the optimizer change the memory estimate (and, under a mixed
+        # policy, the Tensor Core check)
+        setup.batch_size.valueChanged.connect(lambda *_: self.request_preview())
+        setup.optimizer.currentIndexChanged.connect(lambda *_: self.request_preview())
         # only the default strategy until the hardware check says what else there is
         setup.set_strategy_options(strategy_options(None, os.environ), os.environ)
         hw.show_waiting(QCoreApplication.translate("BackgroundWork", "Loading TensorFlow…"))
@@ -312,7 +313,9 @@ class BackgroundWork(QObject):
         shape, classes, scale = inputs
         job = EngineJob("model_preview", {
             "template": spec.template, "input_shape": shape, "num_classes": classes,
-            "policy": spec.precision, "input_scale": scale, "batch_size": spec.batch_size},
+            "policy": spec.precision, "input_scale": scale, "batch_size": spec.batch_size,
+            "float32_layers": tuple(spec.float32_layers),
+            "run_spec": spec},  # its optimizer and loss scaling: the memory estimate
             describe=f"building {spec.template}", shown=QCoreApplication.translate(
                 "BackgroundWork", "building {template}").format(template=spec.template),
             parent=self)

@@ -1,6 +1,7 @@
 """The window's side of the run history: the GUI thread's own connection to it,
 runs interrupted by a crash, the card after a comparison, plotting and comparing
-runs picked in History, re-running one, and File > Export report.
+runs picked in History, re-running one, File > Export report, and a benchmark bundle
+(File > Export benchmark bundle…, or a run's context menu in History).
 
 Reading the history is SQLite on a local file (milliseconds), so it happens on the
 GUI thread; TensorFlow never does.
@@ -10,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QPoint, Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu
 
 from mpstudio.engine.comparison.card import ComparisonCard, build_card, sides_from_history
 from mpstudio.engine.history.records import StoredRun
@@ -38,6 +41,7 @@ if TYPE_CHECKING:
     from mpstudio.ui.window.window_actions import WindowActions
 
 REPORT_FILTER = QT_TRANSLATE_NOOP("HistoryActions", "HTML report (*.html)")
+BUNDLE_FILTER = QT_TRANSLATE_NOOP("HistoryActions", "Benchmark bundle (*.zip)")
 T = TypeVar("T")
 
 
@@ -72,6 +76,12 @@ class HistoryActions(QObject):
         panel.deleted.connect(self._deleted)
         card_view.export_requested.connect(self._report_dialog)
         actions.export_report.triggered.connect(self._report_dialog)
+        # The hardware check's report (HardwareReport.to_dict()) for a bundle, when the
+        # window has one (the main window wires it to its background work).
+        self.machine_report: Callable[[], dict[str, Any] | None] = lambda: None
+        self.export_bundle_action = self._bundle_action(actions)
+        panel.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        panel.table.customContextMenuRequested.connect(self._context_menu)
 
     def open(self) -> None:
         """Open the history and mark runs a crash left "running" as interrupted."""
@@ -268,4 +278,90 @@ class HistoryActions(QObject):
             .format(html=files.html, csv=files.csv), "success")
         self.notices.status(QCoreApplication.translate(
             "HistoryActions", "exported {path}").format(path=files.html))
+        return True
+
+    # ----------------------------------------------------------------- bundle
+    def _bundle_action(self, actions: WindowActions) -> QAction:
+        """File > Export benchmark bundle…, right after Export report…, enabled with it
+        (both need a comparison on the card)."""
+        action = QAction(QCoreApplication.translate(
+            "HistoryActions", "Export &benchmark bundle…"), self)
+        action.setObjectName("exportBundle")
+        tip = QCoreApplication.translate(
+            "HistoryActions", "Save the comparison as one zip: spec, seed, initial-weights "
+            "hashes, versions, hardware, metrics and verdict; `mpstudio replay` re-runs it")
+        action.setStatusTip(tip)
+        action.setToolTip(tip)
+        report = actions.export_report
+        for menu in report.associatedObjects():
+            if isinstance(menu, QMenu):
+                items = menu.actions()
+                after = items.index(report) + 1
+                menu.insertAction(items[after] if after < len(items) else None, action)
+        action.setEnabled(report.isEnabled())
+        report.changed.connect(lambda: action.setEnabled(report.isEnabled()))
+        action.triggered.connect(lambda: self._bundle_dialog(None))
+        return action
+
+    def _context_menu(self, point: QPoint) -> None:
+        table = self.history.table
+        index = table.indexAt(point)
+        if index.isValid():
+            run = self.history.model.row_at(self.history.proxy.mapToSource(index))
+            self.run_menu(run.id).popup(table.viewport().mapToGlobal(point))
+
+    def run_menu(self, run_id: int) -> QMenu:
+        """A run's context menu in History."""
+        menu = QMenu(self.history.table)
+        menu.setObjectName("historyRunMenu")
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        bundle = menu.addAction(QCoreApplication.translate(
+            "HistoryActions", "Export benchmark bundle…"))
+        bundle.setObjectName("exportRunBundle")
+        bundle.setToolTip(QCoreApplication.translate(
+            "HistoryActions", "Save run #{id} (with the rest of its comparison) as a benchmark "
+            "bundle that `mpstudio replay` re-runs").format(id=run_id))
+        bundle.triggered.connect(lambda: self._bundle_dialog(run_id))
+        return menu
+
+    def _bundle_dialog(self, run_id: int | None) -> None:
+        """``run_id``: the run picked in History (its whole comparison goes); None: the
+        comparison on the card."""
+        if run_id is None and self.sides is not None:
+            run_id = self.sides[1][0].id
+        if run_id is None:
+            self.notices.problem(QCoreApplication.translate(
+                "HistoryActions", "There is no comparison to bundle: compare two runs or pick "
+                "one in History first"))
+            return
+        path = self.files.ask_save_path(QCoreApplication.translate(
+            "HistoryActions", "Export the benchmark bundle"), tr(BUNDLE_FILTER),
+            f"bench-{run_id}.zip")
+        if path:
+            self.files.remember(path)
+            self.export_bundle(path, run_id)
+
+    def export_bundle(self, path: str, run_id: int) -> bool:
+        """Run ``run_id`` (with the rest of its comparison) as a benchmark bundle."""
+        from mpstudio.engine.report.bench_bundle import benchmark_source, write_bundle
+        from mpstudio.engine.report.files import ReportError
+
+        target = Path(path if path.lower().endswith(".zip") else path + ".zip")
+        try:
+            if self.store is None:
+                raise HistoryError(QCoreApplication.translate(
+                    "HistoryActions", "the run history is not open"))
+            source = benchmark_source(self.store, run_id)
+            written = write_bundle(source, target, self.machine_report())
+        except (HistoryError, ReportError) as exc:
+            self.notices.problem(QCoreApplication.translate(
+                "HistoryActions", "Export benchmark bundle failed, nothing was written: "
+                "{error}").format(error=exc))
+            return False
+        self.notices.log(QCoreApplication.translate(
+            "HistoryActions", "exported the benchmark bundle {path} (runs {ids}); replay it "
+            "with: mpstudio replay {path}").format(
+            path=written, ids=", ".join(f"#{run.id}" for run in source.runs)), "success")
+        self.notices.status(QCoreApplication.translate(
+            "HistoryActions", "exported {path}").format(path=written))
         return True

@@ -84,6 +84,9 @@ UNDERFLOW_WHY_NOT = {
     "mixed_bfloat16": QT_TRANSLATE_NOOP(
         "AidsForm", "Only for mixed_float16: bfloat16 keeps float32's exponent range, so "
         "small gradients do not underflow"),
+    "float8": QT_TRANSLATE_NOOP(
+        "AidsForm", "Only for mixed_float16: float8 layers scale their own gradients and "
+        "bfloat16 keeps float32's exponent range"),
 }
 DEFAULT_UNDERFLOW_EVERY = 50
 MAX_PATIENCE = 10_000

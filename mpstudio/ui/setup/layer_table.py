@@ -68,6 +68,11 @@ def caption_text(summary: ModelSummary, template: str) -> str:
         caption = QCoreApplication.translate(
             "LayerTable", "<b>{template}</b>: {params} parameters · under <b>{policy}</b> "
             "every layer computes in float32").format(**values)
+    float8 = sum(1 for li in computing if li.quantized == "float8")
+    if float8:
+        caption += QCoreApplication.translate(
+            "LayerTable", "<br>{count} layers run float8 matmuls (Dense/EinsumDense, marked "
+            "+ float8)").format(count=float8)
     misses = summary.tensor_core_misses
     if misses == 1:
         caption += QCoreApplication.translate(
@@ -77,6 +82,51 @@ def caption_text(summary: ModelSummary, template: str) -> str:
             "LayerTable", "<br>{count} layers miss Tensor Cores: see the column").format(
             count=misses)
     return caption
+
+
+def _mib(value: int) -> str:
+    return f"{value / 2**20:,.1f} MiB"
+
+
+def memory_text(summary: ModelSummary) -> str:
+    """The device memory estimate under the chosen policy and, beside it, float32's
+    (the engine's preview computes them); "" when the summary has none."""
+    if not summary.memory:
+        return ""
+    chosen = summary.memory[0]
+    text = QCoreApplication.translate(
+        "LayerTable", "Device memory estimate at batch {batch}: <b>{policy}</b> {total}").format(
+        batch=chosen.batch_size, policy=chosen.policy, total=_mib(chosen.total))
+    if len(summary.memory) > 1:
+        other = summary.memory[1]
+        saved = 1 - chosen.total / other.total if other.total else 0.0
+        if saved >= 0.005:
+            text += QCoreApplication.translate(
+                "LayerTable", " · {policy} {total} ({percent}% less under {chosen})").format(
+                policy=other.policy, total=_mib(other.total), percent=f"{100 * saved:.0f}",
+                chosen=chosen.policy)
+        else:
+            text += QCoreApplication.translate("LayerTable", " · {policy} {total}").format(
+                policy=other.policy, total=_mib(other.total))
+    return text
+
+
+def memory_tip(summary: ModelSummary) -> str:
+    """Each estimate's parts and what the estimate leaves out."""
+    lines = [QCoreApplication.translate(
+        "LayerTable", "{policy}: weights {weights} + optimizer {optimizer} ({optimizer_name}) "
+        "+ gradients {gradients} + activations {activations} + loss-scale state {loss_scale}"
+    ).format(policy=e.policy, weights=_mib(e.weights), optimizer=_mib(e.optimizer),
+             optimizer_name=e.optimizer_name, gradients=_mib(e.gradients),
+             activations=_mib(e.activations), loss_scale=f"{e.loss_scale} B")
+        for e in summary.memory]
+    lines.append(QCoreApplication.translate(
+        "LayerTable", "Per device. Each layer's output is kept once for the backward pass; "
+        "work inside a layer (attention scores, recurrent steps, dropout masks), the input "
+        "pipeline and the framework's own buffers are not counted. After a run the summary "
+        "and the comparison card set it against the measured peak where the device reports "
+        "one."))
+    return "\n".join(lines)
 
 
 class LayerTable(QWidget):
@@ -109,7 +159,12 @@ class LayerTable(QWidget):
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.memory = QLabel()
+        self.memory.setObjectName("memoryEstimate")
+        self.memory.setWordWrap(True)
+        self.memory.setVisible(False)
         layout.addWidget(self.caption)
+        layout.addWidget(self.memory)
         layout.addWidget(self.table)
         self.summary: ModelSummary | None = None
 
@@ -117,12 +172,16 @@ class LayerTable(QWidget):
         """No preview (TensorFlow loading, the data's shape unknown, a build error)."""
         self.summary = None
         self.caption.setText(text)
+        self.memory.setVisible(False)
         self.table.setRowCount(0)
         self.table.setColumnHidden(TENSOR_CORES, True)
 
     def show_summary(self, summary: ModelSummary, template: str) -> None:
         self.summary = summary
         self.caption.setText(caption_text(summary, template))
+        self.memory.setText(memory_text(summary))
+        self.memory.setToolTip(memory_tip(summary) if summary.memory else "")
+        self.memory.setVisible(bool(summary.memory))
         checked = any(li.tensor_cores for li in summary.layers)
         self.table.setColumnHidden(TENSOR_CORES, not checked)
         # Fill with the header's sizing paused: with ResizeToContents live, every item
@@ -136,7 +195,7 @@ class LayerTable(QWidget):
         try:
             self.table.setRowCount(len(summary.layers))
             for row, layer in enumerate(summary.layers):
-                cells = (layer.name, layer.kind, layer.compute_dtype, layer.variable_dtype,
+                cells = (layer.name, layer.kind, layer.compute_text, layer.variable_dtype,
                          f"{layer.params:,}", tensor_cores_text(layer.tensor_cores))
                 for column, text in enumerate(cells):
                     item = QTableWidgetItem(text)
@@ -144,7 +203,7 @@ class LayerTable(QWidget):
                         item.setToolTip(f"{layer.name} ({layer.kind})")
                     if column == 4:
                         item.setTextAlignment(RIGHT)
-                    if column == 2 and text in HALF_DTYPES:
+                    if column == 2 and layer.compute_dtype in HALF_DTYPES:
                         item.setForeground(QBrush(HALF_COLOR))
                     if column == TENSOR_CORES:
                         item.setToolTip(layer.tensor_core_tip)

@@ -34,6 +34,9 @@ WHY_NOT = {
     "mixed_bfloat16": QT_TRANSLATE_NOOP("LossScalingForm",
         "Not needed under mixed_bfloat16: bfloat16 keeps float32's exponent range, "
         "so small gradients do not underflow."),
+    "float8": QT_TRANSLATE_NOOP("LossScalingForm",
+        "Not needed under float8: its layers keep their own per-tensor scales, and the "
+        "rest computes in bfloat16, which keeps float32's exponent range."),
 }
 WHY_FLOAT16 = {
     "dynamic": QT_TRANSLATE_NOOP("LossScalingForm",

@@ -41,6 +41,7 @@ from mpstudio.ui.setup.aids_form import AidsForm
 from mpstudio.ui.setup.dataset_picker import DatasetPicker
 from mpstudio.ui.setup.layer_table import LayerTable
 from mpstudio.ui.setup.loss_scaling_form import LossScalingForm
+from mpstudio.ui.setup.pinned_layers_field import PinnedLayersField
 from mpstudio.ui.setup.setup_texts import (
     BASELINE_MATH_TEXT,
     BASELINE_MATH_TIP,
@@ -96,6 +97,7 @@ class SetupPanel(QWidget):
         self.precision.activated.connect(lambda *_: setattr(self, "precision_picked", True))
         self.precision_note = self._hint("")
         self.precision_note.setObjectName("precisionNote")
+        self.float32_layers = PinnedLayersField()
         self.loss_scaling = LossScalingForm()
         self.batch_size = spin_box("batchSize", 1, 65536, value=128,
                                    tip=QCoreApplication.translate(
@@ -197,7 +199,8 @@ class SetupPanel(QWidget):
         layout.addWidget(self._group(QCoreApplication.translate("SetupPanel", "Model"),
                                          self.template, self.template_note, self.layers))
         layout.addWidget(self._group(QCoreApplication.translate("SetupPanel", "Precision"),
-                                         self.precision, self.precision_note))
+                                         self.precision, self.precision_note,
+                                         self.float32_layers))
         layout.addWidget(self._group(QCoreApplication.translate("SetupPanel", "Loss scaling"),
                                          self.loss_scaling))
         layout.addWidget(self._group(QCoreApplication.translate("SetupPanel", "Training"),
@@ -218,6 +221,8 @@ class SetupPanel(QWidget):
         for signal in (self.dataset.changed, self.template.currentIndexChanged,
                        self.precision.currentIndexChanged):
             signal.connect(lambda *_: self.model_inputs_changed.emit())
+        self.float32_layers.changed.connect(self.model_inputs_changed.emit)
+        self.float32_layers.changed.connect(self.changed.emit)
         self.template.currentIndexChanged.connect(self._template_changed)
         self.precision.currentIndexChanged.connect(self._precision_changed)
         for signal in (self.dataset.changed, self.template.currentIndexChanged,
@@ -262,6 +267,7 @@ class SetupPanel(QWidget):
                 join_timeout=self._extra.distribute.join_timeout,
             ),
             aids=self.aids.aids(),
+            float32_layers=self.float32_layers.layers(),
         )
 
     def set_spec(self, spec: RunSpec) -> None:
@@ -284,6 +290,7 @@ class SetupPanel(QWidget):
                                            dist.devices)
         self.aids.set_validation_split(spec.validation_split)
         self.aids.set_aids(spec.aids)
+        self.float32_layers.set_layers(list(spec.float32_layers))
         # a spec that uses a folded group's settings opens it: nothing set stays hidden
         if dist != Distribution() or spec.warmup_steps:
             self.folding["distribution"].set_open(True)
@@ -404,6 +411,10 @@ class SetupPanel(QWidget):
             why = ""
         self.baseline.setEnabled(not why)
         self.baseline.setToolTip(why or tr(BASELINE_TIP))
+        self.baseline.setText(  # a float8 run is compared with the bfloat16 it replaces
+            QCoreApplication.translate("SetupPanel", "Compare with mixed_bfloat16")
+            if self.selected_precision() == "float8"
+            else QCoreApplication.translate("SetupPanel", "Compare with float32"))
         self._compare_changed()
 
     # ------------------------------------------------------------ updates
@@ -445,6 +456,8 @@ class SetupPanel(QWidget):
             self.precision.setItemData(
                 i, QColor(color) if color else None, Qt.ItemDataRole.ForegroundRole
             )
+            if policy == "float8":  # offered only where float8 matmuls exist
+                self.precision.model().item(i).setEnabled(mark != "not supported")
         self._precision_changed()
 
     def _template_changed(self) -> None:
@@ -467,6 +480,7 @@ class SetupPanel(QWidget):
         precision = self.selected_precision()
         self.loss_scaling.set_precision(precision)
         self.aids.set_precision(precision)
+        self.float32_layers.set_precision(precision)
         mark, reason = self._marks.get(precision, ("", ""))  # the reason: the engine's
         self.precision_note.setText(
             QCoreApplication.translate("SetupPanel", "<b>{mark} on {device}</b>: {reason}").format(

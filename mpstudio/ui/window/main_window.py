@@ -50,6 +50,7 @@ from mpstudio.ui.window.help_dialogs import AboutDialog, MixedPrecisionHelp
 from mpstudio.ui.window.log_panel import LogPanel
 from mpstudio.ui.window.notices import Notices
 from mpstudio.ui.window.open_folder import open_folder
+from mpstudio.ui.window.pin_offer import PinOffer
 from mpstudio.ui.window.run_outcome import describe_outcome, starting_line, status_line
 from mpstudio.ui.window.tensorboard_actions import TensorBoardActions
 from mpstudio.ui.window.versions import ui_versions
@@ -100,6 +101,8 @@ class MainWindow(QMainWindow):
         self.history_actions = HistoryActions(
             state, notices, self.history, self.card_view, self.card_dock, self.charts,
             self.setup, self.files, a, self.start_run, self)
+        self.history_actions.machine_report = lambda: (  # a bundle's hardware description
+            self.background.check.report.to_dict() if self.background.check else None)
         self.exports = ExportActions(engine, state, notices, self.files, self.history,
                                      lambda: self.history_actions.store, a.export_model, self)
         self.tensorboard = TensorBoardActions(state, notices, self.history,
@@ -142,11 +145,14 @@ class MainWindow(QMainWindow):
         self.banner.setWordWrap(True)
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner.hide()
+        self.pin_offer = PinOffer()  # under the banner: "keep this layer in float32..."
+        self.pin_offer.pin_and_run.connect(self.pin_and_run)
         self.charts = LiveCharts()
         center = QWidget()
         layout = QVBoxLayout(center)
         layout.setContentsMargins(6, 6, 6, 0)
         layout.addWidget(self.banner)
+        layout.addWidget(self.pin_offer)
         layout.addWidget(self.charts, 1)
         self.setCentralWidget(center)
 
@@ -283,10 +289,16 @@ class MainWindow(QMainWindow):
         self.history_actions.hide_card()  # the card belongs to the charts it was made of
         self.state.update(last_outcome=None)
         self.notices.hide_banner()
+        self.pin_offer.clear()
         self.notices.log(starting_line(spec, comparison))
         self.notices.status(QCoreApplication.translate("MainWindow", "loading the data…"))
         self.progress.setValue(0)
         self.progress.show()
+
+    def pin_and_run(self, layers: list[str]) -> None:
+        """The banner's offer: these layers in float32 in the setup, and run again."""
+        self.setup.float32_layers.set_layers(layers)
+        self.start_run()
 
     def stop_run(self) -> None:
         """Stop before the next batch; once Stop now is offered, end the engine process."""
@@ -307,6 +319,7 @@ class MainWindow(QMainWindow):
     def _on_events(self, batch: list) -> None:
         progress: RunProgress = self.runs.progress
         for event in batch:
+            self.pin_offer.watch(event)
             for level, text in progress.update(event):
                 self.notices.log(text, level)
             model = getattr(event, "model", None)
@@ -334,6 +347,7 @@ class MainWindow(QMainWindow):
                      for r in outcome.results)  # the error's traceback is in the log
         self.notices.banner(self._with_log(text) if failed else text, level)
         self.notices.status(status_line(status, text))
+        self.pin_offer.offer(outcome)
         self.history_actions.after_run(outcome)
         self._run_done(status)
 

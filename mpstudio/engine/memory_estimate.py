@@ -1,0 +1,279 @@
+"""Know before you run: a training run's device memory, estimated from the built model.
+
+The parts, each counted from what Keras really allocates (keras/src/optimizers):
+
+- weights: every model variable in its own dtype (float32 master weights under a mixed
+  policy; BatchNormalization's moving statistics included);
+- optimizer: the slots its ``build`` adds per trainable variable, in that variable's
+  dtype (Adam: momentum and velocity; SGD with momentum: one), plus its scalars
+  (iteration, learning rate). Counted by building a probe copy of the optimizer on one
+  small variable, so any optimizer is counted as it is, without allocating its slots;
+- gradients: one per trainable variable in the variable's dtype (the gradient of a
+  float32 variable read through a float16 cast is float32);
+- activations: each layer's output for the batch in the dtype it really has (the
+  symbolic output's), kept once for the backward pass; work inside a layer (attention
+  scores, recurrent steps, dropout masks, kernel workspaces) is not counted;
+- loss-scale state: the LossScaleOptimizer's own variables (scale, good-step counter).
+
+The estimate is per replica: a run's measured peak is the fullest device's.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.said import Said, said
+
+if TYPE_CHECKING:
+    import keras
+
+    from mpstudio.engine.spec import RunSpec
+
+log = logging.getLogger(__name__)
+MIB = 2**20
+_ITEMSIZE = {"float64": 8, "int64": 8, "uint64": 8, "float32": 4, "int32": 4, "uint32": 4,
+             "float16": 2, "bfloat16": 2, "int16": 2, "uint16": 2, "int8": 1, "uint8": 1,
+             "bool": 1, "float8_e4m3fn": 1, "float8_e5m2": 1}
+ASSUMPTIONS = N_("each layer's output is kept once for the backward pass; work inside a "
+                 "layer (attention scores, recurrent steps, dropout masks), the input "
+                 "pipeline and the framework's own buffers are not counted")
+PROBE_SHAPE = (3, 5)  # a shape no optimizer scalar has
+
+
+def itemsize(dtype: Any) -> int:
+    name = str(getattr(dtype, "name", dtype))
+    if name in _ITEMSIZE:
+        return _ITEMSIZE[name]
+    import numpy as np
+
+    return int(np.dtype(name).itemsize)
+
+
+def variable_bytes(variable: Any) -> int:
+    return math.prod(int(d) for d in variable.shape) * itemsize(variable.dtype)
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Bytes per part for one precision at one batch size (per replica)."""
+
+    policy: str
+    batch_size: int
+    optimizer_name: str  # "Adam", "SGD"; "LossScaleOptimizer(Adam)" under dynamic scaling
+    weights: int
+    optimizer: int
+    gradients: int
+    activations: int
+    loss_scale: int
+    slots_per_variable: int  # the optimizer's per-variable slots (Adam 2, SGD momentum 1)
+
+    @property
+    def total(self) -> int:
+        return self.weights + self.optimizer + self.gradients + self.activations \
+            + self.loss_scale
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "total": self.total}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> MemoryEstimate | None:
+        """A stored estimate (None when there is none or it cannot be read)."""
+        if not isinstance(data, dict):
+            return None
+        names = {f.name for f in fields(cls)}
+        try:
+            return cls(**{k: v for k, v in data.items() if k in names})
+        except TypeError:
+            return None
+
+
+# ------------------------------------------------------------------ the parts
+
+
+def _optimizer_probe(optimizer: keras.Optimizer) -> tuple[int, int, int]:
+    """(slots per variable, bytes of the inner optimizer's scalars, bytes of the loss
+    scaler's own variables) from a copy of ``optimizer`` built on one float32 variable."""
+    import keras
+    import numpy as np
+
+    probe = type(optimizer).from_config(optimizer.get_config())
+    reference = keras.Variable(np.zeros(PROBE_SHAPE, "float32"), name="memory_probe")
+    probe.build([reference])
+    scaler = isinstance(probe, keras.optimizers.LossScaleOptimizer)
+    own = {id(v) for v in probe._variables} if scaler else set()
+    slots = sum(1 for v in probe.variables if tuple(v.shape) == PROBE_SHAPE)
+    scalars = sum(variable_bytes(v) for v in probe.variables
+                  if tuple(v.shape) != PROBE_SHAPE and id(v) not in own)
+    loss_scale = sum(variable_bytes(v) for v in probe.variables if id(v) in own)
+    return slots, scalars, loss_scale
+
+
+def optimizer_name(optimizer: keras.Optimizer) -> str:
+    inner = getattr(optimizer, "inner_optimizer", None)
+    name = type(optimizer).__name__
+    return f"{name}({type(inner).__name__})" if inner is not None else name
+
+
+def _layer_outputs(model: keras.Model) -> list[Any]:
+    """Every symbolic tensor a layer produces, nested models opened (their inputs are
+    their caller's tensors, counted there)."""
+    import keras
+
+    outputs: list[Any] = []
+    for layer in model.layers:
+        if type(layer).__name__ == "InputLayer":
+            continue
+        if isinstance(layer, keras.Model) and hasattr(layer, "layers"):
+            outputs += _layer_outputs(layer)
+            continue
+        nodes = getattr(layer, "_inbound_nodes", None) or []
+        for node in nodes:  # a layer called twice keeps both outputs
+            outputs += keras.tree.flatten(node.output_tensors)
+    return outputs
+
+
+def activation_bytes(model: keras.Model, batch_size: int) -> int:
+    """The model's input batch and every layer's output for ``batch_size`` examples, each
+    in its own dtype (an unknown dimension other than the batch counts as 1)."""
+    import keras
+
+    tensors = keras.tree.flatten(model.inputs) + _layer_outputs(model)
+    total = 0
+    for tensor in tensors:
+        per_example = math.prod(int(d) if d is not None else 1 for d in tensor.shape[1:])
+        total += batch_size * per_example * itemsize(tensor.dtype)
+    return total
+
+
+def estimate_memory(model: keras.Model, batch_size: int, optimizer: keras.Optimizer,
+                    policy: str) -> MemoryEstimate:
+    """The estimate for ``model`` (built) trained by ``optimizer`` (built or not: it is
+    neither built nor changed here) at ``batch_size`` per replica."""
+    trainable = model.trainable_variables
+    trainable_bytes = sum(variable_bytes(v) for v in trainable)
+    slots, scalars, loss_scale = _optimizer_probe(optimizer)
+    return MemoryEstimate(
+        policy=policy,
+        batch_size=int(batch_size),
+        optimizer_name=optimizer_name(optimizer),
+        weights=sum(variable_bytes(v) for v in model.variables),
+        optimizer=slots * trainable_bytes + scalars,
+        gradients=trainable_bytes,
+        activations=activation_bytes(model, batch_size),
+        loss_scale=loss_scale,
+        slots_per_variable=slots,
+    )
+
+
+def estimate_for_spec(spec: RunSpec, input_shape: tuple[int, ...], num_classes: int,
+                      input_scale: float | None = None,
+                      policy: str | None = None) -> MemoryEstimate:
+    """Build ``spec``'s template under ``policy`` (default the spec's precision) with the
+    optimizer and loss scaling a run under that policy would use, and estimate it."""
+    from mpstudio.engine.precision import make_optimizer
+    from mpstudio.engine.spec import LossScaling
+    from mpstudio.engine.templates.registry import build_model
+
+    policy = policy or spec.precision
+    run_spec = spec.replace(precision=policy)
+    if policy == "float32" and spec.precision != "float32":  # a comparison's baseline
+        run_spec = run_spec.replace(loss_scaling=LossScaling(mode="off"))
+    model = build_model(spec.template, input_shape, num_classes, policy,
+                        input_scale=input_scale,
+                        float32_layers=getattr(spec, "float32_layers", ()))
+    return estimate_memory(model, spec.batch_size, make_optimizer(run_spec), policy)
+
+
+def run_estimate(model: keras.Model, optimizer: keras.Optimizer,
+                 spec: RunSpec) -> MemoryEstimate | None:
+    """A run's own estimate from its compiled model and optimizer; None (logged) where it
+    cannot be made: an estimate never stops a run."""
+    try:
+        return estimate_memory(model, spec.batch_size, optimizer, spec.precision)
+    except Exception:  # an optimizer that cannot be copied from its config, say
+        log.warning("no memory estimate for this run", exc_info=True)
+        return None
+
+
+def preview_estimates(model: keras.Model, spec: RunSpec, input_shape: tuple[int, ...],
+                      num_classes: int, input_scale: float | None = None,
+                      ) -> tuple[MemoryEstimate, ...]:
+    """For the layer table: ``model`` (built under ``spec.precision``) estimated, then
+    float32's for the same spec (left out when the spec is float32)."""
+    from mpstudio.engine.precision import make_optimizer
+
+    chosen = estimate_memory(model, spec.batch_size, make_optimizer(spec), spec.precision)
+    if spec.precision == "float32":
+        return (chosen,)
+    return chosen, estimate_for_spec(spec, input_shape, num_classes, input_scale, "float32")
+
+
+def model_inputs(spec: RunSpec) -> tuple[tuple[int, ...], int, float | None]:
+    """The spec's data as the model sees it (input shape, classes, the uint8 images'
+    scale): from the dataset's entry where it is known without reading, else from a
+    read of the source (a download is not started)."""
+    from mpstudio.engine.datasets.registry import dataset_entry, inspect_dataset, is_registered
+
+    if is_registered(spec.dataset):
+        entry = dataset_entry(spec.dataset)
+        if entry.input_shape and entry.num_classes:
+            return tuple(entry.input_shape), entry.num_classes, entry.input_scale
+    report = inspect_dataset(spec.dataset, spec.dataset_options)
+    return tuple(report.input_shape), report.num_classes, report.input_scale
+
+
+def spec_estimates(spec: RunSpec) -> tuple[MemoryEstimate, ...]:
+    """``spec``'s estimate, then float32's (left out when the spec is float32): what a
+    run, or a comparison's two sides, would hold on each device."""
+    shape, classes, scale = model_inputs(spec)
+    policies = [spec.precision] + (["float32"] if spec.precision != "float32" else [])
+    return tuple(estimate_for_spec(spec, shape, classes, scale, p) for p in policies)
+
+
+# ------------------------------------------------------------------ in words
+
+
+def mib(value: int | None) -> str:
+    return _("n/a") if value is None else f"{value / MIB:,.1f} MiB"
+
+
+def _short(value: int) -> str:
+    return f"{value / MIB:,.1f}"
+
+
+def estimate_line(estimate: MemoryEstimate) -> str:
+    """"12.3 MiB (weights 1.2, optimizer 2.4, gradients 1.2, activations 7.5)"."""
+    return _("{total} (weights {weights}, optimizer {optimizer}, gradients {gradients}, "
+             "activations {activations})").format(
+        total=mib(estimate.total), weights=_short(estimate.weights),
+        optimizer=_short(estimate.optimizer), gradients=_short(estimate.gradients),
+        activations=_short(estimate.activations))
+
+
+def assumptions() -> Said:
+    return said(ASSUMPTIONS)
+
+
+def estimate_error(estimated: int, measured: int | None) -> float | None:
+    """(estimated - measured) / measured: positive when the estimate was too high; None
+    without a measurement (a CPU keeps no device statistics)."""
+    if not measured:
+        return None
+    return (estimated - measured) / measured
+
+
+def versus_measured(estimated: int, measured: int | None, why_not: str = "") -> str:
+    """"estimated 12.3 MiB, measured 14.0 MiB (error -12%)", or where the device reports
+    no peak "estimated 12.3 MiB, not measured (not reported by the CPU)"."""
+    error = estimate_error(estimated, measured)
+    if error is None and not why_not:
+        return _("estimated {estimated}, not measured").format(estimated=mib(estimated))
+    if error is None:
+        return _("estimated {estimated}, not measured ({why})").format(
+            estimated=mib(estimated), why=why_not)
+    return _("estimated {estimated}, measured {measured} (error {error})").format(
+        estimated=mib(estimated), measured=mib(measured), error=f"{100 * error:+.0f}%")
