@@ -15,16 +15,8 @@ import json
 import sys
 from typing import Any
 
-from mpstudio.cli.support import (
-    EXIT_FAILED,
-    EXIT_OK,
-    ctrl_c_stops,
-    ended_early,
-    make_console,
-    usage_error,
-)
+from mpstudio.cli.support import EXIT_FAILED, EXIT_OK, make_console, usage_error
 from mpstudio.engine.i18n import _
-from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 from mpstudio.engine.report.bench_compare import ReplayOutcome
 from mpstudio.engine.spec import SpecError
 
@@ -58,27 +50,11 @@ def run_replay_command(args: argparse.Namespace) -> int:
         return usage_error(COMMAND, [_("{path} cannot be replayed here: {problems}").format(
             path=args.bundle, problems="; ".join(exc.problems))])
 
-    from mpstudio.cli.console import ConsoleReporter
-    from mpstudio.engine.datasets.errors import DataLoadStopped
+    from mpstudio.cli.train_command import train_from_command
 
-    with tensorflow_logs_hidden():
-        from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
-        from mpstudio.engine.run_session import train_session
-        from mpstudio.engine.trainer import runner
-
-        apply_saved_gpu_memory()  # before the first op initializes the GPUs
-    console = ConsoleReporter(make_console(stderr=True), quiet=args.json,
-                              summaries=bundle.compare is None,
-                              results=make_console(stderr=False))
-    try:
-        with ctrl_c_stops(console):
-            session = train_session(bundle.spec, console, bundle.compare)
-    except SpecError as exc:
-        return usage_error(COMMAND, exc.problems)
-    except (runner.RunSetupError, DataLoadStopped) as exc:
-        return ended_early(COMMAND, exc)
-    finally:
-        console.close()
+    session = train_from_command(COMMAND, bundle.spec, bundle.compare, quiet=args.json)
+    if isinstance(session, int):
+        return session  # it ended early, said in one line
 
     from mpstudio.engine.report.bench_compare import replay_outcome
 

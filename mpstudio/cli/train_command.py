@@ -45,6 +45,8 @@ from mpstudio.engine.templates.registry import template_names
 
 if TYPE_CHECKING:
     from mpstudio.engine.distribute.cluster import Cluster
+    from mpstudio.engine.run_session import Session
+    from mpstudio.engine.trainer.compare_options import CompareOptions
 
 COMMANDS = ("train", "compare")
 
@@ -210,46 +212,17 @@ def run_train_command(args: argparse.Namespace) -> int:
     if args.estimate_only:  # the memory it would need, per precision; no training
         return run_estimate_only(args, spec)
 
-    from mpstudio.cli.console import ConsoleReporter
-    from mpstudio.engine.datasets.errors import DataLoadStopped
     from mpstudio.engine.trainer.compare_options import CompareOptions
 
-    with tensorflow_logs_hidden():
-        from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
-        from mpstudio.engine.run_session import train_session
-        from mpstudio.engine.trainer import runner
-
-        memory = apply_saved_gpu_memory()  # before the first op initializes the GPUs
-        if args.cpu_devices:
-            from mpstudio.engine.distribute.placement import StrategyError, split_cpu
-
-            try:
-                split_cpu(args.cpu_devices)
-            except StrategyError as exc:
-                return usage_error(args.command, [str(exc)])
-    if memory.status in ("applied", "failed", "needs_restart"):
-        print(_("mpstudio {command}: GPU memory: {message}").format(
-            command=args.command, message=memory.message), file=sys.stderr)
-
-    console = ConsoleReporter(
-        make_console(stderr=True), quiet=args.json or args.events,
-        summaries=args.command == "train", results=make_console(stderr=False)
-    )
-    front: Any = EventPrinter(console) if args.events else console
     comparison = CompareOptions(args.repeats, args.baseline, args.profile) \
         if args.command == "compare" else None
-    try:
-        with ctrl_c_stops(front):
-            # the window's engine process takes the same path (run_session)
-            session = train_session(spec, front, comparison,
-                                    # in a multi-worker cluster only the chief records
-                                    record=cluster is None or cluster.is_chief)
-    except SpecError as exc:
-        return usage_error(args.command, exc.problems)
-    except (runner.RunSetupError, DataLoadStopped) as exc:
-        return ended_early(args.command, exc)
-    finally:
-        console.close()
+    session = train_from_command(
+        args.command, spec, comparison, quiet=args.json or args.events, events=args.events,
+        cpu_devices=args.cpu_devices,
+        # in a multi-worker cluster only the chief records
+        record=cluster is None or cluster.is_chief)
+    if isinstance(session, int):
+        return session  # it ended early, said in one line
     results, stored = session.results, session.stored
     payload = _payload(args.command, results, stored, session.card)
     if args.events:
@@ -264,6 +237,49 @@ def run_train_command(args: argparse.Namespace) -> int:
     if any(r.failure is not None and r.failure.has_traceback for r in results):
         print_log_hint(args.command)  # the error's traceback is there
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
+
+
+def train_from_command(command: str, spec: RunSpec, comparison: CompareOptions | None, *,
+                       quiet: bool, events: bool = False, cpu_devices: int | None = None,
+                       record: bool = True) -> Session | int:
+    """How every command trains (train, compare, replay): TensorFlow imported quietly, the
+    saved GPU memory settings applied first, the run path the window's engine takes
+    (run_session) under Ctrl-C handling, progress on stderr. The session, or the exit
+    code of a run that ended early (said in one line)."""
+    from mpstudio.cli.console import ConsoleReporter
+    from mpstudio.engine.datasets.errors import DataLoadStopped
+
+    with tensorflow_logs_hidden():
+        from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
+        from mpstudio.engine.run_session import train_session
+        from mpstudio.engine.trainer import runner
+
+        memory = apply_saved_gpu_memory()  # before the first op initializes the GPUs
+        if cpu_devices:
+            from mpstudio.engine.distribute.placement import StrategyError, split_cpu
+
+            try:
+                split_cpu(cpu_devices)
+            except StrategyError as exc:
+                return usage_error(command, [str(exc)])
+    if memory.status in ("applied", "failed", "needs_restart"):
+        print(_("mpstudio {command}: GPU memory: {message}").format(
+            command=command, message=memory.message), file=sys.stderr)
+
+    console = ConsoleReporter(make_console(stderr=True), quiet=quiet,
+                              summaries=comparison is None,  # a comparison prints its card
+                              results=make_console(stderr=False))
+    front: Any = EventPrinter(console) if events else console
+    try:
+        with ctrl_c_stops(front):
+            # the window's engine process takes the same path (run_session)
+            return train_session(spec, front, comparison, record=record)
+    except SpecError as exc:
+        return usage_error(command, exc.problems)
+    except (runner.RunSetupError, DataLoadStopped) as exc:
+        return ended_early(command, exc)
+    finally:
+        console.close()
 
 
 def worker_cluster(spec: RunSpec, args: argparse.Namespace) -> Cluster | None:

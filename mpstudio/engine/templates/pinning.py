@@ -51,13 +51,3 @@ def pin_float32(model: keras.Model, names: Sequence[str]) -> keras.Model:
         for inner in [layer, *layer._flatten_layers(include_self=False)]:
             inner.dtype_policy = PINNED_DTYPE
     return model
-
-
-def pinned_layers(model: keras.Model, policy: str) -> list[str]:
-    """The layers of a ``policy`` model that compute in float32 although the policy
-    says half precision (a pinned layer, or a float32 head): for labels and checks."""
-    if policy == PINNED_DTYPE:
-        return []
-    return [layer.name for layer in model.layers
-            if not isinstance(layer, keras.layers.InputLayer)
-            and layer.compute_dtype == PINNED_DTYPE]

@@ -336,7 +336,7 @@ def _attempt(
         warnings += float8_warnings(model, xla.on)
     distribution = describe_distribution(spec, placement, plan)
     start_weights = [w.copy() for w in model.get_weights()]
-    start_hash = weights_hash(model)  # recorded with the run: a replay checks it
+    start_hash = weights_hash(model, start_weights)  # kept with the run: replay checks it
     place = place or RunPlace()
     label = run_label(spec, devices, place)
     steps_per_epoch = bundle.steps_per_epoch
