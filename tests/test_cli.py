@@ -7,6 +7,7 @@ import os
 import platform
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -207,8 +208,12 @@ def test_an_interrupt_that_aborts_prints_one_line_and_exits_130(when, tmp_path):
             for line in proc.stderr:  # the first one is handled: the run is stopping
                 if line.startswith("stopping after this step"):
                     break
-        else:
-            time.sleep(0.8)  # the arguments are parsed; TensorFlow is being imported
+        else:  # TensorFlow's library is being loaded: the import has begun (a fixed
+            # sleep sent the signal before Python's handler existed on a loaded machine)
+            deadline = time.monotonic() + 60
+            maps = Path(f"/proc/{proc.pid}/maps")
+            while time.monotonic() < deadline and "libtensorflow" not in maps.read_text():
+                time.sleep(0.02)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)
     finally:

@@ -22,6 +22,7 @@ from mpstudio.cli.data_command import add_data_commands, run_data_command
 from mpstudio.cli.desktop_command import add_desktop_command, run_desktop_command
 from mpstudio.cli.doctor_command import add_doctor_command, run_doctor_command
 from mpstudio.cli.export_command import add_export_command, run_export_command
+from mpstudio.cli.find_batch_command import add_find_batch_command, run_find_batch_command
 from mpstudio.cli.hw_command import add_hw_command, run_hw_command
 from mpstudio.cli.json_failure import run_with_json_failure
 from mpstudio.cli.language import CellFormatter, argument_error, for_machines, install
@@ -45,6 +46,7 @@ _RUNNERS: dict[str, Runner] = {
     "doctor": run_doctor_command,
     "runs": run_runs_command,
     "replay": run_replay_command,
+    "find-batch": run_find_batch_command,
     "tensorboard": run_tensorboard_command,
     "export": run_export_command,
 }
@@ -97,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                                 env=LEVEL_ENV))
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
     add_train_commands(commands)
+    add_find_batch_command(commands)
     add_data_commands(commands)
     add_hw_command(commands)
     add_doctor_command(commands)

@@ -54,16 +54,16 @@ COMMANDS = ("train", "compare")
 def add_train_commands(commands: Any) -> None:
     """``train`` and ``compare``: the same run options, compare adds its trials."""
     train = commands.add_parser("train", help=_("train one run and print its summary"))
-    _run_options(train)
+    run_options(train)
     compare = commands.add_parser(
         "compare",
         help=_("train a float32 baseline and the mixed run, print them side by side"))
-    _compare_options(compare)
+    compare_options(compare)
 
 
-def _compare_options(parser: argparse.ArgumentParser) -> None:
+def compare_options(parser: argparse.ArgumentParser) -> None:
     """compare's options: the run options and its trials (a rerun repeats them)."""
-    _run_options(parser)
+    run_options(parser)
     compare = parser
     compare.add_argument("--repeats", type=int, default=1, metavar="N",
                          help=_("trials of each side, alternating; the card shows medians "
@@ -83,7 +83,7 @@ def _one_of(names: Any, default: str) -> str:
                                                            default=default)
 
 
-def _run_options(parser: argparse.ArgumentParser) -> None:
+def run_options(parser: argparse.ArgumentParser) -> None:
     """Options shared by train and compare. Defaults are None: unset options keep
     the value from --config (or the RunSpec default)."""
     add = parser.add_argument
@@ -223,8 +223,16 @@ def run_train_command(args: argparse.Namespace) -> int:
         record=cluster is None or cluster.is_chief)
     if isinstance(session, int):
         return session  # it ended early, said in one line
+    return report_session(args, session, "compare" if comparison else "train",
+                          compare_options if comparison else run_options)
+
+
+def report_session(args: argparse.Namespace, session: Session, kind: str,
+                   options: Any) -> int:
+    """Print what a session trained as ``kind`` (train or compare) as the arguments ask
+    (a card, --json, --events) and the pin advice; the exit code."""
     results, stored = session.results, session.stored
-    payload = _payload(args.command, results, stored, session.card)
+    payload = _payload(kind, results, stored, session.card)
     if args.events:
         print(json.dumps({"event": "Done", **payload}, allow_nan=False), flush=True)
     elif args.json:
@@ -232,8 +240,7 @@ def run_train_command(args: argparse.Namespace) -> int:
     else:
         _print_outcome(session.card, stored, session.history_kept)
     if not args.events:
-        print_pin_advice(args, _compare_options if args.command == "compare" else _run_options,
-                         results, stored if session.history_kept else [])
+        print_pin_advice(args, options, results, stored if session.history_kept else [])
     if any(r.failure is not None and r.failure.has_traceback for r in results):
         print_log_hint(args.command)  # the error's traceback is there
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED

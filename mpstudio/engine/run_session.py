@@ -95,7 +95,9 @@ def train_session(spec: RunSpec, reporter: Reporter, comparison: CompareOptions 
     try:
         if comparison is not None:
             results = compare.compare(spec, front, comparison.repeats, comparison.baseline,
-                                      keep=keep, profile=comparison.profile).results
+                                      keep=keep, profile=comparison.profile,
+                                      baseline_batch_size=comparison.baseline_batch_size
+                                      ).results
         else:
             results = [runner.run(spec, front)]
             if keep is not None:

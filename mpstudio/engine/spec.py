@@ -42,8 +42,11 @@ MONITORS = ("val_loss", "val_accuracy", "loss", "accuracy")
 class SpecError(ValueError):
     """A run spec that cannot run. ``problems`` lists each problem in one sentence."""
 
-    def __init__(self, problems: list[str]):
+    def __init__(self, problems: list[str], batch_limit: int | None = None):
         self.problems = list(problems)
+        # set when the only problem is a batch larger than the training data: the
+        # largest batch (per replica) the data allows
+        self.batch_limit = batch_limit
         super().__init__("; ".join(self.problems))
 
 

@@ -289,6 +289,125 @@
     </message>
 </context>
 <context>
+    <name>BatchFinderDialog</name>
+    <message>
+        <source>Find the largest batch</source>
+        <translation>查找最大批次</translation>
+    </message>
+    <message>
+        <source>precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>try</source>
+        <translation>尝试</translation>
+    </message>
+    <message>
+        <source>batch</source>
+        <translation>批次</translation>
+    </message>
+    <message>
+        <source>outcome</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>peak memory</source>
+        <translation>峰值内存</translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>Mixed precision halves what activations take: spend it on a larger batch. This tries the setup&apos;s run for a few steps at growing batches, float32 first and then its mixed precision, each try in a fresh process, until one runs out of memory. Then compare float32 at its largest batch with mixed precision at its own, the learning rate scaled linearly, as NVIDIA&apos;s published speedups are measured. The same as `mpstudio find-batch`.</source>
+        <translation>混合精度让激活值占用的内存减半：把它用在更大的批次上。这里以逐步增大的批次把当前设置的训练各跑几步，先 float32，再其混合精度，每次尝试都在新进程中进行，直到内存不足。然后以 float32 的最大批次对比混合精度自己的最大批次，学习率按线性规则缩放，这正是 NVIDIA 公布加速比的测量方式。与 `mpstudio find-batch` 相同。</translation>
+    </message>
+    <message>
+        <source>the whole device</source>
+        <translation>整个设备</translation>
+    </message>
+    <message>
+        <source>The memory a try may use: on a GPU a limit on its memory, on the CPU a limit on TensorFlow&apos;s allocator (how to try the search without filling the machine)</source>
+        <translation>每次尝试可用的内存：在 GPU 上限制其显存，在 CPU 上限制 TensorFlow 的分配器（这样试用查找不会占满本机内存）</translation>
+    </message>
+    <message>
+        <source>Tries per precision; a try that runs out of memory takes about 10 s more (TensorFlow waits for memory first)</source>
+        <translation>每种精度的尝试次数；内存不足的尝试约多花 10 秒（TensorFlow 会先等待内存释放）</translation>
+    </message>
+    <message>
+        <source>Memory cap:</source>
+        <translation>内存上限：</translation>
+    </message>
+    <message>
+        <source>Tries per precision:</source>
+        <translation>每种精度尝试次数：</translation>
+    </message>
+    <message>
+        <source>Press Start to search.</source>
+        <translation>按“开始”进行查找。</translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation>开始(&amp;S)</translation>
+    </message>
+    <message>
+        <source>S&amp;top</source>
+        <translation>停止(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Compare at these batches</source>
+        <translation>在这些批次下对比(&amp;C)</translation>
+    </message>
+    <message>
+        <source>C&amp;lose</source>
+        <translation>关闭(&amp;L)</translation>
+    </message>
+    <message>
+        <source>float32 at its largest batch against mixed precision at its own, the learning rate scaled linearly from the setup&apos;s; the card shows both batches</source>
+        <translation>float32 使用其最大批次，混合精度使用它自己的最大批次，学习率从当前设置线性缩放；对比卡片会显示两个批次</translation>
+    </message>
+    <message>
+        <source>Starting a fresh engine process…</source>
+        <translation>正在启动新的引擎进程…</translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <source>Done.</source>
+        <translation>完成。</translation>
+    </message>
+    <message>
+        <source>The search could not run: {message}</source>
+        <translation>查找无法运行：{message}</translation>
+    </message>
+    <message>
+        <source>Stopping: ending the try that runs…</source>
+        <translation>正在停止：结束正在进行的尝试…</translation>
+    </message>
+    <message>
+        <source>{why}: start the search when it has ended.</source>
+        <translation>{why}：请在其结束后再开始查找。</translation>
+    </message>
+    <message>
+        <source>the batch-size finder</source>
+        <translation>批次大小查找</translation>
+    </message>
+    <message>
+        <source>finding the largest batch of float32 and {precision} from batch {batch}</source>
+        <translation>正在从批次 {batch} 起查找 float32 与 {precision} 的最大批次</translation>
+    </message>
+    <message>
+        <source>stopped before it started</source>
+        <translation>开始前已停止</translation>
+    </message>
+    <message>
+        <source>batch-size finder: {message}</source>
+        <translation>批次大小查找：{message}</translation>
+    </message>
+</context>
+<context>
     <name>ChartExport</name>
     <message>
         <source>charts are saved as .png or .svg; {name} has {suffix}</source>
@@ -2462,6 +2581,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
         <translation>训练检查正在进行</translation>
     </message>
     <message>
+        <source>The batch-size finder is running</source>
+        <translation>批次大小查找正在运行</translation>
+    </message>
+    <message>
         <source>mpstudio — mixed-precision workbench</source>
         <translation>mpstudio — 混合精度工作台</translation>
     </message>
@@ -3194,6 +3317,14 @@ then choose Run &gt; Open in TensorBoard again.</source>
     <message>
         <source>A few real training steps per template and precision, the build, driver, TF32 and timing, as a pass/warn/fail report (also `mpstudio doctor`)</source>
         <translation>每个模型模板和精度各做几步真实训练，并检查构建、驱动、TF32 和计时，给出通过/警告/失败报告（命令行：`mpstudio doctor`）</translation>
+    </message>
+    <message>
+        <source>Find the largest &amp;batch…</source>
+        <translation>查找最大批次(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>The largest batch float32 and mixed precision each train at without running out of memory, then compare them there (also `mpstudio find-batch`)</source>
+        <translation>float32 与混合精度各自在不耗尽内存时能训练的最大批次，然后在这两个批次下对比（也可用 `mpstudio find-batch`）</translation>
     </message>
     <message>
         <source>Open in Tensor&amp;Board</source>

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mpstudio.engine.comparison.differences import (
+    BATCH_KEYS,
     differences_sentence,
     hardware_differences,
     same_examples,
@@ -196,6 +197,9 @@ class ComparisonCard:
     test_accuracy: PairedAccuracy | None = None
     differences: str = ""  # what differs besides the precision; "" for a fair comparison
     profile: ProfileComparison | None = None  # an opt-in op profile of both sides
+    # (float32's batch, mixed's): each side at the largest batch it fit, the learning
+    # rate scaled linearly; None when both trained the same batch
+    batch_sizes: tuple[int, int] | None = None
 
     @property
     def trials(self) -> int:
@@ -217,14 +221,19 @@ def build_card(
         ms = m.summary.steady_examples_per_sec if m.summary else None
         ratios.append(ms / bs if bs and ms else None)
     speedup = Spread.of(ratios)
+    batches = scaled_batches(baseline[0], mixed[0])
     memory = None
-    if base.peak_memory_bytes.median and half.peak_memory_bytes.median is not None:
+    if base.peak_memory_bytes.median and half.peak_memory_bytes.median is not None \
+            and batches is None:  # at its own larger batch, mixed spent what it saved
         memory = 1.0 - half.peak_memory_bytes.median / base.peak_memory_bytes.median
     delta = _delta_pp(base.final_val_accuracy, half.final_val_accuracy)
     best_delta = _delta_pp(base.best_val_accuracy, half.best_val_accuracy)
-    gap = loss_gap(baseline[0], mixed[0])
+    # at different batches step n is not the same point of training on both sides
+    gap = loss_gap(baseline[0], mixed[0]) if batches is None else LossGap(
+        None, None, None, None, 0)
     differences = differences_sentence(
-        spec_differences(baseline[0].spec, mixed[0].spec),
+        spec_differences(baseline[0].spec, mixed[0].spec,
+                         BATCH_KEYS if batches is not None else frozenset()),
         hardware_differences(baseline[0].hardware, mixed[0].hardware))
     paired = same_examples(baseline[0].spec, mixed[0].spec)
     accuracy = accuracy_test(baseline, mixed, "val_hits", "final_val_accuracy",
@@ -258,7 +267,24 @@ def build_card(
         accuracy_test(baseline, mixed, "best_val_hits", "best_val_accuracy", "val_examples",
                       paired),
         accuracy_test(baseline, mixed, "test_hits", "test_accuracy", "test_examples", paired),
-        differences, profile)
+        differences, profile, batches)
+
+
+def scaled_batches(baseline: StoredRun, mixed: StoredRun) -> tuple[int, int] | None:
+    """(float32's batch, mixed's batch) when one comparison ran each side at a batch of
+    its own with the learning rate scaled linearly (the batch-size finder's comparison
+    at the largest batches); None when the batches agree or the runs are unrelated."""
+    a, b = baseline.spec, mixed.spec
+    if baseline.row.comparison is None or baseline.row.comparison != mixed.row.comparison:
+        return None
+    batch_a, batch_b = a.get("batch_size"), b.get("batch_size")
+    rate_a, rate_b = a.get("learning_rate"), b.get("learning_rate")
+    if not (isinstance(batch_a, int) and isinstance(batch_b, int) and batch_a != batch_b
+            and isinstance(rate_a, (int, float)) and isinstance(rate_b, (int, float))):
+        return None
+    if not math.isclose(rate_a / batch_a, rate_b / batch_b, rel_tol=1e-6):
+        return None
+    return batch_a, batch_b
 
 
 def accuracy_test(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun], hits: str,

@@ -127,11 +127,20 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
                 _("steps dynamic loss scaling skipped because a gradient was inf/NaN")),
         CardRow(_("loss scale"), _scale_range(b), _scale_range(m), ""),
     ]
+    if card.batch_sizes is not None:  # the finder's comparison: each at its largest batch
+        base_batch, mixed_batch = card.batch_sizes
+        rows.insert(1, CardRow(
+            _("batch size"), f"{base_batch:,}", f"{mixed_batch:,}",
+            f"x{mixed_batch / base_batch:.2f}",
+            _("each side at the largest batch that fit in memory, the learning rate scaled "
+              "linearly with the batch; throughput counts examples, so the speedup includes "
+              "the larger batch mixed precision made room for")))
     if b.test_accuracy.median is not None or m.test_accuracy.median is not None:
         test = CardRow(_("test accuracy"), _pct(b.test_accuracy), _pct(m.test_accuracy),
                        _tested(card.test_accuracy, _delta_pp(b.test_accuracy, m.test_accuracy)),
                        _tested_tip(card.test_accuracy))
-        rows.insert(6 + len(estimates), test)  # before the final train loss
+        # before the final train loss
+        rows.insert(6 + len(estimates) + (card.batch_sizes is not None), test)
     rows.append(CardRow(_("status"), _(b.status), _(m.status), ""))
     return rows
 

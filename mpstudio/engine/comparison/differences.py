@@ -27,6 +27,8 @@ EXAMPLE_KEYS = ("dataset", "dataset_options", "validation_split", "seed")
 ADVISOR_KEYS = frozenset({"advisor_verdict", "advisor_reason", "advisor_device"})
 HARDWARE_BY_DESIGN = ADVISOR_KEYS | {"float32_math"}
 MAX_VALUE_TEXT = 40
+# A comparison at each side's largest batch changes these on purpose (card.scaled_batches)
+BATCH_KEYS = frozenset({"batch_size", "learning_rate"})
 
 
 def _flat(spec: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -45,15 +47,17 @@ def _text(value: Any) -> str:
     return text if len(text) <= MAX_VALUE_TEXT else text[:MAX_VALUE_TEXT - 1] + "…"
 
 
-def spec_differences(baseline: Mapping[str, Any], mixed: Mapping[str, Any]) -> list[str]:
+def spec_differences(baseline: Mapping[str, Any], mixed: Mapping[str, Any],
+                     also_by_design: frozenset[str] = frozenset()) -> list[str]:
     """"template cnn vs mlp" for each setting that differs, precision and its loss
     scaling left out. A key only one spec has (an older release's) counts only when
     its value is not the other's default, which this module cannot know: it is
-    reported, as a difference a user can judge."""
+    reported, as a difference a user can judge. ``also_by_design``: more keys this
+    comparison changed on purpose."""
     a, b = _flat(baseline), _flat(mixed)
     out = []
     for key in sorted(a.keys() | b.keys()):
-        if key in BY_DESIGN or key.split(".")[0] in BY_DESIGN:
+        if key in BY_DESIGN or key.split(".")[0] in BY_DESIGN or key in also_by_design:
             continue
         if a.get(key) != b.get(key):
             out.append(_("{key} {baseline} vs {mixed}").format(

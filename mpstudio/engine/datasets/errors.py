@@ -12,6 +12,15 @@ class DataError(ValueError):
     """
 
 
+class FewerExamplesThanBatch(DataError):
+    """The training split holds fewer examples than one batch; ``examples`` (per
+    replica) is the largest batch the data allows (the batch-size finder's limit)."""
+
+    def __init__(self, message: str, examples: int) -> None:
+        super().__init__(message)
+        self.examples = examples
+
+
 class DownloadError(RuntimeError):
     """A public dataset could not be fetched (no network, server error, cut short)."""
 

@@ -15,7 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from mpstudio.engine.datasets.bundle import DataBundle
-from mpstudio.engine.datasets.errors import DataError
+from mpstudio.engine.datasets.errors import FewerExamplesThanBatch
 from mpstudio.engine.datasets.source_data import DIVIDE, STANDARDIZE, Scaling, SourceData
 from mpstudio.engine.i18n import _
 from mpstudio.engine.spec import DataOptions
@@ -107,10 +107,11 @@ def bundle_from_source(
     global_batch = batch_size * replicas
     train_idx, val_idx = stratified_split(data.y_train, validation_split, seed)
     if len(train_idx) < global_batch:
-        raise DataError(_(
+        raise FewerExamplesThanBatch(_(
             "dataset {name!r} has {examples:,} training examples after the validation split, "
             "fewer than one batch of {batch:,}; lower the batch size").format(
-                name=data.name, examples=len(train_idx), batch=global_batch))
+                name=data.name, examples=len(train_idx), batch=global_batch),
+            len(train_idx) // replicas)
     x_train = data.x_train[train_idx]
     transform: Transform | None
     transform, lo, hi = scaling_transform(data.scaling, x_train)  # lo, hi: after scaling

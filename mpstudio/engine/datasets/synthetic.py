@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from mpstudio.engine.datasets.bundle import DataBundle
 from mpstudio.engine.datasets.context import LoadContext
-from mpstudio.engine.datasets.errors import DataError
+from mpstudio.engine.datasets.errors import FewerExamplesThanBatch
 from mpstudio.engine.datasets.synthetic_options import SyntheticOptions, synthetic_report
 from mpstudio.engine.i18n import _
 from mpstudio.engine.spec import RunSpec
@@ -32,9 +32,10 @@ def load_synthetic(spec: RunSpec, ctx: LoadContext, replicas: int = 1) -> DataBu
     opts = SyntheticOptions.from_dict(spec.dataset_options)
     batch = spec.batch_size * replicas
     if opts.samples < batch:
-        raise DataError(_(
+        raise FewerExamplesThanBatch(_(
             "synthetic samples ({samples}) are fewer than one batch of {batch}; raise the "
-            "samples or lower the batch size").format(samples=opts.samples, batch=batch))
+            "samples or lower the batch size").format(samples=opts.samples, batch=batch),
+            opts.samples // replicas)
     steps = opts.samples // batch
     val_steps = round(steps * spec.validation_split)
     train = tf.data.Dataset.from_tensors(_random_batch(opts.shape, opts.classes, batch, spec.seed))

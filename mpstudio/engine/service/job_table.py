@@ -17,6 +17,7 @@ from mpstudio.engine.i18n import _
 from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
 if TYPE_CHECKING:
+    from mpstudio.engine.batch_search.finder import BatchSearch, FinderOptions
     from mpstudio.engine.datasets.report import DataReport
     from mpstudio.engine.doctor.checks import DoctorReport
     from mpstudio.engine.export.results import ExportOutcome, ExportRequest
@@ -190,6 +191,27 @@ def doctor(ctx: JobContext, memory: EngineMemory, quick: bool) -> DoctorReport:
                       on_check=ctx.emit)
 
 
+def find_batch(ctx: JobContext, memory: EngineMemory, spec: RunSpec,
+               options: FinderOptions) -> BatchSearch:
+    """The largest batch of float32 and of the run's precision, each try in a process
+    of its own (batch_search.finder); each try is an event as it ends. The window
+    restarts the engine first, so this process holds no device memory the tries need."""
+    from mpstudio.engine.batch_search.finder import find_largest_batches
+    from mpstudio.engine.batch_search.finder_text import tried_line
+
+    memory.forget()
+    total = 2 * options.max_tries
+    done = 0
+
+    def tried(event: Any) -> None:
+        nonlocal done
+        done += 1
+        ctx.emit(event)
+        ctx.progress(min(done, total), total, tried_line(event))
+
+    return find_largest_batches(spec, options, tried, ctx.should_stop)
+
+
 JOBS: dict[str, Callable[..., Any]] = {
     "hardware_check": hardware_check,
     "apply_memory": apply_memory,
@@ -198,4 +220,5 @@ JOBS: dict[str, Callable[..., Any]] = {
     "train": train,
     "export": export_run,
     "doctor": doctor,
+    "find_batch": find_batch,
 }

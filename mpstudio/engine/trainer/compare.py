@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import tensorflow as tf
 
+from mpstudio.engine.distribute.lr_plan import scaled_learning_rate
 from mpstudio.engine.events import Reporter
 from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
 from mpstudio.engine.spec_checks import validate_spec
@@ -79,11 +80,17 @@ def _median(values) -> float | None:
     return statistics.median(seen) if seen else None
 
 
-def baseline_spec(spec: RunSpec) -> RunSpec:
+def baseline_spec(spec: RunSpec, batch_size: int | None = None) -> RunSpec:
     """The side ``spec`` is compared against: float32, except for float8, whose question
-    is whether float8 matmuls beat the bfloat16 ones it would otherwise run."""
-    return spec.replace(precision=baseline_precision(spec.precision),
+    is whether float8 matmuls beat the bfloat16 ones it would otherwise run.
+    ``batch_size``: the baseline's own batch, with the learning rate scaled linearly
+    from the run's (each side at the largest batch it fits)."""
+    base = spec.replace(precision=baseline_precision(spec.precision),
                         loss_scaling=LossScaling(mode="off"))
+    if batch_size is None or batch_size == spec.batch_size:
+        return base
+    return base.replace(batch_size=batch_size, learning_rate=scaled_learning_rate(
+        spec.learning_rate, spec.batch_size, batch_size))
 
 
 @contextmanager
@@ -103,7 +110,7 @@ def baseline_math(mode: str) -> Iterator[None]:
 def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
             baseline: str = "auto",
             keep: Callable[[RunResult], None] | None = None,
-            profile: bool = False) -> ComparisonResult:
+            profile: bool = False, baseline_batch_size: int | None = None) -> ComparisonResult:
     """Run the float32 baseline, then ``spec`` from the baseline's initial weights,
     ``repeats`` times, alternating. A stop ends the comparison after the current run.
 
@@ -111,14 +118,15 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
     each run's model is then let go of before the next run builds, so a trial trains
     in the memory the last one used. Only the last run's ``model`` stays set.
     ``profile``: the first trial of each side traces a few steady steps with
-    TensorFlow's profiler (the card's op-by-op table: why mixed was slower)."""
+    TensorFlow's profiler (the card's op-by-op table: why mixed was slower).
+    ``baseline_batch_size``: the baseline trains at this batch (see baseline_spec)."""
     problems = comparison_problems(spec, repeats, baseline)
     if problems:
         raise SpecError(problems)
     validate_spec(spec)
     comparison = uuid.uuid4().hex
     result = ComparisonResult([], [], comparison)
-    base_spec = baseline_spec(spec)
+    base_spec = baseline_spec(spec, baseline_batch_size)
     schedule: tuple[int, ...] | None = None
 
     def profiled(trial: int) -> int:
@@ -137,8 +145,8 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
                        place=RunPlace("baseline", trial, repeats, comparison),
                        sample_at=schedule, profile_steps=profiled(trial))
         result.baselines.append(finished(base))
-        if schedule is None:  # every later run samples where the first one did
-            schedule = base.sampled_steps
+        if schedule is None and base_spec.batch_size == spec.batch_size:
+            schedule = base.sampled_steps  # every later run samples where the first one did
         if reporter.should_stop():
             break
         release_device_memory([base])

@@ -23,6 +23,10 @@ class CompareOptions:
     repeats: int = 1
     baseline: str = "auto"
     profile: bool = False
+    # The baseline at a batch of its own, its learning rate scaled linearly from the
+    # mixed run's: each side at the largest batch it fits (the batch-size finder).
+    # None: both sides train the run's batch.
+    baseline_batch_size: int | None = None
 
     @property
     def runs(self) -> int:

@@ -123,7 +123,7 @@ def prepare_data(spec: RunSpec, reporter: Reporter | None = None,
     try:
         bundle = load_dataset(spec, ctx, replicas)
     except (DataError, ValueError) as exc:
-        raise SpecError([str(exc)]) from None
+        raise SpecError([str(exc)], getattr(exc, "examples", None)) from None
     except DownloadError as exc:
         raise RunSetupError(str(exc)) from None
     except DataLoadStopped:

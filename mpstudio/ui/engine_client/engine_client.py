@@ -35,6 +35,7 @@ class EngineClient(QObject):
         self._jobs: dict[int, EngineJob] = {}  # queued or running, in submission order
         self._link: EngineLink | None = None
         self._old_links: list[EngineLink] = []
+        self._retired: list[EngineLink] = []  # engines ended on purpose by restart()
         self._shutting_down = False
         self._kill_requested = False
         self.engine_ready: p.EngineReady | None = None
@@ -80,6 +81,20 @@ class EngineClient(QObject):
         self.jobs_changed.emit()
         return job
 
+    def restart(self) -> None:
+        """A fresh engine process for work that needs the device's memory whole (the
+        batch-size finder: TensorFlow keeps a GPU's memory for as long as its process
+        lives). Call when no job is queued: the current engine is asked to end, and a
+        new one starts at once; its end is not reported as one nobody asked for."""
+        link = self._link
+        if link is None or self._shutting_down:
+            self.start()
+            return
+        self._retired.append(link)
+        link.send(p.Shutdown())
+        self._link = None
+        self.start()
+
     def cancel(self, job: EngineJob) -> None:
         if job.job_id in self._jobs and self._link is not None:
             self._link.send(p.Cancel(job.job_id))
@@ -119,7 +134,7 @@ class EngineClient(QObject):
                 link.kill()
                 link.wait(5000)
             self._drain(link)
-        for old in self._old_links:
+        for old in [*self._old_links, *self._retired]:
             old.wait(5000)
         self._old_links.clear()
         done = link is None or link.isFinished()
@@ -186,6 +201,9 @@ class EngineClient(QObject):
     def _on_ended(self, link: EngineLink, exit_code: int) -> None:
         self._drain(link)  # what it said before it went
         link.wait()
+        if link in self._retired:  # restart() ended it: the new one is already there
+            self._retired.remove(link)
+            return
         if link is self._link:
             self._link = None
         if self._shutting_down:

@@ -23,6 +23,7 @@ class WorkbenchState:
     run: str = "idle"
     measuring: bool = False  # the hardware check or measurement runs
     checking: bool = False  # the training check (doctor) runs
+    finding_batch: bool = False  # the batch-size finder runs
     exporting: bool = False
     last_outcome: Any = None  # TrainingOutcome of the last training job that trained
     comparison_shown: bool = False  # the card shows two sides (Export report works)
@@ -58,7 +59,8 @@ class WorkbenchState:
     @property
     def idle(self) -> bool:
         """Ready for new engine work that must not share the machine with a run."""
-        return self.ready and not self.training and not self.measuring and not self.checking
+        return (self.ready and not self.training and not self.measuring and not self.checking
+                and not self.finding_batch)
 
     def busy_reason(self) -> str:
         """Why a new run, measurement or check cannot start now ("" when it can)."""
@@ -72,6 +74,8 @@ class WorkbenchState:
             return "The hardware measurement is running"
         if self.checking:
             return "The training check is running"
+        if self.finding_batch:
+            return "The batch-size finder is running"
         return ""
 
 

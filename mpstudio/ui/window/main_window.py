@@ -30,6 +30,8 @@ from PySide6.QtWidgets import (
 from mpstudio.engine.app_log import log_dir
 from mpstudio.engine.hardware.device_text import device_text
 from mpstudio.engine.run_session import TrainingOutcome
+from mpstudio.engine.spec import RunSpec
+from mpstudio.engine.trainer.compare_options import CompareOptions
 from mpstudio.ui.charts.live_charts import LiveCharts
 from mpstudio.ui.engine_client.background_work import BackgroundWork
 from mpstudio.ui.engine_client.engine_client import EngineClient
@@ -42,6 +44,7 @@ from mpstudio.ui.history.history_actions import HistoryActions
 from mpstudio.ui.history.history_panel import HistoryPanel
 from mpstudio.ui.models.run_progress import RunProgress
 from mpstudio.ui.models.workbench_state import WorkbenchState, controls
+from mpstudio.ui.setup.batch_finder_dialog import BatchFinderActions
 from mpstudio.ui.setup.setup_panel import SetupPanel
 from mpstudio.ui.widgets.wheel_guard import WheelGuard
 from mpstudio.ui.window.file_actions import FileActions
@@ -63,7 +66,8 @@ BUSY_REASONS = (QT_TRANSLATE_NOOP("MainWindow", "TensorFlow is still loading"),
                 QT_TRANSLATE_NOOP("MainWindow", "TensorFlow could not load"),
                 QT_TRANSLATE_NOOP("MainWindow", "A run is in progress"),
                 QT_TRANSLATE_NOOP("MainWindow", "The hardware measurement is running"),
-                QT_TRANSLATE_NOOP("MainWindow", "The training check is running"))
+                QT_TRANSLATE_NOOP("MainWindow", "The training check is running"),
+                QT_TRANSLATE_NOOP("MainWindow", "The batch-size finder is running"))
 
 
 class MainWindow(QMainWindow):
@@ -108,6 +112,8 @@ class MainWindow(QMainWindow):
         self.tensorboard = TensorBoardActions(state, notices, self.history,
                                               a.open_tensorboard, self)
         self.doctor = DoctorActions(engine, state, notices, a.check_training, self)
+        self.batch_finder = BatchFinderActions(engine, state, notices, a.find_batch,
+                                               self.setup, self.start_training, self)
         self._connect()
         self._restore()
         self.history_actions.open()
@@ -272,10 +278,13 @@ class MainWindow(QMainWindow):
 
     # ----------------------------------------------------------------- runs
     def start_run(self) -> None:
+        self.start_training(self.setup.spec(), self.setup.comparison())
+
+    def start_training(self, spec: RunSpec, comparison: CompareOptions | None) -> None:
+        """Train ``spec`` (or compare it): the setup's run, or one the batch-size finder
+        set up at the largest batches."""
         if not self.state.idle:
             return
-        spec = self.setup.spec()
-        comparison = self.setup.comparison()
         problems = self.runs.start(spec, comparison)
         if problems:
             joined = QCoreApplication.translate("MainWindow", "; ").join(problems)
@@ -493,6 +502,7 @@ class MainWindow(QMainWindow):
         event.accept()
         self.exports.close_dialog()  # a dialog left open would keep the app running
         self.doctor.close_dialog()
+        self.batch_finder.close_dialog()
         self.closed.emit()
 
     def _end_engine_now(self) -> None:

@@ -24,6 +24,7 @@ class WindowActions:
     hardware_check: QAction
     measure: QAction
     check_training: QAction
+    find_batch: QAction
     open_tensorboard: QAction
     help_page: QAction
     open_log_folder: QAction
@@ -105,6 +106,12 @@ def build_actions(window: QMainWindow) -> WindowActions:
                 "WindowActions", "A few real training steps per template and precision, "
                 "the build, driver, TF32 and timing, as a pass/warn/fail report "
                 "(also `mpstudio doctor`)")),
+        find_batch=_action(
+            window, QCoreApplication.translate("WindowActions", "Find the largest &batch…"),
+            "findBatch", tip=QCoreApplication.translate(
+                "WindowActions", "The largest batch float32 and mixed precision each train at "
+                "without running out of memory, then compare them there (also `mpstudio "
+                "find-batch`)")),
         open_tensorboard=_action(
             window, QCoreApplication.translate("WindowActions", "Open in Tensor&Board"),
             "openTensorBoard", "Ctrl+Shift+T", tip=QCoreApplication.translate(
@@ -129,7 +136,8 @@ def build_actions(window: QMainWindow) -> WindowActions:
         file_menu.addSeparator() if item is None else file_menu.addAction(item)
     run_menu = bar.addMenu(QCoreApplication.translate("WindowActions", "&Run"))
     for item in (actions.start, actions.stop, None, actions.hardware_check, actions.measure,
-                 actions.check_training, None, actions.open_tensorboard):
+                 actions.check_training, actions.find_batch, None,
+                 actions.open_tensorboard):
         run_menu.addSeparator() if item is None else run_menu.addAction(item)
     help_menu = bar.addMenu(QCoreApplication.translate("WindowActions", "&Help"))
     for item in (actions.help_page, actions.open_log_folder, None, actions.about):

@@ -1,0 +1,98 @@
+"""The batch-size finder in words, for the command line and the window alike."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mpstudio.engine.batch_search.finder import BatchSearch, BatchTried
+from mpstudio.engine.batch_search.probe import CRASHED, FITS, OUT_OF_MEMORY, TOO_LARGE, TryOutcome
+from mpstudio.engine.batch_search.search import SearchResult
+from mpstudio.engine.i18n import N_, _
+
+_OUTCOMES = {FITS: N_("fits"), OUT_OF_MEMORY: N_("out of memory"), CRASHED: N_("crashed"),
+             TOO_LARGE: N_("more than the data")}
+
+
+def outcome_text(outcome: TryOutcome) -> str:
+    """"fits", "out of memory"... (the language in force)."""
+    return _(_OUTCOMES[outcome.outcome]) if outcome.outcome in _OUTCOMES else _("error")
+
+
+def tried_line(tried: BatchTried) -> str:
+    """One try as it ends: "float32, try 3: batch 1,024: out of memory (3.4 s)"."""
+    outcome = outcome_text(tried.outcome)
+    if tried.outcome.peak_memory_bytes:
+        outcome = _("{outcome}, peak {mib:,.0f} MiB").format(
+            outcome=outcome, mib=tried.outcome.peak_memory_bytes / 2**20)
+    return _("{precision}, try {index}: batch {batch:,}: {outcome} ({seconds:.1f} s)").format(
+        precision=tried.precision, index=tried.index, batch=tried.outcome.batch_size,
+        outcome=outcome, seconds=tried.outcome.seconds)
+
+
+def result_line(result: SearchResult) -> str:
+    """What one precision's search found, and why it ended there."""
+    tries = len(result.tries)
+    if result.largest is None:
+        found = _("{precision}: no batch fit").format(precision=result.precision)
+    else:
+        found = _("{precision}: largest batch {batch:,}").format(
+            precision=result.precision, batch=result.largest)
+    if result.error:
+        why = _("stopped by an error that is not memory: {error}").format(error=result.error)
+    elif result.stopped:
+        why = _("stopped before the search ended")
+    elif result.whole_data_fits:
+        why = _("the whole training split ({examples:,} examples) fits in one batch").format(
+            examples=result.data_limit)
+    elif result.smallest_failed is not None:
+        why = _("batch {batch:,} ran out of memory").format(batch=result.smallest_failed)
+        if result.out_of_tries:
+            why = _("{why}; the tries ran out before the gap closed").format(why=why)
+    elif result.out_of_tries:
+        why = _("the tries ran out before any batch ran out of memory: raise the start or "
+                "the number of tries")
+    else:
+        why = _("every batch up to the bound fit")
+    return _("{found} ({why}; {tries} tries, {seconds:.0f} s)").format(
+        found=found, why=why, tries=tries, seconds=sum(t.seconds for t in result.tries))
+
+
+def summary_line(search: BatchSearch) -> str:
+    """The finding in one sentence: how much larger a batch the mixed side holds."""
+    if not search.comparable:
+        return ""
+    base, mixed = search.results
+    assert base.largest and mixed.largest
+    unbounded = [r.precision for r in search.results if not r.bounded]
+    if unbounded:
+        return _("no ratio: {precisions} fit every batch tried, so its largest is not known "
+                 "(raise the tries or the start)").format(precisions=", ".join(unbounded))
+    cap = (_("within a {cap:,.0f} MiB memory cap").format(cap=search.cap_mib)
+           if search.cap_mib else _("in the device's memory"))
+    return _("{mixed} holds {ratio:.2f}x the batch of {base} ({mixed_batch:,} vs "
+             "{base_batch:,}) {cap}").format(
+                 mixed=mixed.precision, base=base.precision, ratio=mixed.largest / base.largest,
+                 mixed_batch=mixed.largest, base_batch=base.largest, cap=cap)
+
+
+def search_lines(search: BatchSearch) -> list[str]:
+    lines = [result_line(r) for r in search.results]
+    summary = summary_line(search)
+    return [*lines, summary] if summary else lines
+
+
+def search_json(search: BatchSearch) -> dict[str, Any]:
+    """For ``--json``: numbers and outcomes, the same in every language."""
+    import dataclasses
+
+    return {
+        "cap_mib": search.cap_mib,
+        "batch_size": search.spec.batch_size,
+        "learning_rate": search.spec.learning_rate,
+        "results": [{
+            "precision": r.precision, "largest": r.largest,
+            "smallest_failed": r.smallest_failed, "data_limit": r.data_limit,
+            "error": r.error, "stopped": r.stopped, "out_of_tries": r.out_of_tries,
+            "tries": [dataclasses.asdict(t) for t in r.tries],
+        } for r in search.results],
+    }

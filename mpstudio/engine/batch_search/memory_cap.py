@@ -1,0 +1,73 @@
+"""A memory limit for one try of the batch-size finder, set by the user, so that
+running out of memory happens where they say, through TensorFlow's own allocators:
+
+- GPU: ``tf.config.set_logical_device_configuration(memory_limit=...)`` on the run's
+  GPU before TensorFlow starts it; its BFC allocator refuses past the limit.
+- CPU: TensorFlow's CPU allocator made a BFC allocator with a limit, by the variables
+  TensorFlow 2.21 reads as it starts (``process_state.cc``): TF_CPU_ALLOCATOR_USE_BFC
+  and TF_CPU_BFC_MEM_LIMIT_IN_MB, and TF_MKL_ALLOC_MAX_BYTES for the oneDNN build's
+  "mklcpu" allocator. A tensor past the limit then fails with the very
+  ResourceExhaustedError "OOM when allocating tensor ... by allocator ..." a GPU
+  raises, so the search (and the tests, on a machine with plenty of memory) meet the
+  real error, not a stand-in. Like a GPU's limit it counts tensors only: the
+  process's Python objects and the dataset's host arrays are outside it.
+
+Checked on TensorFlow 2.21 (oneDNN on and off): with a 200 MiB limit a 2000x2000
+float32 matmul fits and a 4000x4000 one raises that error. A limit on the process
+(RLIMIT_DATA) was tried first and dropped: thread stacks count against it, so
+TensorFlow aborted in pthread_create before the batch mattered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mpstudio.engine.i18n import _
+
+# A limit this small leaves no room for the model's weights in any template: a try
+# would fail at every batch and say nothing about the batch.
+MIN_CAP_MIB = 16
+
+
+def cap_problem(mib: float | None) -> str | None:
+    """Why ``mib`` cannot be a memory cap (None: it can, or there is none)."""
+    if mib is None:
+        return None
+    if isinstance(mib, bool) or not isinstance(mib, (int, float)) or mib < MIN_CAP_MIB:
+        return _("a memory cap must be at least {least} MiB, got {mib}").format(
+            least=MIN_CAP_MIB, mib=mib)
+    return None
+
+
+def cap_target(gpus: Sequence[str]) -> str:
+    """What a cap limits for a try on these physical devices: the first GPU's memory
+    (the device a one-device run trains on) when there is one, else the CPU
+    allocator's."""
+    return "gpu" if gpus else "cpu"
+
+
+def cpu_cap_environment(mib: float) -> dict[str, str]:
+    """The environment that limits TensorFlow's CPU allocator to ``mib`` MiB: set
+    before TensorFlow is imported (a try's process starts with it)."""
+    return {
+        "TF_CPU_ALLOCATOR_USE_BFC": "true",
+        "TF_CPU_BFC_MEM_LIMIT_IN_MB": str(int(mib)),
+        "TF_MKL_ALLOC_MAX_BYTES": str(int(mib * 2**20)),
+    }
+
+
+class MemoryCapError(Exception):
+    """The cap cannot be set (the message says why)."""
+
+
+def cap_gpu_memory(mib: float) -> None:
+    """Limit the first GPU to ``mib`` MiB; before TensorFlow initialises it."""
+    import tensorflow as tf
+
+    gpus = tf.config.list_physical_devices("GPU")
+    try:
+        tf.config.set_logical_device_configuration(
+            gpus[0], [tf.config.LogicalDeviceConfiguration(memory_limit=int(mib))])
+    except (RuntimeError, ValueError) as exc:  # already initialised
+        raise MemoryCapError(_("cannot limit {gpu}'s memory: {error}").format(
+            gpu=gpus[0].name, error=exc)) from None

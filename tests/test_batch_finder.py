@@ -1,0 +1,217 @@
+"""The batch-size finder (issue 25, "spend the memory mixed precision saves"): the
+search, real tries that run out of TensorFlow's own capped CPU allocator in processes of
+their own, the command, the comparison at each side's largest batch, and the window."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from gui_helpers import RUN_TIMEOUT_MS
+
+from mpstudio.cli.main import main
+from mpstudio.engine.batch_search.finder import (
+    FinderOptions,
+    comparison_at_largest,
+    find_largest_batches,
+    run_try,
+    try_spec,
+)
+from mpstudio.engine.batch_search.memory_cap import cap_problem, cap_target
+from mpstudio.engine.batch_search.probe import (
+    ERROR,
+    FITS,
+    OUT_OF_MEMORY,
+    TOO_LARGE,
+    TryOutcome,
+)
+from mpstudio.engine.batch_search.search import DID_NOT_FIT, search_largest
+from mpstudio.engine.history.locations import HISTORY_ENV
+from mpstudio.engine.spec import RunSpec
+
+
+@pytest.fixture
+def isolated_history(tmp_path, monkeypatch):
+    monkeypatch.setenv(HISTORY_ENV, str(tmp_path / "history.sqlite3"))
+
+
+@pytest.fixture
+def cli(capsys):
+    """``mpstudio ARGS`` in this process: (exit code, stdout, stderr)."""
+    capsys.readouterr()
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+class Device:
+    """A device that holds batches up to ``holds`` and data of ``examples`` examples:
+    the search's input, the way the tries would answer."""
+
+    def __init__(self, holds: int, examples: int = 100_000) -> None:
+        self.holds, self.examples, self.tried = holds, examples, []
+
+    def __call__(self, batch: int) -> TryOutcome:
+        self.tried.append(batch)
+        if batch > self.examples:
+            return TryOutcome(batch, TOO_LARGE, batch_limit=self.examples)
+        return TryOutcome(batch, FITS if batch <= self.holds else OUT_OF_MEMORY)
+
+
+def test_the_search_doubles_then_halves_the_gap_to_within_an_eighth():
+    device = Device(holds=1000)
+    result = search_largest("float32", device, 128)
+    assert device.tried[:5] == [128, 256, 512, 1024, 768]
+    assert result.largest <= 1000 < result.smallest_failed
+    assert result.smallest_failed - result.largest <= max(8, result.largest // 8)
+    assert all(b % 8 == 0 for b in device.tried)  # Tensor Core shapes
+    assert result.bounded and not result.out_of_tries
+
+
+def test_a_start_that_does_not_fit_shrinks_and_nothing_fitting_is_said():
+    result = search_largest("float32", Device(holds=40), 512)
+    assert [t.batch_size for t in result.tries][:5] == [512, 256, 128, 64, 32]
+    assert (result.largest, result.smallest_failed) == (40, 48)  # then back up the gap
+    nothing = search_largest("float32", Device(holds=0), 4)
+    assert nothing.largest is None and nothing.tries[-1].batch_size == 1
+
+
+def test_the_data_bounds_the_search_and_its_refusals_cost_no_tries():
+    result = search_largest("float32", Device(holds=10_000, examples=1438), 512, max_tries=3)
+    assert result.largest == 1438 and result.whole_data_fits and result.bounded
+    assert [t.outcome for t in result.tries].count(TOO_LARGE) == 1
+    assert len(result.tries) == 4  # 512, 1024, 2048 (refused), 1438
+
+
+def test_tries_run_out_and_errors_stop_the_search():
+    short = search_largest("float32", Device(holds=10_000), 64, max_tries=2)
+    assert short.out_of_tries and short.largest == 128 and not short.bounded
+
+    def broken(batch: int) -> TryOutcome:
+        return TryOutcome(batch, ERROR, "dataset not found")
+
+    failed = search_largest("float32", broken, 64)
+    assert failed.error == "dataset not found" and failed.largest is None
+    assert len(failed.tries) == 1
+    stopped = search_largest("float32", Device(holds=1000), 64, should_stop=lambda: True)
+    assert stopped.stopped and not stopped.tries
+
+
+def test_cap_checks_and_where_a_cap_goes():
+    assert cap_problem(None) is None and cap_problem(64) is None
+    assert "at least 16 MiB" in cap_problem(4)
+    assert cap_target(["/physical_device:GPU:0"]) == "gpu"
+    assert cap_target([]) == "cpu"
+
+
+def _digits(**changes) -> RunSpec:
+    return RunSpec(dataset="digits", template="mlp", epochs=1, **changes)
+
+
+def test_real_tries_fit_and_run_out_of_tensorflows_capped_allocator():
+    """Fresh processes under a 16 MiB cap on TensorFlow's CPU allocator: batch 64 fits
+    and reports the allocator's peak; batch 4096 (a 16 MiB activation alone) runs out
+    with TensorFlow's own ResourceExhaustedError, which names the tensor; a batch past
+    the data is refused with the data's size."""
+    spec = RunSpec(dataset="synthetic", dataset_options={"shape": [256], "samples": 8192},
+                   template="mlp", epochs=1)
+    fits = run_try(try_spec(spec, "float32", 64, 4), 16, 300, lambda: False)
+    assert fits.outcome == FITS, fits.detail
+    assert 0 < fits.peak_memory_bytes < 16 * 2**20
+    assert fits.device.startswith("CPU")
+    large = run_try(try_spec(spec, "float32", 4096, 4), 16, 300, lambda: False)
+    # past the cap TensorFlow raises its own error, naming the tensor, or an allocation
+    # that does not check its result crashes the try (seen: SIGSEGV): both did not fit
+    assert large.outcome in DID_NOT_FIT, large.detail
+    if large.outcome == OUT_OF_MEMORY:
+        assert "tensor" in large.detail and "4096" in large.detail
+    else:
+        assert "SIG" in large.detail
+    too_large = run_try(try_spec(_digits(), "float32", 4096, 4), 16, 300, lambda: False)
+    assert too_large.outcome == TOO_LARGE and too_large.batch_limit == 1438
+
+
+def test_the_finder_reports_each_try_and_starts_mixed_where_float32_ended():
+    seen = []
+    search = find_largest_batches(_digits(), FinderOptions(cap_mib=16, start=512, max_tries=1),
+                                  seen.append)
+    assert [(t.precision, t.outcome.batch_size) for t in seen] == [
+        ("float32", 512), ("mixed_float16", 512)]
+    assert search.comparable
+    mixed, base_batch = comparison_at_largest(search)
+    assert (mixed.batch_size, base_batch) == (512, 512)
+    assert mixed.learning_rate == pytest.approx(1e-3 * 512 / 128)  # linear rule from 128
+
+
+def test_a_comparison_at_each_sides_own_batch_scales_the_rate_and_says_so(isolated_history):
+    """float32 at batch 64 against mixed at 128 (what the finder's comparison runs): the
+    card shows both batches, withholds the memory saving (mixed spent it on the batch)
+    and does not call the batch a difference that voids the verdict."""
+    from mpstudio.engine.comparison.card_text import card_rows
+    from mpstudio.engine.events import CollectingReporter
+    from mpstudio.engine.run_session import train_session
+    from mpstudio.engine.trainer.compare_options import CompareOptions
+
+    spec = _digits(batch_size=128, learning_rate=2e-3)
+    session = train_session(spec, CollectingReporter(),
+                            CompareOptions(baseline_batch_size=64))
+    base, mixed = session.results
+    assert (base.spec.batch_size, mixed.spec.batch_size) == (64, 128)
+    assert base.spec.learning_rate == pytest.approx(1e-3)
+    card = session.card
+    assert card.batch_sizes == (64, 128)
+    assert card.differences == "" and card.memory_saving is None
+    rows = {row.name: row for row in card_rows(card)}
+    assert rows["batch size"].change == "x2.00"
+
+
+def test_find_batch_command_searches_and_compares(cli, isolated_history):
+    code, out, err = cli("find-batch", "--memory-cap", "16", "--start", "1024", "--tries",
+                         "2", "--epochs", "1", "--compare", "--json")
+    assert code == 0, err
+    assert "float32, try 1: batch 1,024" not in err  # --json: no progress lines
+    payload = json.loads(out)
+    assert [r["spec"]["precision"] for r in payload["runs"]] == ["float32", "mixed_float16"]
+    found = dict(re.findall(r"^(\S+): largest batch ([\d,]+)", err, re.M))
+    assert set(found) == {"float32", "mixed_float16"}, err
+    # each side trained at the largest batch its own search found, rate scaled from 128
+    for run in payload["runs"]:
+        batch = int(found[run["spec"]["precision"]].replace(",", ""))
+        assert run["spec"]["batch_size"] == batch
+        assert run["spec"]["learning_rate"] == pytest.approx(1e-3 * batch / 128)
+
+
+def test_find_batch_refuses_bad_settings_before_tensorflow(cli):
+    code, _out, err = cli("find-batch", "--memory-cap", "4", "--tries", "0")
+    assert code == 2
+    assert "at least 16 MiB" in err and "--tries must be a positive integer" in err
+
+
+def test_the_window_finds_the_batches_in_a_fresh_engine(qtbot, window):
+    w = window
+    starts = w.engine.starts
+    w.setup.set_spec(w.setup.spec().replace(precision="float32"))
+    w.actions.find_batch.trigger()
+    dialog = w.batch_finder.dialog
+    assert dialog is not None and dialog.isVisible()
+    assert not dialog.compare_button.isEnabled()
+    dialog.cap.setValue(16)
+    dialog.tries.setValue(1)
+    dialog.start_button.click()  # float32 alone: nothing to compare it with
+    assert "needs a mixed precision" in dialog.status.text()
+    assert w.engine.starts == starts and w.batch_finder.job is None
+    w.setup.set_spec(w.setup.spec().replace(precision="mixed_float16", batch_size=128))
+    dialog.start_button.click()
+    assert not w.setup.run_button.isEnabled()  # no run while the finder searches
+    qtbot.waitUntil(lambda: w.batch_finder.job is None, timeout=RUN_TIMEOUT_MS)
+    assert w.engine.starts == starts + 1  # a fresh engine: no earlier run holds memory
+    assert [row[0] for row in dialog.outcomes()] == ["float32", "mixed_float16"], (
+        dialog.outcomes(), dialog.summary.text(), dialog.status.text())
+    assert all(row[2] == "fits" for row in dialog.outcomes())
+    assert "float32: largest batch 128" in dialog.summary.text()
+    assert dialog.compare_button.isEnabled()
