@@ -81,6 +81,21 @@ def window(qtbot, tmp_path):
 
 
 @pytest.fixture
+def run_cli(capsys):
+    """``mpstudio ARGS`` in this process: (exit code, stdout, stderr)."""
+    from mpstudio.cli.main import main
+
+    capsys.readouterr()
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture
 def chinese(qapp, monkeypatch):
     """Everything in zh_CN, as ``launch()`` sets it up for a Chinese user: the window's
     Qt translators (ours and Qt's own), the engine's gettext language in this process,

@@ -10,7 +10,6 @@ import re
 import pytest
 from gui_helpers import RUN_TIMEOUT_MS
 
-from mpstudio.cli.main import main
 from mpstudio.engine.batch_search.finder import (
     FinderOptions,
     comparison_at_largest,
@@ -34,19 +33,6 @@ from mpstudio.engine.spec import RunSpec
 @pytest.fixture
 def isolated_history(tmp_path, monkeypatch):
     monkeypatch.setenv(HISTORY_ENV, str(tmp_path / "history.sqlite3"))
-
-
-@pytest.fixture
-def cli(capsys):
-    """``mpstudio ARGS`` in this process: (exit code, stdout, stderr)."""
-    capsys.readouterr()
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 class Device:
@@ -167,11 +153,11 @@ def test_a_comparison_at_each_sides_own_batch_scales_the_rate_and_says_so(isolat
     assert card.batch_sizes == (64, 128)
     assert card.differences == "" and card.memory_saving is None
     rows = {row.name: row for row in card_rows(card)}
-    assert rows["batch size"].change == "x2.00"
+    assert rows["batch size"].change == "2.00x"
 
 
-def test_find_batch_command_searches_and_compares(cli, isolated_history):
-    code, out, err = cli("find-batch", "--memory-cap", "16", "--start", "1024", "--tries",
+def test_find_batch_command_searches_and_compares(run_cli, isolated_history):
+    code, out, err = run_cli("find-batch", "--memory-cap", "16", "--start", "1024", "--tries",
                          "2", "--epochs", "1", "--compare", "--json")
     assert code == 0, err
     assert "float32, try 1: batch 1,024" not in err  # --json: no progress lines
@@ -186,10 +172,11 @@ def test_find_batch_command_searches_and_compares(cli, isolated_history):
         assert run["spec"]["learning_rate"] == pytest.approx(1e-3 * batch / 128)
 
 
-def test_find_batch_refuses_bad_settings_before_tensorflow(cli):
-    code, _out, err = cli("find-batch", "--memory-cap", "4", "--tries", "0")
+def test_find_batch_refuses_bad_settings_before_tensorflow(run_cli):
+    code, _out, err = run_cli("find-batch", "--memory-cap", "4", "--tries", "0", "--estimate-only")
     assert code == 2
     assert "at least 16 MiB" in err and "--tries must be a positive integer" in err
+    assert "--estimate-only is for train and compare" in err
 
 
 def test_the_window_finds_the_batches_in_a_fresh_engine(qtbot, window):
@@ -215,3 +202,35 @@ def test_the_window_finds_the_batches_in_a_fresh_engine(qtbot, window):
     assert all(row[2] == "fits" for row in dialog.outcomes())
     assert "float32: largest batch 128" in dialog.summary.text()
     assert dialog.compare_button.isEnabled()
+
+
+def test_the_finder_dialog_and_its_findings_read_in_chinese(qtbot, chinese):
+    """Every word a Chinese user reads in the dialog after a search: headers, outcomes,
+    the per-precision findings and the ratio; only names and numbers stay Latin."""
+    from language_check import LATIN_NAMES, english_words
+    from PySide6.QtWidgets import QAbstractButton, QLabel
+
+    from mpstudio.engine.batch_search.finder import BatchSearch, BatchTried
+    from mpstudio.ui.setup.batch_finder_dialog import BatchFinderDialog
+
+    results = (search_largest("float32", Device(holds=500, examples=1438), 128),
+               search_largest("mixed_float16", Device(holds=5000, examples=1438), 512))
+    dialog = BatchFinderDialog()
+    qtbot.addWidget(dialog)
+    dialog.started()
+    for result in results:
+        for index, outcome in enumerate(result.tries, 1):
+            dialog.add_try(BatchTried(result.precision, index, outcome))
+    dialog.show_search(BatchSearch(RunSpec(), results, 16))
+    texts = [dialog.windowTitle(), dialog.summary.text(), dialog.status.text()]
+    texts += [w.text() for w in dialog.findChildren(QLabel)]
+    texts += [b.text() for b in dialog.findChildren(QAbstractButton)] + [
+        b.toolTip() for b in dialog.findChildren(QAbstractButton)]
+    texts += [dialog.table.horizontalHeaderItem(c).text()
+              for c in range(dialog.table.columnCount())]
+    texts += [row[2] for row in dialog.outcomes()]
+    allowed = {*LATIN_NAMES, "float32", "mixed_float16", "MiB"}
+    english = {t: english_words(t, allowed) for t in texts if english_words(t, allowed)}
+    assert not english
+    assert "超过数据量" in " ".join(row[2] for row in dialog.outcomes())
+    assert "可放入一个批次" in dialog.summary.text()  # the whole split fits mixed's batch

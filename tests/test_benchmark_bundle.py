@@ -44,16 +44,9 @@ def history(tmp_path_factory):
 
 
 @pytest.fixture
-def cli(history, monkeypatch, capsys):
+def cli(history, monkeypatch, run_cli):
     monkeypatch.setenv(HISTORY_ENV, str(history))
-    capsys.readouterr()
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main(list(args))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
+    return run_cli
 
 
 def _bundle(history) -> zipfile.ZipFile:

@@ -208,11 +208,14 @@ def test_an_interrupt_that_aborts_prints_one_line_and_exits_130(when, tmp_path):
             for line in proc.stderr:  # the first one is handled: the run is stopping
                 if line.startswith("stopping after this step"):
                     break
-        else:  # TensorFlow's library is being loaded: the import has begun (a fixed
-            # sleep sent the signal before Python's handler existed on a loaded machine)
+        else:  # TensorFlow's library is being loaded: the import has begun. (A fixed
+            # sleep sent the signal before Python's handler existed on a loaded machine;
+            # before the exec, /proc shows the forked copy of this process, TF and all.)
             deadline = time.monotonic() + 60
-            maps = Path(f"/proc/{proc.pid}/maps")
-            while time.monotonic() < deadline and "libtensorflow" not in maps.read_text():
+            proc_dir = Path(f"/proc/{proc.pid}")
+            while time.monotonic() < deadline and not (
+                    b"mpstudio" in (proc_dir / "cmdline").read_bytes()
+                    and "libtensorflow" in (proc_dir / "maps").read_text()):
                 time.sleep(0.02)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=120)

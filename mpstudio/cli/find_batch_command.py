@@ -57,6 +57,9 @@ def finder_problems(args: argparse.Namespace) -> list[str]:
     cap = cap_problem(args.memory_cap)
     if cap:
         problems.append(cap)
+    if args.estimate_only:
+        problems.append(_("find-batch measures each batch: --estimate-only is for train and "
+                          "compare"))
     for name, value in (("--start", args.start), ("--most", args.most),
                         ("--tries", args.tries)):
         if value is not None and value < 1:

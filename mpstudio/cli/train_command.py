@@ -11,6 +11,7 @@ import argparse
 import dataclasses
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mpstudio.cli.aid_options import add_aid_options, apply_aid_options
@@ -42,6 +43,7 @@ from mpstudio.engine.spec import (
 )
 from mpstudio.engine.spec_checks import load_spec, validate_spec
 from mpstudio.engine.templates.registry import template_names
+from mpstudio.engine.templates.user_model import is_model_file
 
 if TYPE_CHECKING:
     from mpstudio.engine.distribute.cluster import Cluster
@@ -96,7 +98,9 @@ def run_options(parser: argparse.ArgumentParser) -> None:
         help=_("one of: {names} (default digits), or the path of an .npz file, a .csv file "
                "or a folder of images (one sub-folder per class)"
                ).format(names=", ".join(dataset_names())))
-    add("--template", metavar=_("TEMPLATE"), help=_one_of(template_names(), "mlp"))
+    add("--template", metavar=_("TEMPLATE"),
+        help=_("{choices}, or the path of your own model saved as .keras (its last layer "
+               "computes in float32)").format(choices=_one_of(template_names(), "mlp")))
     add("--precision", metavar=_("PRECISION"), help=_one_of(PRECISIONS, "mixed_float16"))
     add("--loss-scaling", metavar=_("MODE"),
         help=_("one of: {names} (default auto: dynamic under float16)"
@@ -176,6 +180,8 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     )
     if args.dataset is not None:
         changes["dataset"] = dataset_argument(args.dataset)
+    if args.template is not None and is_model_file(args.template):
+        changes["template"] = str(Path(args.template).expanduser().resolve())
     changes["dataset_options"] = source_options(args, spec.dataset_options)
     changes["warmup_steps"] = (spec.warmup_steps if args.warmup_steps is None
                                else args.warmup_steps)

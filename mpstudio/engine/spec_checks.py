@@ -17,13 +17,18 @@ from mpstudio.engine.datasets.user_sources import looks_like_path
 from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.spec import RunSpec, SpecError, choice_problems
 from mpstudio.engine.templates.registry import kind_problem, template_names
+from mpstudio.engine.templates.user_model import is_model_file, model_file_problem
 
 
 def spec_problems(spec: RunSpec) -> list[str]:
     """Every reason ``spec`` cannot run, each a sentence naming the field: the dataset,
     the template, then the settings (RunSpec.setting_problems)."""
     out = list(_dataset_problems(spec))
-    out += choice_problems(N_("template"), spec.template, template_names())
+    if is_model_file(spec.template):  # the user's own model, checked as it loads
+        problem = model_file_problem(spec.template)
+        out += [problem] if problem else []
+    else:
+        out += choice_problems(N_("template"), spec.template, template_names())
     if not out and spec.template in template_names():
         kind = known_kind(spec.dataset)  # e.g. a CSV is flat: refuse cnn before reading it
         problem = kind_problem(spec.template, kind) if kind else None
@@ -40,10 +45,14 @@ def validate_spec(spec: RunSpec) -> list[str]:
 
 
 def load_spec(path: str | Path) -> RunSpec:
-    """A saved run spec (SpecError if unreadable), its dataset path made absolute: a
-    relative path in a config file means relative to that file."""
+    """A saved run spec (SpecError if unreadable), its dataset path and a model file's
+    path made absolute: a relative path in a config file means relative to that file."""
     spec = RunSpec.read(path)
-    return spec.replace(dataset=_beside(spec.dataset, Path(path).parent))
+    folder = Path(path).parent
+    template = spec.template
+    if is_model_file(template) and not Path(template).expanduser().is_absolute():
+        template = str(folder / Path(template).expanduser())
+    return spec.replace(dataset=_beside(spec.dataset, folder), template=template)
 
 
 def _dataset_problems(spec: RunSpec) -> list[str]:

@@ -3004,6 +3004,25 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     </message>
 </context>
 <context>
+    <name>TemplatePicker</name>
+    <message>
+        <source>Open .&amp;keras…</source>
+        <translation>打开 .&amp;keras…</translation>
+    </message>
+    <message>
+        <source>Train your own model saved with `model.save(&quot;name.keras&quot;)`: its layers and weights under the precision chosen, its last layer in float32 (also `--template name.keras`)</source>
+        <translation>训练你用 `model.save(&quot;name.keras&quot;)` 保存的模型：保留其层与权重，按所选精度计算，最后一层为 float32（也可用 `--template name.keras`）</translation>
+    </message>
+    <message>
+        <source>Open a Keras model</source>
+        <translation>打开 Keras 模型</translation>
+    </message>
+    <message>
+        <source>Keras model (*{suffix})</source>
+        <translation>Keras 模型 (*{suffix})</translation>
+    </message>
+</context>
+<context>
     <name>TensorBoardActions</name>
     <message>
         <source>Open in TensorBoard</source>
@@ -3319,8 +3338,8 @@ then choose Run &gt; Open in TensorBoard again.</source>
         <translation>每个模型模板和精度各做几步真实训练，并检查构建、驱动、TF32 和计时，给出通过/警告/失败报告（命令行：`mpstudio doctor`）</translation>
     </message>
     <message>
-        <source>Find the largest &amp;batch…</source>
-        <translation>查找最大批次(&amp;B)…</translation>
+        <source>&amp;Find the largest batch…</source>
+        <translation>查找最大批次(&amp;F)…</translation>
     </message>
     <message>
         <source>The largest batch float32 and mixed precision each train at without running out of memory, then compare them there (also `mpstudio find-batch`)</source>

@@ -15,6 +15,9 @@ _OUTCOMES = {FITS: N_("fits"), OUT_OF_MEMORY: N_("out of memory"), CRASHED: N_("
 
 def outcome_text(outcome: TryOutcome) -> str:
     """"fits", "out of memory"... (the language in force)."""
+    if outcome.outcome == TOO_LARGE and outcome.batch_limit:
+        return _("more than the data ({examples:,} examples)").format(
+            examples=outcome.batch_limit)
     return _(_OUTCOMES[outcome.outcome]) if outcome.outcome in _OUTCOMES else _("error")
 
 

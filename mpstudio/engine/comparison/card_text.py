@@ -131,7 +131,7 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
         base_batch, mixed_batch = card.batch_sizes
         rows.insert(1, CardRow(
             _("batch size"), f"{base_batch:,}", f"{mixed_batch:,}",
-            f"x{mixed_batch / base_batch:.2f}",
+            f"{mixed_batch / base_batch:.2f}x",
             _("each side at the largest batch that fit in memory, the learning rate scaled "
               "linearly with the batch; throughput counts examples, so the speedup includes "
               "the larger batch mixed precision made room for")))

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.lazy_import import resolve
 from mpstudio.engine.registry import Registry
+from mpstudio.engine.templates.user_model import DESCRIPTION as USER_MODEL_DESCRIPTION
+from mpstudio.engine.templates.user_model import is_model_file
 
 if TYPE_CHECKING:
     import keras
@@ -46,6 +48,9 @@ def template_names() -> list[str]:
 
 
 def template_entry(name: str) -> TemplateEntry:
+    """A registered template, or a model file's entry (its path is the name)."""
+    if is_model_file(name):
+        return TemplateEntry(name, USER_MODEL_DESCRIPTION, "", frozenset({IMAGE, SEQUENCE, FLAT}))
     return _TEMPLATES.get(name)
 
 
@@ -87,6 +92,11 @@ def build_model(
     from mpstudio.engine.templates.model_input import input_scale_of, input_scaling
     from mpstudio.engine.templates.pinning import pin_float32
 
+    if is_model_file(name):  # the user's own model: its layers, the run's policy
+        from mpstudio.engine.templates.user_model import load_user_model
+
+        return pin_float32(load_user_model(name, tuple(input_shape), num_classes, policy,
+                                           input_scale), float32_layers)
     problem = input_problem(name, tuple(input_shape))
     if problem:
         raise ValueError(problem)

@@ -91,6 +91,7 @@ class BatchFinderDialog(QDialog):
             "BatchFinderDialog", "Tries per precision; a try that runs out of memory takes "
                                  "about 10 s more (TensorFlow waits for memory first)"))
         form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         form.addRow(QCoreApplication.translate("BatchFinderDialog", "Memory cap:"), self.cap)
         form.addRow(QCoreApplication.translate(
             "BatchFinderDialog", "Tries per precision:"), self.tries)

@@ -55,6 +55,7 @@ from mpstudio.ui.setup.setup_texts import (
     tr,
 )
 from mpstudio.ui.setup.strategy_form import DistributionForm
+from mpstudio.ui.setup.template_picker import TemplatePicker
 from mpstudio.ui.setup.verdict_marks import mark_color, mark_text, precision_choice_text
 from mpstudio.ui.widgets.folding_group import FoldingGroup
 from mpstudio.ui.widgets.panel_labels import spin_box
@@ -88,6 +89,7 @@ class SetupPanel(QWidget):
         super().__init__(parent)
         self.dataset = DatasetPicker()
         self.template = _combo("template", tuple(template_names()))
+        self.template_picker = TemplatePicker(self.template)
         self.template_note = self._hint("")
         self.layers = LayerTable()
         self.precision = _combo("precision", PRECISIONS)
@@ -197,7 +199,8 @@ class SetupPanel(QWidget):
         layout.addWidget(self._group(QCoreApplication.translate("SetupPanel", "Dataset"),
                                          self.dataset))
         layout.addWidget(self._group(QCoreApplication.translate("SetupPanel", "Model"),
-                                         self.template, self.template_note, self.layers))
+                                         self.template_picker, self.template_note,
+                                         self.layers))
         layout.addWidget(self._group(QCoreApplication.translate("SetupPanel", "Precision"),
                                          self.precision, self.precision_note,
                                          self.float32_layers))
@@ -276,7 +279,7 @@ class SetupPanel(QWidget):
         self._extra = spec
         self.precision_picked = True
         self.dataset.set_dataset(spec.dataset, spec.dataset_options)
-        _select(self.template, spec.template)
+        self.template_picker.select(spec.template)
         _select(self.precision, spec.precision)
         self.loss_scaling.set_loss_scaling(spec.loss_scaling, spec.precision)
         self.batch_size.setValue(spec.batch_size)

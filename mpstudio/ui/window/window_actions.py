@@ -107,7 +107,7 @@ def build_actions(window: QMainWindow) -> WindowActions:
                 "the build, driver, TF32 and timing, as a pass/warn/fail report "
                 "(also `mpstudio doctor`)")),
         find_batch=_action(
-            window, QCoreApplication.translate("WindowActions", "Find the largest &batch…"),
+            window, QCoreApplication.translate("WindowActions", "&Find the largest batch…"),
             "findBatch", tip=QCoreApplication.translate(
                 "WindowActions", "The largest batch float32 and mixed precision each train at "
                 "without running out of memory, then compare them there (also `mpstudio "

@@ -1,0 +1,119 @@
+"""A model of the user's own, saved as a ``.keras`` file, trained like a template: the
+``template`` of a run is then the file's path (``--template my_model.keras``, or
+"Open a .keras model…" in the window's template list).
+
+The file's layers and weights are kept; the run's precision is given to every layer
+(Keras 3 lets a built layer take a new ``dtype_policy``: its float32 variables stay as
+they are, only the compute dtype changes), except the last, which computes in float32
+so the loss sees float32 probabilities, as Keras' mixed-precision guide asks. The
+weights in the file are the run's initial weights, the same for every run of it.
+Layers named in ``float32_layers`` are then pinned like a template's.
+
+When the data is stored uint8 images that the model scales itself, the file's graph is
+rebuilt on the scaling's output from copies of its layers, one flat graph in which every
+layer keeps its name (the diagnosis and the pins name them) and its weights.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+from mpstudio.engine.i18n import N_, _
+
+MODEL_SUFFIX = ".keras"
+DESCRIPTION = N_("your model from a .keras file: its layers and weights, trained under the "
+                 "precision chosen (its last layer in float32)")
+
+
+def is_model_file(template: object) -> bool:
+    """Whether a run's template names a model file rather than a built-in template."""
+    return isinstance(template, str) and template.lower().endswith(MODEL_SUFFIX)
+
+
+def model_file_problem(template: str) -> str | None:
+    """Why ``template`` cannot be loaded as a model file, before TensorFlow is imported."""
+    path = Path(template).expanduser()
+    if not path.exists():
+        return _("model file {path} does not exist").format(path=path)
+    if not path.is_file():
+        return _("model file {path} is a folder, not a .keras file").format(path=path)
+    if not zipfile.is_zipfile(path):
+        return _("model file {path} is not a Keras 3 .keras file (a zip archive): save the "
+                 "model with `model.save(\"name.keras\")`").format(path=path)
+    return None
+
+
+def load_user_model(template: str, input_shape: tuple[int, ...], num_classes: int,
+                    policy: str, input_scale: float | None):  # -> keras.Model
+    """The file's model under ``policy``, taking what the data gives; SpecError naming
+    the file and what does not fit (its input shape, its number of outputs)."""
+    import keras
+
+    from mpstudio.engine.float8 import keras_policy
+    from mpstudio.engine.spec import SpecError
+    from mpstudio.engine.templates.model_input import SCALING_LAYER, input_scaling, model_input
+
+    problem = model_file_problem(template)
+    if problem:
+        raise SpecError([problem])
+    path = Path(template).expanduser()
+    try:
+        model = keras.saving.load_model(path, compile=False)
+    except Exception as exc:  # a custom layer not registered, a damaged zip
+        raise SpecError([_("cannot load model file {path}: {error}").format(
+            path=path, error=f"{type(exc).__name__}: {exc}")]) from None
+    if len(model.inputs) != 1 or len(model.outputs) != 1:
+        raise SpecError([_("model file {path} has {inputs} inputs and {outputs} outputs; "
+                           "mpstudio trains classifiers with one of each").format(
+                               path=path, inputs=len(model.inputs),
+                               outputs=len(model.outputs))])
+    takes = tuple(model.inputs[0].shape[1:])
+    if len(takes) != len(input_shape) or any(
+            t is not None and t != d for t, d in zip(takes, input_shape, strict=False)):
+        raise SpecError([_("model file {path} takes inputs of shape {takes}, but the data's "
+                           "examples are {shape}").format(
+                               path=path, takes="x".join(str(t) for t in takes),
+                               shape="x".join(map(str, input_shape)))])
+    outputs = model.outputs[0].shape[-1]
+    if outputs != num_classes:
+        raise SpecError([_("model file {path} has {outputs} outputs, but the data has "
+                           "{classes} classes").format(path=path, outputs=outputs,
+                                                       classes=num_classes)])
+    if input_scale is not None:  # uint8 images: the file's layers after the scaling
+        with input_scaling(input_scale):
+            inputs, scaled = model_input(input_shape)
+        model = keras.Model(inputs, _call_layers(model, scaled), name=model.name)
+    keras_name = keras_policy(policy)
+    layers = [layer for layer in model.layers
+              if not isinstance(layer, keras.layers.InputLayer) and layer.name != SCALING_LAYER]
+    for layer in layers:
+        for inner in [layer, *layer._flatten_layers(include_self=False)]:
+            inner.dtype_policy = keras_name
+    if layers:
+        layers[-1].dtype_policy = "float32"  # the probabilities the loss reads
+    return model
+
+
+def _call_layers(model, tensor):  # (keras.Model, KerasTensor) -> KerasTensor
+    """``model``'s graph rebuilt on ``tensor`` from fresh copies of its layers (their
+    configs, then their weights): each copy has this one graph, so its ``output`` is
+    the tensor of this model (the numerics diagnosis reads it), and its name is the
+    file's."""
+    import keras
+
+    copies: dict = {}
+
+    def fresh(layer):
+        if layer not in copies:
+            copies[layer] = layer.__class__.from_config(layer.get_config())
+        return copies[layer]
+
+    if isinstance(model, keras.Sequential):
+        for layer in model.layers:
+            tensor = fresh(layer)(tensor)
+    else:  # Functional.call's own walk of its graph, each layer swapped for its copy
+        tensor = model._run_through_graph(tensor, operation_fn=fresh)
+    for layer, copy in copies.items():
+        copy.set_weights(layer.get_weights())
+    return tensor

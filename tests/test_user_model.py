@@ -1,0 +1,106 @@
+"""A model of the user's own from a .keras file, trained like a template (issue 25 item
+1, "the same for a user's model loaded from a .keras file"): the run's precision on
+each of its layers, the diagnosis naming its overflowing layer, the pin fixing it, and
+the window's Open .keras…"""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+import pytest
+
+from mpstudio.cli.main import main
+from mpstudio.engine.history.locations import HISTORY_ENV
+from mpstudio.engine.spec import RunSpec, SpecError
+from mpstudio.engine.spec_checks import spec_problems
+from mpstudio.engine.templates.registry import build_model
+
+DIGITS = (8, 8, 1)
+DIGITS_SCALE = 1 / 16  # digits are uint8 0..16, scaled inside the model
+
+
+def boost_model(input_shape=DIGITS) -> keras.Model:
+    """tanh, then x 1e6 (float16 overflows past 65,504), then x 1e-6: finite in float32."""
+    inputs = keras.Input(input_shape)
+    x = keras.layers.Flatten(name="flatten")(inputs)
+    x = keras.layers.Dense(16, activation="tanh", name="hidden")(x)
+    x = keras.layers.Rescaling(1e6, name="boost")(x)
+    x = keras.layers.Rescaling(1e-6, name="unboost")(x)
+    x = keras.layers.Dense(10, name="logits")(x)
+    return keras.Model(inputs, keras.layers.Activation("softmax", name="softmax")(x))
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("user") / "boost.keras"
+    boost_model().save(path)
+    return path
+
+
+@pytest.fixture
+def history(tmp_path, monkeypatch):
+    monkeypatch.setenv(HISTORY_ENV, str(tmp_path / "history.sqlite3"))
+
+
+def test_the_files_layers_take_the_runs_precision_and_keep_their_weights(model_file):
+    saved = keras.saving.load_model(model_file, compile=False)
+    model = build_model(str(model_file), DIGITS, 10, "mixed_float16", input_scale=DIGITS_SCALE,
+                        float32_layers=["boost"])
+    dtypes = {layer.name: layer.compute_dtype for layer in model.layers[1:]}  # not Input
+    assert dtypes == {"input_scaling": "float32", "flatten": "float16",
+                      "hidden": "float16", "boost": "float32", "unboost": "float16",
+                      "logits": "float16", "softmax": "float32"}
+    assert model.inputs[0].dtype == "uint8"  # the batches stay uint8, scaled on the device
+    for a, b in zip(saved.get_weights(), model.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)
+    x = np.arange(64, dtype="uint8").reshape(1, 8, 8, 1) % 17
+    expected = saved.predict(x.astype("float32") * DIGITS_SCALE, verbose=0)
+    float32 = build_model(str(model_file), DIGITS, 10, "float32", input_scale=DIGITS_SCALE)
+    np.testing.assert_allclose(float32.predict(x, verbose=0), expected, rtol=1e-6)
+
+
+def test_a_model_that_does_not_fit_the_data_is_named_before_training(tmp_path, model_file):
+    flat = tmp_path / "flat.keras"
+    boost_model((64,)).save(flat)
+    with pytest.raises(SpecError, match=r"takes inputs of shape 64, but the data's examples "
+                                        r"are 8x8x1"):
+        build_model(str(flat), DIGITS, 10, "mixed_float16", input_scale=None)
+    with pytest.raises(SpecError, match="has 10 outputs, but the data has 3 classes"):
+        build_model(str(model_file), DIGITS, 3, "float32", input_scale=None)
+    fake = tmp_path / "fake.keras"
+    fake.write_text("not a zip")
+    assert "not a Keras 3 .keras file" in spec_problems(RunSpec(template=str(fake)))[0]
+    assert "does not exist" in spec_problems(RunSpec(template=str(tmp_path / "no.keras")))[0]
+
+
+def test_the_command_line_diagnoses_pins_and_trains_the_users_model(model_file, history,
+                                                                     capsys):
+    base = ["train", "--template", str(model_file), "--steps", "12", "--batch-size", "64",
+            "--diagnose"]
+    assert main(base) == 1
+    err = capsys.readouterr().err
+    assert "Diagnosis: layer 'boost'" in " ".join(err.split())
+    assert f"--template {model_file}" in err and "--float32-layer boost" in err
+    assert main([*base, "--float32-layer", "boost", "--float32-layer", "unboost"]) == 0
+    out = capsys.readouterr().out
+    assert "mixed_float16 · float32 boost, unboost: finished" in out
+
+
+def test_the_window_opens_a_keras_file_as_the_template(qtbot, model_file, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from mpstudio.ui.setup.setup_panel import SetupPanel
+
+    panel = SetupPanel()
+    qtbot.addWidget(panel)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        staticmethod(lambda *args, **kwargs: (str(model_file), "")))
+    panel.template_picker.open_button.click()
+    assert panel.template.currentText() == "boost.keras"
+    assert panel.spec().template == str(model_file)
+    assert "your model from a .keras file" in panel.template_note.text()
+    other = SetupPanel()  # a saved spec that names the file shows it too
+    qtbot.addWidget(other)
+    other.set_spec(panel.spec())
+    assert other.template.currentText() == "boost.keras"
+    assert other.spec().template == str(model_file)
