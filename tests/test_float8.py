@@ -117,3 +117,20 @@ def test_the_window_greys_float8_out_where_it_is_not_supported(qtbot):
     panel.precision.setCurrentIndex(index)
     assert panel.baseline.text() == "Compare with mixed_bfloat16"
     assert panel.loss_scaling.explanation.text().startswith("Not needed under float8")
+    # TF32 is float32's math: a float8 comparison's baseline (mixed_bfloat16) ignores it
+    panel.baseline_math.setCurrentIndex(panel.baseline_math.findData("tf32"))
+    assert not panel.baseline_math.isEnabled()
+    assert panel.compare_options().baseline == "auto"
+    panel.precision.setCurrentIndex(panel.precision.findData("mixed_float16"))
+    panel.baseline.setChecked(True)
+    assert panel.baseline_math.isEnabled() and panel.compare_options().baseline == "tf32"
+
+
+def test_a_float8_comparison_refuses_a_float32_math_for_its_baseline():
+    from mpstudio.engine.spec import RunSpec
+    from mpstudio.engine.trainer.compare_options import comparison_problems
+
+    spec = RunSpec(precision="float8")
+    assert comparison_problems(spec, 1, "auto") == []
+    (problem,) = comparison_problems(spec, 1, "tf32")
+    assert "float8 is compared with mixed_bfloat16: leave it auto" in problem

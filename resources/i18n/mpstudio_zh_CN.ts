@@ -2979,6 +2979,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
         <translation>与 mixed_bfloat16 对比</translation>
     </message>
     <message>
+        <source>float8 is compared with mixed_bfloat16, whose matmuls TF32 does not touch</source>
+        <translation>float8 与 mixed_bfloat16 对比，TF32 不影响其矩阵乘法</translation>
+    </message>
+    <message>
         <source>TensorFlow is still loading…</source>
         <translation>TensorFlow 仍在加载…</translation>
     </message>

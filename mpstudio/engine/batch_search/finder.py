@@ -106,8 +106,8 @@ def run_try(spec: RunSpec, cap_mib: float | None, timeout_s: float,
     seconds = time.monotonic() - started
     for line in reversed(stdout.splitlines()):
         outcome = TryOutcome.from_line(line)
-        if outcome is not None:
-            return outcome
+        if outcome is not None:  # its time: the whole process, TensorFlow's start included
+            return dataclasses.replace(outcome, seconds=seconds)
     log.info("batch %d try ended with code %s; its stderr ends: %s", spec.batch_size,
              proc.returncode, stderr[-2000:])
     if should_stop():

@@ -48,7 +48,11 @@ def comparison_problems(spec: RunSpec, repeats: int, math_mode: str) -> list[str
             1 <= repeats <= MAX_REPEATS):
         problems.append(_("repeats must be a whole number from 1 to {most}, got "
                           "{value!r}").format(most=MAX_REPEATS, value=repeats))
-    if math_mode not in BASELINE_MATHS:
+    if spec.precision == FLOAT8 and math_mode != "auto":
+        problems.append(_("baseline {value!r} sets float32's math (TF32), but float8 is "
+                          "compared with {base}: leave it auto").format(value=math_mode,
+                                                                       base=BASE_POLICY))
+    elif math_mode not in BASELINE_MATHS:
         problems.append(_("baseline must be one of: {choices}; got {value!r}").format(
             choices=", ".join(BASELINE_MATHS), value=math_mode))
     return problems

@@ -320,8 +320,7 @@ class SetupPanel(QWidget):
         """The comparison to run, or None for a single run."""
         if not self.with_baseline():
             return None
-        return CompareOptions(self.trials.value(), str(self.baseline_math.currentData()),
-                              self.profile.isChecked())
+        return self.compare_options()
 
     def open_groups(self) -> list[str]:
         return [name for name, group in self.folding.items() if group.is_open]
@@ -339,9 +338,11 @@ class SetupPanel(QWidget):
         self._compare_changed()
 
     def compare_options(self) -> CompareOptions:
-        """The trials and baseline fields, whether or not the box is ticked."""
-        return CompareOptions(self.trials.value(), str(self.baseline_math.currentData()),
-                              self.profile.isChecked())
+        """The trials and baseline fields, whether or not the box is ticked (a float8
+        comparison's baseline math is TensorFlow's own: TF32 is float32's)."""
+        math = "auto" if self.selected_precision() == "float8" \
+            else str(self.baseline_math.currentData())
+        return CompareOptions(self.trials.value(), math, self.profile.isChecked())
 
     def _compare_changed(self) -> None:
         self._compare_form.setEnabled(self.with_baseline())
@@ -419,6 +420,12 @@ class SetupPanel(QWidget):
             if self.selected_precision() == "float8"
             else QCoreApplication.translate("SetupPanel", "Compare with float32"))
         self._compare_changed()
+        # TF32 is float32's math: a float8 run's baseline is mixed_bfloat16 (its own math)
+        float8 = self.selected_precision() == "float8"
+        self.baseline_math.setEnabled(not float8)  # the form greys it with the box
+        self.baseline_math.setToolTip(QCoreApplication.translate(
+            "SetupPanel", "float8 is compared with mixed_bfloat16, whose matmuls TF32 does "
+            "not touch") if float8 else tr(BASELINE_MATH_TIP))
 
     # ------------------------------------------------------------ updates
     def set_state(self, tf_ready: bool, running: bool, stop_now: bool = False) -> None:
