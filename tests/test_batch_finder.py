@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+from pathlib import Path
 
 import pytest
 from gui_helpers import RUN_TIMEOUT_MS
@@ -74,6 +76,23 @@ def test_the_data_bounds_the_search_and_its_refusals_cost_no_tries():
     assert len(result.tries) == 4  # 512, 1024, 2048 (refused), 1438
 
 
+def test_an_unaligned_start_is_aligned_and_the_findings_say_what_bounded_them():
+    from mpstudio.engine.batch_search.finder import BatchSearch
+    from mpstudio.engine.batch_search.finder_text import result_line, summary_line
+
+    device = Device(holds=300)
+    assert search_largest("float32", device, 100, max_tries=3).tries[0].batch_size == 96
+    whole = (search_largest("float32", Device(holds=5000, examples=1438), 1024),
+             search_largest("mixed_float16", Device(holds=5000, examples=1438), 1024))
+    line = summary_line(BatchSearch(RunSpec(), whole, None))
+    assert "the data, not memory, is the limit" in line
+    partly = (search_largest("float32", Device(holds=700, examples=1438), 512),
+              whole[1])
+    assert "holds at least" in summary_line(BatchSearch(RunSpec(), partly, 16))
+    one = search_largest("float32", Device(holds=5000), 64, max_tries=1)
+    assert "1 try," in result_line(one)
+
+
 def test_tries_run_out_and_errors_stop_the_search():
     short = search_largest("float32", Device(holds=10_000), 64, max_tries=2)
     assert short.out_of_tries and short.largest == 128 and not short.bounded
@@ -122,6 +141,77 @@ def test_real_tries_fit_and_run_out_of_tensorflows_capped_allocator():
     assert too_large.outcome == TOO_LARGE and too_large.batch_limit == 1438
 
 
+def _tries_running() -> list[int]:
+    """The pids of try processes now alive."""
+    from pathlib import Path
+
+    alive = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if b"batch_search.probe" in (proc / "cmdline").read_bytes():
+                alive.append(int(proc.name))
+        except OSError:
+            continue
+    return alive
+
+
+def _wait_until(condition, seconds: float) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def test_stop_ends_the_running_try_and_the_search_says_stopped():
+    """Stop during the second try: its process is killed, the try is not a finding, and
+    the search ends as stopped (the command then exits 0, the window says Stopped)."""
+    import threading
+
+    stop = threading.Event()
+    seen = []
+
+    def tried(event) -> None:
+        seen.append(event)
+        threading.Timer(1.0, stop.set).start()  # while the next try loads TensorFlow
+
+    search = find_largest_batches(_digits(), FinderOptions(cap_mib=16, start=128), tried,
+                                  stop.is_set)
+    assert len(seen) == 1 and search.results[0].stopped and not search.results[0].error
+    assert len(search.results) == 1 and len(search.results[0].tries) == 1
+    assert _wait_until(lambda: not _tries_running(), 5)
+
+
+def test_a_try_past_its_time_is_ended_and_said(tmp_path):
+    outcome = run_try(try_spec(_digits(), "float32", 128, 4), None, 0.5, lambda: False)
+    assert outcome.outcome == ERROR and "did not finish in 0.5 s" in outcome.detail
+    assert _wait_until(lambda: not _tries_running(), 5)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_a_try_ends_with_the_process_that_started_it(tmp_path):
+    """An engine killed mid-search (SIGKILL: no cleanup runs) takes its try with it."""
+    import signal
+    import subprocess
+
+    starter = subprocess.Popen([sys.executable, "-c", (
+        "from mpstudio.engine.batch_search.finder import run_try, try_spec\n"
+        "from mpstudio.engine.spec import RunSpec\n"
+        "run_try(try_spec(RunSpec(epochs=1), 'float32', 128, 4000), None, 600, lambda: False)")])
+    try:
+        assert _wait_until(lambda: any(
+            Path(f"/proc/{pid}/stat").read_text().split()[3] == str(starter.pid)
+            for pid in _tries_running()), 30)
+        starter.send_signal(signal.SIGKILL)
+        starter.wait(10)
+        assert _wait_until(lambda: not _tries_running(), 10)
+    finally:
+        starter.kill()
+
+
 def test_the_finder_reports_each_try_and_starts_mixed_where_float32_ended():
     seen = []
     search = find_largest_batches(_digits(), FinderOptions(cap_mib=16, start=512, max_tries=1),
@@ -134,7 +224,8 @@ def test_the_finder_reports_each_try_and_starts_mixed_where_float32_ended():
     assert mixed.learning_rate == pytest.approx(1e-3 * 512 / 128)  # linear rule from 128
 
 
-def test_a_comparison_at_each_sides_own_batch_scales_the_rate_and_says_so(isolated_history):
+def test_a_comparison_at_each_sides_own_batch_scales_the_rate_and_says_so(isolated_history,
+                                                                           tmp_path):
     """float32 at batch 64 against mixed at 128 (what the finder's comparison runs): the
     card shows both batches, withholds the memory saving (mixed spent it on the batch)
     and does not call the batch a difference that voids the verdict."""
@@ -154,6 +245,21 @@ def test_a_comparison_at_each_sides_own_batch_scales_the_rate_and_says_so(isolat
     assert card.differences == "" and card.memory_saving is None
     rows = {row.name: row for row in card_rows(card)}
     assert rows["batch size"].change == "2.00x"
+    # a re-run from History and a bundle's replay start the same comparison again
+    from mpstudio.engine.history.store import RunStore
+    from mpstudio.engine.report.bench_bundle import (
+        benchmark_source,
+        comparison_spec,
+        write_bundle,
+    )
+    from mpstudio.engine.report.bench_read import read_bundle
+
+    spec_dict, options = comparison_spec(session.stored)
+    assert (spec_dict["batch_size"], options.baseline_batch_size) == (128, 64)
+    with RunStore() as store:
+        path = write_bundle(benchmark_source(store, session.stored[1].id),
+                            tmp_path / "bench.zip")
+    assert read_bundle(path).compare.baseline_batch_size == 64
 
 
 def test_find_batch_command_searches_and_compares(run_cli, isolated_history):
@@ -181,6 +287,7 @@ def test_find_batch_refuses_bad_settings_before_tensorflow(run_cli):
 
 def test_the_window_finds_the_batches_in_a_fresh_engine(qtbot, window):
     w = window
+    qtbot.waitUntil(lambda: not w.engine.busy, timeout=RUN_TIMEOUT_MS)
     starts = w.engine.starts
     w.setup.set_spec(w.setup.spec().replace(precision="float32"))
     w.actions.find_batch.trigger()

@@ -104,3 +104,28 @@ def test_the_window_opens_a_keras_file_as_the_template(qtbot, model_file, monkey
     other.set_spec(panel.spec())
     assert other.template.currentText() == "boost.keras"
     assert other.spec().template == str(model_file)
+
+
+def _saved(model: keras.Model, path) -> str:
+    model.save(path)
+    return str(path)
+
+
+def test_a_logits_model_and_an_unbuilt_one_are_refused_and_a_nested_head_is_float32(tmp_path):
+    inputs = keras.Input(DIGITS)
+    flat = keras.layers.Flatten()(inputs)
+    logits = _saved(keras.Model(inputs, keras.layers.Dense(10)(flat)), tmp_path / "logits.keras")
+    with pytest.raises(SpecError, match="does not end in a softmax"):
+        build_model(logits, DIGITS, 10, "mixed_float16")
+    unbuilt = keras.Sequential([keras.layers.Flatten(), keras.layers.Dense(10)])
+    with pytest.warns(UserWarning):
+        path = _saved(unbuilt, tmp_path / "unbuilt.keras")
+    with pytest.raises(SpecError, match="never built"):
+        build_model(path, DIGITS, 10, "mixed_float16")
+    head = keras.Sequential([keras.Input((64,)), keras.layers.Dense(32, name="h1"),
+                             keras.layers.Dense(10, activation="softmax", name="h2")],
+                            name="head")
+    nested = _saved(keras.Model(inputs, head(flat)), tmp_path / "nested.keras")
+    model = build_model(nested, DIGITS, 10, "mixed_float16", input_scale=None)
+    assert model.get_layer("head").get_layer("h2").compute_dtype == "float32"
+    assert model(np.zeros((1, *DIGITS), "float32")).dtype == "float32"

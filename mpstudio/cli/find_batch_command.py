@@ -45,9 +45,9 @@ def add_find_batch_command(commands: Any) -> None:
     add("--tries", type=int, default=10, metavar="N",
         help=_("tries per precision, each a fresh process of a few steps (10)"))
     add("--compare", action="store_true",
-        help=_("then compare float32 at its largest batch with mixed precision at its "
-               "own, the learning rate scaled linearly from --learning-rate at "
-               "--batch-size"))
+        help=_("then compare the baseline (float32; mixed_bfloat16 for float8) at its "
+               "largest batch with the run's precision at its own, the learning rate scaled "
+               "linearly from --learning-rate at --batch-size"))
 
 
 def finder_problems(args: argparse.Namespace) -> list[str]:
@@ -73,6 +73,7 @@ def run_find_batch_command(args: argparse.Namespace) -> int:
         FinderOptions,
         comparison_at_largest,
         find_largest_batches,
+        precisions_for,
     )
     from mpstudio.engine.batch_search.finder_text import search_json, search_lines, tried_line
     from mpstudio.engine.spec_checks import validate_spec
@@ -110,9 +111,10 @@ def run_find_batch_command(args: argparse.Namespace) -> int:
     if not args.compare:
         return EXIT_OK
     mixed_spec, base_batch = comparison_at_largest(search)
-    print(_("comparing float32 at batch {base:,} with {precision} at batch {mixed:,} "
+    print(_("comparing {baseline} at batch {base:,} with {precision} at batch {mixed:,} "
             "(learning rate scaled linearly from {rate:g} at batch {batch:,})").format(
-                base=base_batch, precision=mixed_spec.precision, mixed=mixed_spec.batch_size,
+                baseline=precisions_for(spec)[0], base=base_batch,
+                precision=mixed_spec.precision, mixed=mixed_spec.batch_size,
                 rate=spec.learning_rate, batch=spec.batch_size), file=sys.stderr)
     comparison = CompareOptions(args.repeats, args.baseline, args.profile,
                                 baseline_batch_size=base_batch)

@@ -104,6 +104,21 @@ class StopFlag:
 
 
 @contextlib.contextmanager
+def ctrl_c_held() -> Iterator[None]:
+    """A Ctrl-C while TensorFlow is imported is held until the import has finished, then
+    raised: interrupted part-way, TensorFlow's half-initialised modules made the
+    process die by the signal at exit (exit -2 instead of 130), after the message."""
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
 def ctrl_c_stops(reporter) -> Iterator[None]:
     """First Ctrl-C stops cooperatively after the current step; a second one aborts."""
 

@@ -21,6 +21,7 @@ from mpstudio.cli.spec_arguments import add_source_options, dataset_argument, so
 from mpstudio.cli.support import (
     EXIT_FAILED,
     EXIT_OK,
+    ctrl_c_held,
     ctrl_c_stops,
     ended_early,
     make_console,
@@ -262,7 +263,7 @@ def train_from_command(command: str, spec: RunSpec, comparison: CompareOptions |
     from mpstudio.cli.console import ConsoleReporter
     from mpstudio.engine.datasets.errors import DataLoadStopped
 
-    with tensorflow_logs_hidden():
+    with ctrl_c_held(), tensorflow_logs_hidden():
         from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
         from mpstudio.engine.run_session import train_session
         from mpstudio.engine.trainer import runner

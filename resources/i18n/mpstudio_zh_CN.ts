@@ -391,12 +391,16 @@
         <translation>{why}：请在其结束后再开始查找。</translation>
     </message>
     <message>
+        <source>The engine is still working ({jobs}): start the search when it has finished.</source>
+        <translation>引擎仍在工作（{jobs}）：请在其完成后再开始查找。</translation>
+    </message>
+    <message>
         <source>the batch-size finder</source>
         <translation>批次大小查找</translation>
     </message>
     <message>
-        <source>finding the largest batch of float32 and {precision} from batch {batch}</source>
-        <translation>正在从批次 {batch} 起查找 float32 与 {precision} 的最大批次</translation>
+        <source>finding the largest batch of {baseline} and {precision} from batch {batch}</source>
+        <translation>正在从批次 {batch} 起查找 {baseline} 与 {precision} 的最大批次</translation>
     </message>
     <message>
         <source>stopped before it started</source>

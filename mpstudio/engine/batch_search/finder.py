@@ -16,15 +16,21 @@ import dataclasses
 import json
 import logging
 import os
-import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mpstudio.engine.batch_search.probe import CRASHED, ERROR, TryOutcome, TryRequest
+from mpstudio.engine.batch_search.probe import (
+    CRASHED,
+    ERROR,
+    PARENT_ENV,
+    TryOutcome,
+    TryRequest,
+)
 from mpstudio.engine.batch_search.search import SearchResult, search_largest
+from mpstudio.engine.child_process import last_words, signal_name
 from mpstudio.engine.distribute.lr_plan import scaled_learning_rate
 from mpstudio.engine.float8 import BASE_POLICY, FLOAT8
 from mpstudio.engine.i18n import _
@@ -96,13 +102,14 @@ def run_try(spec: RunSpec, cap_mib: float | None, timeout_s: float,
     proc = subprocess.Popen(
         [sys.executable, "-m", "mpstudio.engine.batch_search.probe"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        errors="replace", env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
+        errors="replace",
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", PARENT_ENV: str(os.getpid())})
     try:
         stdout, stderr = _communicate(proc, request, timeout_s, should_stop)
     except subprocess.TimeoutExpired:
         return TryOutcome(spec.batch_size, ERROR, _(
             "the try did not finish in {seconds} s and was ended").format(
-                seconds=f"{timeout_s:.0f}"), seconds=time.monotonic() - started)
+                seconds=f"{timeout_s:g}"), seconds=time.monotonic() - started)
     seconds = time.monotonic() - started
     for line in reversed(stdout.splitlines()):
         outcome = TryOutcome.from_line(line)
@@ -112,16 +119,12 @@ def run_try(spec: RunSpec, cap_mib: float | None, timeout_s: float,
              proc.returncode, stderr[-2000:])
     if should_stop():
         return TryOutcome(spec.batch_size, ERROR, _("stopped"), seconds=seconds)
-    if proc.returncode is not None and proc.returncode < 0:
-        try:
-            name = signal.Signals(-proc.returncode).name
-        except ValueError:
-            name = f"signal {-proc.returncode}"
+    name = signal_name(proc.returncode)
+    if name is not None:
         return TryOutcome(spec.batch_size, CRASHED, _(
             "the try's process crashed ({signal}): memory ran out where TensorFlow does "
             "not check").format(signal=name), seconds=seconds)
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    return TryOutcome(spec.batch_size, ERROR, lines[-1] if lines else _(
+    return TryOutcome(spec.batch_size, ERROR, last_words(stderr.splitlines()) or _(
         "the try's process ended with exit code {code}").format(code=proc.returncode),
         seconds=seconds)
 
@@ -161,8 +164,9 @@ def find_largest_batches(spec: RunSpec, options: FinderOptions,
             nonlocal count
             outcome = run_try(try_spec(spec, precision, batch, options.steps),
                               options.cap_mib, options.timeout_s, should_stop)
-            count += 1
-            on_try(BatchTried(precision, count, outcome))
+            if not should_stop():  # a try ended by Stop is not a finding
+                count += 1
+                on_try(BatchTried(precision, count, outcome))
             return outcome
 
         result = search_largest(precision, try_at, start, most=options.most,

@@ -7,7 +7,7 @@ from typing import Any
 from mpstudio.engine.batch_search.finder import BatchSearch, BatchTried
 from mpstudio.engine.batch_search.probe import CRASHED, FITS, OUT_OF_MEMORY, TOO_LARGE, TryOutcome
 from mpstudio.engine.batch_search.search import SearchResult
-from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.i18n import N_, _, ngettext
 
 _OUTCOMES = {FITS: N_("fits"), OUT_OF_MEMORY: N_("out of memory"), CRASHED: N_("crashed"),
              TOO_LARGE: N_("more than the data")}
@@ -54,10 +54,13 @@ def result_line(result: SearchResult) -> str:
     elif result.out_of_tries:
         why = _("the tries ran out before any batch ran out of memory: raise the start or "
                 "the number of tries")
+    elif result.largest is not None:  # the user's bound (--most) stopped it
+        why = _("every batch up to the bound fit: raise the bound")
     else:
-        why = _("every batch up to the bound fit")
-    return _("{found} ({why}; {tries} tries, {seconds:.0f} s)").format(
-        found=found, why=why, tries=tries, seconds=sum(t.seconds for t in result.tries))
+        why = _("no batch fit, down to batch 1")
+    spent = ngettext("{tries} try, {seconds:.0f} s", "{tries} tries, {seconds:.0f} s",
+                     tries).format(tries=tries, seconds=sum(t.seconds for t in result.tries))
+    return _("{found} ({why}; {spent})").format(found=found, why=why, spent=spent)
 
 
 def summary_line(search: BatchSearch) -> str:
@@ -68,14 +71,22 @@ def summary_line(search: BatchSearch) -> str:
     assert base.largest and mixed.largest
     unbounded = [r.precision for r in search.results if not r.bounded]
     if unbounded:
-        return _("no ratio: {precisions} fit every batch tried, so its largest is not known "
-                 "(raise the tries or the start)").format(precisions=", ".join(unbounded))
+        return _("no ratio: {precisions} fit every batch tried, so the largest is not known "
+                 "(raise the tries, the start or the bound)").format(
+                     precisions=", ".join(unbounded))
+    if base.whole_data_fits and mixed.whole_data_fits:
+        return _("both fit the whole training split in one batch ({examples:,} examples): the "
+                 "data, not memory, is the limit; give a memory cap or more data").format(
+                     examples=mixed.largest)
     cap = (_("within a {cap:,.0f} MiB memory cap").format(cap=search.cap_mib)
            if search.cap_mib else _("in the device's memory"))
+    values = dict(mixed=mixed.precision, base=base.precision, ratio=mixed.largest / base.largest,
+                  mixed_batch=mixed.largest, base_batch=base.largest, cap=cap)
+    if mixed.whole_data_fits:  # the data stopped mixed, memory stopped the baseline
+        return _("{mixed} holds at least {ratio:.2f}x the batch of {base} ({mixed_batch:,}, "
+                 "the whole training split, vs {base_batch:,}) {cap}").format(**values)
     return _("{mixed} holds {ratio:.2f}x the batch of {base} ({mixed_batch:,} vs "
-             "{base_batch:,}) {cap}").format(
-                 mixed=mixed.precision, base=base.precision, ratio=mixed.largest / base.largest,
-                 mixed_batch=mixed.largest, base_batch=base.largest, cap=cap)
+             "{base_batch:,}) {cap}").format(**values)
 
 
 def search_lines(search: BatchSearch) -> list[str]:

@@ -152,8 +152,30 @@ def _memory_words(text: str) -> bool:
                for word in (*_MEMORY_ERRORS, *(marker for marker, _ in OOM_MESSAGES)))
 
 
+PARENT_ENV = "MPSTUDIO_TRY_PARENT"  # the pid of the process that started the try
+
+
+def _end_with_parent() -> None:
+    """On Linux, die when the process that started the try does (an engine killed in the
+    middle of a search must not leave a try holding the device's memory)."""
+    import os
+
+    parent = os.environ.get(PARENT_ENV)
+    if not sys.platform.startswith("linux") or not parent:
+        return
+    import ctypes
+    import signal
+
+    pr_set_pdeathsig = 1  # linux/prctl.h
+    ctypes.CDLL(None).prctl(pr_set_pdeathsig, int(signal.SIGKILL))
+    if os.getppid() != int(parent):  # it ended before the line above
+        os._exit(1)
+
+
 def main() -> int:
     import os
+
+    _end_with_parent()
 
     from mpstudio.engine.i18n import ENV, set_language
 

@@ -72,7 +72,7 @@ def search_largest(precision: str, try_at: Callable[[int], TryOutcome], start: i
     limit = most
     data_limit: int | None = None
     tries: list[TryOutcome] = []
-    batch = max(1, start)
+    batch = aligned(max(1, start))  # doubling keeps a multiple of 8 one
     error = ""
     while True:
         if should_stop():
@@ -84,6 +84,9 @@ def search_largest(precision: str, try_at: Callable[[int], TryOutcome], start: i
         if limit is not None:
             batch = min(batch, limit)
         outcome = try_at(batch)
+        if should_stop():  # the try was ended part-way: it says nothing about the batch
+            return SearchResult(precision, largest, failed, data_limit, tuple(tries), error,
+                                stopped=True)
         tries.append(outcome)
         if outcome.outcome == FITS:
             largest = batch

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from mpstudio.engine.child_process import last_words
 from mpstudio.engine.event_codec import EventDecodeError, event_from_json
 from mpstudio.engine.events import EpochMetrics, Reporter, RunFailed, RunFinished, RunStarted
 from mpstudio.engine.i18n import N_, _
@@ -32,7 +33,6 @@ from mpstudio.engine.spec import RunSpec, SpecError
 STOP_GRACE = 30.0  # seconds a stopped worker gets to finish its step and save
 EXIT_DRAIN = 2.0  # seconds to wait for the last output once the worker has exited
 NOT_STARTED = N_("stopped before every worker had joined; nothing was written")
-_NOISE = ("WARNING:", "W0000", "I0000", "E0000", "Additional GRPC", ":UNKNOWN:")
 
 
 def worker_command(config: Path) -> list[str]:
@@ -59,7 +59,7 @@ def run_worker_process(spec: RunSpec, reporter: Reporter,
 
         raise DataLoadStopped(_(NOT_STARTED))
     if done is None:
-        message = _last_words(stderr) or _("the worker process ended with status "
+        message = last_words(stderr) or _("the worker process ended with status "
                                            "{status}").format(status=child.returncode)
         if child.returncode == 2:
             raise SpecError([message])
@@ -138,12 +138,6 @@ def _relay(child: subprocess.Popen, reporter: Reporter):
     child.wait()
     err_reader.join(timeout=5)
     return done, epochs, end, stderr, bool(stop_sent and not started and done is None)
-
-
-def _last_words(stderr: list[str]) -> str:
-    """The child's own message: its last lines that are not TensorFlow's log noise."""
-    useful = [line.strip() for line in stderr if line.strip() and not line.startswith(_NOISE)]
-    return " ".join(useful[-3:])
 
 
 def _kept_model(run_id: int | None) -> Any:

@@ -10,13 +10,13 @@ the window, or the ``mpstudio export`` command) stays up.
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from mpstudio.engine.child_process import last_words, signal_name
 from mpstudio.engine.export.results import ExportError
 from mpstudio.engine.i18n import _
 
@@ -41,17 +41,14 @@ def convert_in_own_process(saved: Path, variant: str, examples: np.ndarray | Non
         raise ExportError(_("the TFLite converter did not finish {what} in {seconds} s "
                             "and was ended").format(what=what,
                                                     seconds=f"{TIMEOUT_SECONDS:.0f}")) from None
-    if proc.returncode < 0:
-        try:
-            name = signal.Signals(-proc.returncode).name
-        except ValueError:
-            name = f"signal {-proc.returncode}"
+    name = signal_name(proc.returncode)
+    if name is not None:
         raise ExportError(_("the TFLite converter crashed ({signal}) {what}; export "
                             "dynamic-range int8 instead (it needs no calibration)").format(
                                 signal=name, what=what))
     if proc.returncode != 0 or not out_file.is_file():
-        lines = [line for line in proc.stderr.splitlines() if line.strip()]
-        reason = lines[-1] if lines else _("exit code {code}").format(code=proc.returncode)
+        reason = last_words(proc.stderr.splitlines(), 1) or _("exit code {code}").format(
+            code=proc.returncode)
         raise ExportError(_("the TFLite converter failed: {reason}").format(reason=reason))
     return out_file.read_bytes()
 

@@ -24,6 +24,8 @@ from typing import Any
 
 from mpstudio import __version__
 from mpstudio.engine import i18n
+from mpstudio.engine.comparison.card import scaled_batches
+from mpstudio.engine.float8 import FLOAT8
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.history.store import HistoryError, RunStore
 from mpstudio.engine.i18n import _
@@ -86,12 +88,19 @@ def benchmark_source(store: RunStore, target: str | int) -> BenchmarkSource:
 
 def comparison_spec(runs: Sequence[StoredRun]) -> tuple[dict[str, Any], CompareOptions]:
     """The spec a comparison was started with (its mixed side's) and its options: the
-    trials, and whether the baseline ran in strict float32 (TF32 off)."""
+    trials, whether the baseline ran in strict float32 (TF32 off; a float8 comparison's
+    baseline is mixed_bfloat16, which TF32 does not touch), and the baseline's own batch
+    when each side ran at its largest (the batch-size finder's comparison). What the
+    window's re-run and a bundle's replay start again."""
     mixed = [r for r in runs if r.row.role == "mixed"]
+    baseline = [r for r in runs if r.row.role == "baseline"]
     spec = (mixed[0] if mixed else runs[0]).spec
     first = runs[0]
-    math_mode = "float32" if first.hardware.get("float32_math") == "float32" else "auto"
-    return spec, CompareOptions(first.row.trials, math_mode)
+    math_mode = "float32" if first.hardware.get("float32_math") == "float32" \
+        and spec.get("precision") != FLOAT8 else "auto"
+    batches = scaled_batches(baseline[0], mixed[0]) if baseline and mixed else None
+    return spec, CompareOptions(first.row.trials, math_mode,
+                                baseline_batch_size=batches[0] if batches else None)
 
 
 @contextlib.contextmanager
@@ -175,6 +184,13 @@ def _readme(source: BenchmarkSource, name: str) -> bytes:
     return ("\n\n".join(texts) + "\n").encode("utf-8")
 
 
+def _compare_manifest(options: CompareOptions) -> dict[str, Any]:
+    out: dict[str, Any] = {"repeats": options.repeats, "baseline": options.baseline}
+    if options.baseline_batch_size is not None:  # the finder's comparison
+        out["baseline_batch_size"] = options.baseline_batch_size
+    return out
+
+
 def _json(data: Any) -> bytes:
     return (json.dumps(json_ready(english_tree(data)), indent=2, ensure_ascii=False,
                        allow_nan=False) + "\n").encode("utf-8")
@@ -203,8 +219,7 @@ def bundle_files(source: BenchmarkSource, name: str = "bench.zip",
         "mpstudio": __version__,
         "kind": "comparison" if source.compare is not None else "run",
         "comparison": source.comparison,
-        "compare": {"repeats": source.compare.repeats, "baseline": source.compare.baseline}
-        if source.compare is not None else None,
+        "compare": _compare_manifest(source.compare) if source.compare is not None else None,
         "seed": source.spec.get("seed"),
         "software": software_versions(runs),
         "platform": platform.platform(),

@@ -144,8 +144,13 @@ def _compare(path: Path, manifest: dict[str, Any]) -> CompareOptions | None:
         return None
     options = manifest.get("compare") or {}
     repeats, baseline = options.get("repeats"), options.get("baseline", "auto")
-    if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1 \
-            or baseline not in BASELINE_MATHS:
+    batch = options.get("baseline_batch_size")  # the finder's comparison: float32's own batch
+    if not _count(repeats) or baseline not in BASELINE_MATHS \
+            or not (batch is None or _count(batch)):
         raise _damaged(path, _("its {manifest} names no valid comparison options").format(
             manifest=MANIFEST))
-    return CompareOptions(repeats, baseline)
+    return CompareOptions(repeats, baseline, baseline_batch_size=batch)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1

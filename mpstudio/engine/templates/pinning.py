@@ -47,7 +47,12 @@ def pin_float32(model: keras.Model, names: Sequence[str]) -> keras.Model:
     if problems:
         raise SpecError(problems)
     for name in names:
-        layer = model.get_layer(name)
-        for inner in [layer, *layer._flatten_layers(include_self=False)]:
-            inner.dtype_policy = PINNED_DTYPE
+        set_policy(model.get_layer(name), PINNED_DTYPE)
     return model
+
+
+def set_policy(layer: keras.layers.Layer, policy: str) -> None:
+    """``layer`` and the layers inside it (an attention block's projections, a nested
+    model's layers) compute under ``policy`` from now on; their variables stay as built."""
+    for inner in [layer, *layer._flatten_layers(include_self=False)]:
+        inner.dtype_policy = policy

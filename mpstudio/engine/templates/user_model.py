@@ -53,6 +53,7 @@ def load_user_model(template: str, input_shape: tuple[int, ...], num_classes: in
     from mpstudio.engine.float8 import keras_policy
     from mpstudio.engine.spec import SpecError
     from mpstudio.engine.templates.model_input import SCALING_LAYER, input_scaling, model_input
+    from mpstudio.engine.templates.pinning import set_policy
 
     problem = model_file_problem(template)
     if problem:
@@ -63,6 +64,15 @@ def load_user_model(template: str, input_shape: tuple[int, ...], num_classes: in
     except Exception as exc:  # a custom layer not registered, a damaged zip
         raise SpecError([_("cannot load model file {path}: {error}").format(
             path=path, error=f"{type(exc).__name__}: {exc}")]) from None
+    try:
+        model.inputs  # noqa: B018 - a Sequential saved before it was built has none
+    except (AttributeError, ValueError):
+        raise SpecError([_("model file {path} holds a model that was never built: give it an "
+                           "Input (or call it once) before saving").format(path=path)]) from None
+    if not _ends_in_softmax(model):
+        raise SpecError([_("model file {path} does not end in a softmax: mpstudio's loss reads "
+                           "probabilities, so add keras.layers.Activation(\"softmax\") after "
+                           "its last layer and save it again").format(path=path)])
     if len(model.inputs) != 1 or len(model.outputs) != 1:
         raise SpecError([_("model file {path} has {inputs} inputs and {outputs} outputs; "
                            "mpstudio trains classifiers with one of each").format(
@@ -84,15 +94,26 @@ def load_user_model(template: str, input_shape: tuple[int, ...], num_classes: in
         with input_scaling(input_scale):
             inputs, scaled = model_input(input_shape)
         model = keras.Model(inputs, _call_layers(model, scaled), name=model.name)
-    keras_name = keras_policy(policy)
     layers = [layer for layer in model.layers
               if not isinstance(layer, keras.layers.InputLayer) and layer.name != SCALING_LAYER]
     for layer in layers:
-        for inner in [layer, *layer._flatten_layers(include_self=False)]:
-            inner.dtype_policy = keras_name
+        set_policy(layer, keras_policy(policy))
     if layers:
-        layers[-1].dtype_policy = "float32"  # the probabilities the loss reads
+        set_policy(layers[-1], "float32")  # the probabilities the loss reads
     return model
+
+
+def _ends_in_softmax(model) -> bool:  # (keras.Model) -> bool
+    """Whether the model's last layer (a nested model's, looked into) gives softmax
+    probabilities: a Softmax layer, or a layer whose activation is softmax."""
+    import keras
+
+    layer = model.layers[-1] if model.layers else None
+    while isinstance(layer, keras.Model) and layer.layers:
+        layer = layer.layers[-1]
+    if isinstance(layer, keras.layers.Softmax):
+        return True
+    return getattr(layer, "activation", None) is keras.activations.softmax
 
 
 def _call_layers(model, tensor):  # (keras.Model, KerasTensor) -> KerasTensor

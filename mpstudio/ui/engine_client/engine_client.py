@@ -21,6 +21,7 @@ from mpstudio.ui.engine_client.engine_job import EngineJob
 from mpstudio.ui.engine_client.engine_link import EngineLink
 
 MAX_STARTS_WITHOUT_READY = 2  # then the window says TensorFlow could not load
+RESTART_WAIT_MS = 1000  # restart(): how long an idle engine gets to end before it is killed
 
 
 class EngineClient(QObject):
@@ -84,14 +85,19 @@ class EngineClient(QObject):
     def restart(self) -> None:
         """A fresh engine process for work that needs the device's memory whole (the
         batch-size finder: TensorFlow keeps a GPU's memory for as long as its process
-        lives). Call when no job is queued: the current engine is asked to end, and a
-        new one starts at once; its end is not reported as one nobody asked for."""
+        lives). Call when no job is queued (``busy`` is False): the current engine is
+        asked to end and waited for, then a new one starts; its end is not reported as
+        one nobody asked for."""
         link = self._link
         if link is None or self._shutting_down:
             self.start()
             return
         self._retired.append(link)
         link.send(p.Shutdown())
+        # An idle engine ends at once; waiting for it (a second at most) keeps it from
+        # holding a GPU's memory while the new one's work starts.
+        if not link.wait(RESTART_WAIT_MS):
+            link.kill()
         self._link = None
         self.start()
 

@@ -21,6 +21,7 @@ from mpstudio.engine.comparison.card import ComparisonCard, build_card, sides_fr
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.history.replay import replay_events
 from mpstudio.engine.history.store import HistoryError, RunStore
+from mpstudio.engine.report.bench_bundle import comparison_spec
 from mpstudio.engine.run_labels import shown_label
 from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.spec_checks import spec_problems
@@ -208,12 +209,10 @@ class HistoryActions(QObject):
         if run is None:
             return
         spec_dict, compare = run.spec, None
-        if run.row.comparison is not None:
-            mixed = [r for r in store.comparison_runs(run.row.comparison) if r.role == "mixed"]
-            if mixed:
-                spec_dict = store.run(mixed[0].id, metrics=False).spec
-            math_mode = "float32" if run.hardware.get("float32_math") == "float32" else "auto"
-            compare = CompareOptions(run.row.trials, math_mode)
+        if run.row.comparison is not None:  # as a bundle's replay would start it
+            runs = [store.run(row.id, metrics=False)
+                    for row in store.comparison_runs(run.row.comparison)]
+            spec_dict, compare = comparison_spec([run, *[r for r in runs if r.id != run.id]])
         try:
             spec = RunSpec.from_dict(spec_dict)
             problems = spec_problems(spec)

@@ -254,7 +254,7 @@ class BatchFinderActions(QObject):
         return self.dialog
 
     def start(self, cap_mib: float | None, tries: int) -> None:
-        from mpstudio.engine.batch_search.finder import FinderOptions
+        from mpstudio.engine.batch_search.finder import FinderOptions, precisions_for
 
         dialog = self.dialog
         if dialog is None or self.job is not None:
@@ -264,6 +264,15 @@ class BatchFinderActions(QObject):
             dialog.show_error(QCoreApplication.translate(
                 "BatchFinderDialog", "{why}: start the search when it has ended.").format(
                 why=QCoreApplication.translate("MainWindow", why)))
+            return
+        # The restart ends what the engine is doing: a model preview is asked again by
+        # the fresh engine; anything else (a dataset summary, an export) is waited for.
+        working = [job for job in self.engine.active() if job.call != "model_preview"]
+        if working:
+            dialog.show_error(QCoreApplication.translate(
+                "BatchFinderDialog", "The engine is still working ({jobs}): start the search "
+                "when it has finished.").format(
+                    jobs=", ".join(job.shown or job.describe for job in working)))
             return
         spec = self.setup.spec()
         from mpstudio.engine.trainer.compare_options import comparison_problems
@@ -285,8 +294,9 @@ class BatchFinderActions(QObject):
         self.job = self.engine.submit(job)
         dialog.started()
         self.notices.log(QCoreApplication.translate(
-            "BatchFinderDialog", "finding the largest batch of float32 and {precision} from batch "
-                            "{batch}").format(precision=spec.precision, batch=spec.batch_size))
+            "BatchFinderDialog", "finding the largest batch of {baseline} and {precision} from "
+            "batch {batch}").format(baseline=precisions_for(spec)[0], precision=spec.precision,
+                                    batch=spec.batch_size))
         self.state.update(finding_batch=True)
 
     def stop(self) -> None:
