@@ -197,6 +197,24 @@ def test_the_cli_estimates_without_training():
     assert "not counted" in data["assumptions"]
 
 
+def test_a_cpu_run_measures_its_peak_under_tensorflows_counting_allocator(tmp_path):
+    """TF_CPU_ALLOCATOR_USE_BFC=true: the CPU reports a real peak, so the card sets the
+    estimate against a measurement and computes the memory saving, on this machine."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mpstudio", "compare", "--steps", "12", "--batch-size", "64",
+         "--json"], capture_output=True, text=True, timeout=120,
+        env={**os.environ, "MPSTUDIO_LANG": "en", "TF_CPU_ALLOCATOR_USE_BFC": "true",
+             "MPSTUDIO_HISTORY": str(tmp_path / "history.sqlite3")})
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    for run in data["runs"]:
+        summary = run["summary"]
+        assert summary["peak_memory_bytes"] > 0
+        assert summary["memory_note"] == "CPU:0 peak of this run"
+        assert summary["memory_estimate"]["total"] > 0
+    assert data["memory_saving"] is not None  # measured on both sides
+
+
 # --------------------------------------------------------------------- the window
 def test_the_window_shows_the_estimate_and_follows_the_batch_size(qtbot, window):
     from devtools.gui_driving import select

@@ -141,7 +141,12 @@ def test_the_window_pins_the_named_layer_and_runs_again(qtbot, tmp_path, monkeyp
             qtbot.mouseClick(offer, Qt.MouseButton.LeftButton)
         assert ended.args == ["finished"], window.banner.text()
         assert window.setup.spec().float32_layers == ["boost", "unboost"]
-        assert not window.pin_offer.isVisible()
+        # no more offer: what pinning cost, against the history's all-mixed run (which
+        # diverged before a steady rate) and float32 (none ran with these settings)
+        assert not offer.isVisible() and window.pin_offer.cost.isVisible()
+        cost = window.pin_offer.cost.text()
+        assert cost.startswith("boost, unboost kept in float32:"), cost
+        assert "the all-mixed run (#1)" in cost and "no float32 run" in cost
     finally:
         close_window(qtbot, window)
 

@@ -212,3 +212,12 @@ def test_tpu_memory_is_read_from_the_tpu_and_a_cpu_says_it_keeps_none():
     # a GPU that keeps no statistics (here: none exists) is said, not raised
     gpu = MemoryMeter(RunDevices("GPU", ("GPU:0",), "GPU:0", "float32")).start().finish()
     assert gpu.largest is None and "GPU:0 keeps no memory statistics" in gpu.note
+
+
+def test_a_cpu_is_measured_only_under_the_counting_allocator():
+    """TF_CPU_ALLOCATOR_USE_BFC=true: TensorFlow's CPU allocator counts, so a CPU run
+    reads CPU:0's peak (the real measurement is test_memory_estimate's)."""
+
+    assert run_devices(None, gpus=[], environ={}).devices == ()
+    counting = run_devices(None, gpus=[], environ={"TF_CPU_ALLOCATOR_USE_BFC": "true"})
+    assert counting.devices == ("CPU:0",) and counting.kind == "CPU"

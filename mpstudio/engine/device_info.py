@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import keras
 import tensorflow as tf
 
+from mpstudio.engine.cpu_allocator import keeps_statistics
 from mpstudio.engine.distribute.placement import Placement
 from mpstudio.engine.hardware.detect_gpu import TfGpu, tensorflow_gpus, tf32_switched_on
 from mpstudio.engine.hardware.gpu_architecture import tf32_capable
@@ -93,8 +94,9 @@ def run_devices(placement: Placement | None = None, gpus: Sequence[TfGpu] | None
                 f"{', '.join(names)}: {what}"
             return RunDevices(GPU, names, label, _tf32(used, tf32_on))
         return RunDevices(CPU, (), f"{cpu_text()} as {len(names)} logical devices", "float32")
-    if not gpus:
-        return RunDevices(CPU, (), cpu_text(), "float32")
+    if not gpus:  # the CPU keeps memory statistics only under TensorFlow's BFC allocator
+        return RunDevices(CPU, ("CPU:0",) if keeps_statistics(environ) else (),
+                          cpu_text(), "float32")
     if name == "multiworker":  # every local GPU holds a replica
         names = tuple(f"GPU:{i}" for i in range(len(gpus)))
         what = _gpu_text(gpus[0])

@@ -3,10 +3,8 @@ running out of memory happens where they say, through TensorFlow's own allocator
 
 - GPU: ``tf.config.set_logical_device_configuration(memory_limit=...)`` on the run's
   GPU before TensorFlow starts it; its BFC allocator refuses past the limit.
-- CPU: TensorFlow's CPU allocator made a BFC allocator with a limit, by the variables
-  TensorFlow 2.21 reads as it starts (``process_state.cc``): TF_CPU_ALLOCATOR_USE_BFC
-  and TF_CPU_BFC_MEM_LIMIT_IN_MB, and TF_MKL_ALLOC_MAX_BYTES for the oneDNN build's
-  "mklcpu" allocator. A tensor past the limit then fails with the very
+- CPU: TensorFlow's CPU allocator made a BFC allocator with a limit
+  (``cpu_allocator.capped_environment``). A tensor past the limit then fails with the very
   ResourceExhaustedError "OOM when allocating tensor ... by allocator ..." a GPU
   raises, so the search (and the tests, on a machine with plenty of memory) meet the
   real error, not a stand-in. Like a GPU's limit it counts tensors only: the
@@ -44,16 +42,6 @@ def cap_target(gpus: Sequence[str]) -> str:
     (the device a one-device run trains on) when there is one, else the CPU
     allocator's."""
     return "gpu" if gpus else "cpu"
-
-
-def cpu_cap_environment(mib: float) -> dict[str, str]:
-    """The environment that limits TensorFlow's CPU allocator to ``mib`` MiB: set
-    before TensorFlow is imported (a try's process starts with it)."""
-    return {
-        "TF_CPU_ALLOCATOR_USE_BFC": "true",
-        "TF_CPU_BFC_MEM_LIMIT_IN_MB": str(int(mib)),
-        "TF_MKL_ALLOC_MAX_BYTES": str(int(mib * 2**20)),
-    }
 
 
 class MemoryCapError(Exception):

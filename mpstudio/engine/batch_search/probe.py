@@ -79,11 +79,8 @@ def _limit_memory(cap_mib: float | None) -> str:
 
     import tensorflow as tf
 
-    from mpstudio.engine.batch_search.memory_cap import (
-        cap_gpu_memory,
-        cap_target,
-        cpu_cap_environment,
-    )
+    from mpstudio.engine.batch_search.memory_cap import cap_gpu_memory, cap_target
+    from mpstudio.engine.cpu_allocator import capped_environment
     from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
 
     if cap_mib is None:
@@ -93,7 +90,7 @@ def _limit_memory(cap_mib: float | None) -> str:
     if target == "gpu":
         cap_gpu_memory(cap_mib)  # replaces the saved settings: a limit is the question
     else:
-        os.environ.update(cpu_cap_environment(cap_mib))
+        os.environ.update(capped_environment(cap_mib))
     return target
 
 
@@ -108,7 +105,7 @@ def try_batch(request: TryRequest) -> TryOutcome:
     batch = spec.batch_size
     started = time.perf_counter()
     try:
-        target = _limit_memory(request.cap_mib)
+        _limit_memory(request.cap_mib)
         from mpstudio.engine.trainer.runner import RunSetupError, run
 
         result = run(spec, _Quiet(), oom_retry=False)
@@ -133,12 +130,9 @@ def try_batch(request: TryRequest) -> TryOutcome:
         outcome, detail = OUT_OF_MEMORY, render(failure.reason)
     else:
         outcome, detail = ERROR, render(failure.reason)
-    peak = summary.peak_memory_bytes
-    if target == "cpu":  # the capped CPU allocator counts what it handed out
-        import tensorflow as tf
-
-        peak = int(tf.config.experimental.get_memory_info("CPU:0")["peak"]) or None
-    return TryOutcome(batch, outcome, detail, seconds=seconds, peak_memory_bytes=peak,
+    # the capped CPU allocator counts what it hands out: the run measured its peak
+    return TryOutcome(batch, outcome, detail, seconds=seconds,
+                      peak_memory_bytes=summary.peak_memory_bytes,
                       examples_per_sec=summary.steady_examples_per_sec, device=summary.device)
 
 

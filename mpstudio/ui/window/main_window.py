@@ -357,6 +357,9 @@ class MainWindow(QMainWindow):
         self.notices.banner(self._with_log(text) if failed else text, level)
         self.notices.status(status_line(status, text))
         self.pin_offer.offer(outcome)
+        cost = self.pin_offer.report_cost(outcome, self.history_actions.store)
+        if cost:
+            self.notices.log(cost)
         self.history_actions.after_run(outcome)
         self._run_done(status)
 
