@@ -28,7 +28,7 @@ from mpstudio.engine.events import (
 )
 from mpstudio.engine.hardware.device_text import device_text
 from mpstudio.engine.i18n import N_, _, ngettext
-from mpstudio.engine.memory_estimate import MemoryEstimate, estimate_line, versus_measured
+from mpstudio.engine.memory_estimate import MemoryEstimate, estimate_line, mib, versus_measured
 from mpstudio.engine.run_labels import shown_label, status_text
 from mpstudio.engine.said import render
 
@@ -45,10 +45,6 @@ def fmt_pct(value: float | None, digits: int = 1) -> str:
     if value is None or not math.isfinite(value):
         return _("n/a")
     return f"{100 * value:.{digits}f}%"
-
-
-def fmt_bytes(value: int | None) -> str:
-    return _("n/a") if value is None else f"{value / 2**20:,.1f} MiB"
 
 
 def fmt_duration(seconds: float) -> str:
@@ -304,9 +300,9 @@ def peak_memory_text(s: RunSummary) -> str:
         return render(s.memory_note)
     if s.peak_memory_total_bytes and s.peak_memory_total_bytes != s.peak_memory_bytes:
         return _("{largest} on the fullest device, {total} over all ({note})").format(
-            largest=fmt_bytes(s.peak_memory_bytes), total=fmt_bytes(s.peak_memory_total_bytes),
+            largest=mib(s.peak_memory_bytes), total=mib(s.peak_memory_total_bytes),
             note=render(s.memory_note))
-    return fmt_bytes(s.peak_memory_bytes)
+    return mib(s.peak_memory_bytes)
 
 
 def estimate_versus_text(s: RunSummary) -> str:

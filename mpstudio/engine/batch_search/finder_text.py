@@ -21,12 +21,18 @@ def outcome_text(outcome: TryOutcome) -> str:
     return _(_OUTCOMES[outcome.outcome]) if outcome.outcome in _OUTCOMES else _("error")
 
 
+def peak_text(outcome: TryOutcome) -> str:
+    """The try's measured peak, "14 MiB" ("" where the device reports none)."""
+    peak = outcome.peak_memory_bytes
+    return f"{peak / 2**20:,.0f} MiB" if peak else ""
+
+
 def tried_line(tried: BatchTried) -> str:
     """One try as it ends: "float32, try 3: batch 1,024: out of memory (3.4 s)"."""
     outcome = outcome_text(tried.outcome)
     if tried.outcome.peak_memory_bytes:
-        outcome = _("{outcome}, peak {mib:,.0f} MiB").format(
-            outcome=outcome, mib=tried.outcome.peak_memory_bytes / 2**20)
+        outcome = _("{outcome}, peak {peak}").format(outcome=outcome,
+                                                     peak=peak_text(tried.outcome))
     return _("{precision}, try {index}: batch {batch:,}: {outcome} ({seconds:.1f} s)").format(
         precision=tried.precision, index=tried.index, batch=tried.outcome.batch_size,
         outcome=outcome, seconds=tried.outcome.seconds)

@@ -14,9 +14,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from mpstudio.engine import i18n
-from mpstudio.engine.event_text import fmt, fmt_bytes, fmt_pct
+from mpstudio.engine.event_text import fmt, fmt_pct
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.memory_estimate import mib
 from mpstudio.engine.report.bench_bundle import software_versions
 from mpstudio.engine.said import english
 
@@ -71,7 +72,7 @@ class Figure:
             return _("n/a")
         return {"rate": lambda: fmt(value, ",.0f"), "speedup": lambda: fmt(value, ".2f", "x"),
                 "accuracy": lambda: fmt_pct(value, 2), "loss": lambda: fmt(value, ".4f"),
-                "bytes": lambda: fmt_bytes(int(value)), "count": lambda: fmt(value, ",.0f"),
+                "bytes": lambda: mib(int(value)), "count": lambda: fmt(value, ",.0f"),
                 "seconds": lambda: fmt(value, ".2f", " s")}[self.kind]()
 
     def change_text(self) -> str:

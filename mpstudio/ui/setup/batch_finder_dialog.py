@@ -175,12 +175,11 @@ class BatchFinderDialog(QDialog):
         self.status.setText(text)
 
     def add_try(self, tried: BatchTried) -> None:
-        from mpstudio.engine.batch_search.finder_text import outcome_text
+        from mpstudio.engine.batch_search.finder_text import outcome_text, peak_text
 
         outcome = tried.outcome
-        peak = outcome.peak_memory_bytes
         cells = (tried.precision, str(tried.index), f"{outcome.batch_size:,}",
-                 outcome_text(outcome), f"{peak / 2**20:,.0f} MiB" if peak else "",
+                 outcome_text(outcome), peak_text(outcome),
                  f"{outcome.seconds:.1f}")
         row = self.table.rowCount()
         self.table.insertRow(row)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mpstudio.engine.memory_estimate import mib
 from mpstudio.engine.model_summary import ModelSummary
 
 # The header texts, shown translated (context "LayerTable").
@@ -84,10 +85,6 @@ def caption_text(summary: ModelSummary, template: str) -> str:
     return caption
 
 
-def _mib(value: int) -> str:
-    return f"{value / 2**20:,.1f} MiB"
-
-
 def memory_text(summary: ModelSummary) -> str:
     """The device memory estimate under the chosen policy and, beside it, float32's
     (the engine's preview computes them); "" when the summary has none."""
@@ -96,18 +93,18 @@ def memory_text(summary: ModelSummary) -> str:
     chosen = summary.memory[0]
     text = QCoreApplication.translate(
         "LayerTable", "Device memory estimate at batch {batch}: <b>{policy}</b> {total}").format(
-        batch=chosen.batch_size, policy=chosen.policy, total=_mib(chosen.total))
+        batch=chosen.batch_size, policy=chosen.policy, total=mib(chosen.total))
     if len(summary.memory) > 1:
         other = summary.memory[1]
         saved = 1 - chosen.total / other.total if other.total else 0.0
         if saved >= 0.005:
             text += QCoreApplication.translate(
                 "LayerTable", " · {policy} {total} ({percent}% less under {chosen})").format(
-                policy=other.policy, total=_mib(other.total), percent=f"{100 * saved:.0f}",
+                policy=other.policy, total=mib(other.total), percent=f"{100 * saved:.0f}",
                 chosen=chosen.policy)
         else:
             text += QCoreApplication.translate("LayerTable", " · {policy} {total}").format(
-                policy=other.policy, total=_mib(other.total))
+                policy=other.policy, total=mib(other.total))
     return text
 
 
@@ -116,9 +113,9 @@ def memory_tip(summary: ModelSummary) -> str:
     lines = [QCoreApplication.translate(
         "LayerTable", "{policy}: weights {weights} + optimizer {optimizer} ({optimizer_name}) "
         "+ gradients {gradients} + activations {activations} + loss-scale state {loss_scale}"
-    ).format(policy=e.policy, weights=_mib(e.weights), optimizer=_mib(e.optimizer),
-             optimizer_name=e.optimizer_name, gradients=_mib(e.gradients),
-             activations=_mib(e.activations), loss_scale=f"{e.loss_scale} B")
+    ).format(policy=e.policy, weights=mib(e.weights), optimizer=mib(e.optimizer),
+             optimizer_name=e.optimizer_name, gradients=mib(e.gradients),
+             activations=mib(e.activations), loss_scale=f"{e.loss_scale} B")
         for e in summary.memory]
     lines.append(QCoreApplication.translate(
         "LayerTable", "Per device. Each layer's output is kept once for the backward pass; "
