@@ -26,6 +26,7 @@ from mpstudio.cli.find_batch_command import add_find_batch_command, run_find_bat
 from mpstudio.cli.hw_command import add_hw_command, run_hw_command
 from mpstudio.cli.json_failure import run_with_json_failure
 from mpstudio.cli.language import CellFormatter, argument_error, for_machines, install
+from mpstudio.cli.predict_command import add_predict_command, run_predict_command
 from mpstudio.cli.replay_command import add_replay_command, run_replay_command
 from mpstudio.cli.runs_command import add_runs_command, run_runs_command
 from mpstudio.cli.support import EXIT_INTERRUPTED, EXIT_USAGE, say_unexpected, unexpected_error
@@ -47,6 +48,7 @@ _RUNNERS: dict[str, Runner] = {
     "runs": run_runs_command,
     "replay": run_replay_command,
     "find-batch": run_find_batch_command,
+    "predict": run_predict_command,
     "tensorboard": run_tensorboard_command,
     "export": run_export_command,
 }
@@ -100,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
     add_train_commands(commands)
     add_find_batch_command(commands)
+    add_predict_command(commands)
     add_data_commands(commands)
     add_hw_command(commands)
     add_doctor_command(commands)

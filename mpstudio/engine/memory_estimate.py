@@ -1,6 +1,7 @@
-"""Know before you run: a training run's device memory, estimated from the built model.
+"""Know before you run: a training run's peak device memory, predicted from the built
+model for the device it runs on.
 
-The parts, each counted from what Keras really allocates (keras/src/optimizers):
+The parts, each counted from what Keras and the allocator really hold:
 
 - weights: every model variable in its own dtype (float32 master weights under a mixed
   policy; BatchNormalization's moving statistics included);
@@ -10,11 +11,19 @@ The parts, each counted from what Keras really allocates (keras/src/optimizers):
   small variable, so any optimizer is counted as it is, without allocating its slots;
 - gradients: one per trainable variable in the variable's dtype (the gradient of a
   float32 variable read through a float16 cast is float32);
-- activations: each layer's output for the batch in the dtype it really has (the
-  symbolic output's), kept once for the backward pass; work inside a layer (attention
-  scores, recurrent steps, dropout masks, kernel workspaces) is not counted;
+- activations: what the backward pass needs kept, each in the dtype it really has:
+  every layer's output, a dropout's mask, attention's projections, scores and
+  probabilities, a recurrent layer's gates and states at every time step
+  (``prediction.layer_costs``);
+- temporaries: what the backward pass holds beside them: the gradients flowing into
+  and out of the largest layer, and the half copies of the weights a mixed policy casts;
+- inputs: the input batches the pipeline holds on the device (prefetched, in use);
+- overhead: the allocator's rounding and the kernels' workspace, in proportion;
 - loss-scale state: the LossScaleOptimizer's own variables (scale, good-step counter).
 
+How much of each the allocator holds at its peak differs between TensorFlow's kernels
+on a CPU and XLA's buffers on a GPU: ``PLATFORM_FACTORS`` are measured on each
+(tests/test_memory_estimate.py measures the CPU's; the GPU's come from an H200).
 The estimate is per replica: a run's measured peak is the fullest device's.
 """
 
@@ -38,9 +47,9 @@ MIB = 2**20
 _ITEMSIZE = {"float64": 8, "int64": 8, "uint64": 8, "float32": 4, "int32": 4, "uint32": 4,
              "float16": 2, "bfloat16": 2, "int16": 2, "uint16": 2, "int8": 1, "uint8": 1,
              "bool": 1, "float8_e4m3fn": 1, "float8_e5m2": 1}
-ASSUMPTIONS = N_("each layer's output is kept once for the backward pass; work inside a "
-                 "layer (attention scores, recurrent steps, dropout masks), the input "
-                 "pipeline and the framework's own buffers are not counted")
+ASSUMPTIONS = N_("what the backward pass keeps (layer outputs, attention scores, recurrent "
+                 "steps, dropout masks), its temporaries, the input batches and the "
+                 "allocator's rounding, in the proportions measured on this kind of device")
 PROBE_SHAPE = (3, 5)  # a shape no optimizer scalar has
 
 
@@ -70,11 +79,16 @@ class MemoryEstimate:
     activations: int
     loss_scale: int
     slots_per_variable: int  # the optimizer's per-variable slots (Adam 2, SGD momentum 1)
+    # Counted since the estimate counts what the allocator holds (0 in older records).
+    temporaries: int = 0
+    inputs: int = 0
+    overhead: int = 0
+    device_kind: str = ""  # the kind of device it was made for: "CPU", "GPU"
 
     @property
     def total(self) -> int:
         return self.weights + self.optimizer + self.gradients + self.activations \
-            + self.loss_scale
+            + self.loss_scale + self.temporaries + self.inputs + self.overhead
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "total": self.total}
@@ -136,37 +150,74 @@ def _layer_outputs(model: keras.Model) -> list[Any]:
     return outputs
 
 
-def activation_bytes(model: keras.Model, batch_size: int) -> int:
-    """The model's input batch and every layer's output for ``batch_size`` examples, each
-    in its own dtype (an unknown dimension other than the batch counts as 1)."""
-    import keras
+@dataclass(frozen=True)
+class PlatformFactors:
+    """How much of each counted part the allocator holds at its peak on a platform."""
 
-    tensors = keras.tree.flatten(model.inputs) + _layer_outputs(model)
-    total = 0
-    for tensor in tensors:
-        per_example = math.prod(int(d) if d is not None else 1 for d in tensor.shape[1:])
-        total += batch_size * per_example * itemsize(tensor.dtype)
-    return total
+    activations: float  # of what the backward pass keeps
+    temporaries: float  # of the largest layer's input and output (its gradients)
+    input_batches: float  # input batches held on the device
+    overhead: float  # rounding and workspace, of everything else
+
+
+# Fitted to measured peaks of every template at batch 256 and 1024 under each precision:
+# on the CPU, TensorFlow's counting allocator (TF_CPU_ALLOCATOR_USE_BFC=true); on a GPU,
+# XLA's device allocator on an NVIDIA H200 (benchmarks/gpu_calibration/).
+PLATFORM_FACTORS = {
+    "CPU": PlatformFactors(activations=1.0, temporaries=3.0, input_batches=3.0,
+                           overhead=0.1),
+    "GPU": PlatformFactors(activations=1.0, temporaries=3.0, input_batches=2.0,
+                           overhead=0.1),
+}
+
+
+def this_device_kind() -> str:
+    """"GPU" where TensorFlow sees one (its runs compute there), else "CPU"."""
+    import tensorflow as tf
+
+    return "GPU" if tf.config.list_physical_devices("GPU") else "CPU"
+
+
+def activation_bytes(model: keras.Model, batch_size: int) -> int:
+    """What the backward pass keeps for ``batch_size`` examples: the model's input and
+    every layer's saved tensors, each in its own dtype."""
+    from mpstudio.engine.prediction.layer_costs import input_bytes, model_costs
+
+    per_example = input_bytes(model) + sum(c.saved for c in model_costs(model))
+    return int(batch_size * per_example)
 
 
 def estimate_memory(model: keras.Model, batch_size: int, optimizer: keras.Optimizer,
-                    policy: str) -> MemoryEstimate:
+                    policy: str, device_kind: str | None = None) -> MemoryEstimate:
     """The estimate for ``model`` (built) trained by ``optimizer`` (built or not: it is
-    neither built nor changed here) at ``batch_size`` per replica."""
+    neither built nor changed here) at ``batch_size`` per replica on a ``device_kind``
+    ("CPU", "GPU"; default: this machine's)."""
+    from mpstudio.engine.prediction.layer_costs import input_bytes, model_costs
+
+    kind = device_kind or this_device_kind()
+    factors = PLATFORM_FACTORS.get(kind, PLATFORM_FACTORS["GPU"])
+    costs = model_costs(model)
     trainable = model.trainable_variables
     trainable_bytes = sum(variable_bytes(v) for v in trainable)
     slots, scalars, loss_scale = _optimizer_probe(optimizer)
-    return MemoryEstimate(
-        policy=policy,
-        batch_size=int(batch_size),
-        optimizer_name=optimizer_name(optimizer),
+    batch = int(batch_size)
+    saved = batch * (input_bytes(model) + sum(c.saved for c in costs))
+    largest = max((c.bytes for c in costs), default=0.0)
+    half_weights = sum(c.weights for c in costs if c.half) * 2
+    parts = dict(
         weights=sum(variable_bytes(v) for v in model.variables),
         optimizer=slots * trainable_bytes + scalars,
         gradients=trainable_bytes,
-        activations=activation_bytes(model, batch_size),
+        activations=int(saved * factors.activations),
         loss_scale=loss_scale,
-        slots_per_variable=slots,
+        temporaries=int(batch * largest * factors.temporaries + half_weights),
+        inputs=int(batch * input_bytes(model) * factors.input_batches),
     )
+    overhead = int(sum(parts.values()) * factors.overhead)
+    return MemoryEstimate(policy=policy, batch_size=batch,
+                          optimizer_name=optimizer_name(optimizer),
+                          slots_per_variable=slots, overhead=overhead, device_kind=kind,
+                          **parts)
 
 
 def estimate_for_spec(spec: RunSpec, input_shape: tuple[int, ...], num_classes: int,
@@ -188,12 +239,13 @@ def estimate_for_spec(spec: RunSpec, input_shape: tuple[int, ...], num_classes: 
     return estimate_memory(model, spec.batch_size, make_optimizer(run_spec), policy)
 
 
-def run_estimate(model: keras.Model, optimizer: keras.Optimizer,
-                 spec: RunSpec) -> MemoryEstimate | None:
+def run_estimate(model: keras.Model, optimizer: keras.Optimizer, spec: RunSpec,
+                 device_kind: str | None = None) -> MemoryEstimate | None:
     """A run's own estimate from its compiled model and optimizer; None (logged) where it
     cannot be made: an estimate never stops a run."""
     try:
-        return estimate_memory(model, spec.batch_size, optimizer, spec.precision)
+        return estimate_memory(model, spec.batch_size, optimizer, spec.precision,
+                               "CPU" if device_kind == "CPU" else "GPU")
     except Exception:  # an optimizer that cannot be copied from its config, say
         log.warning("no memory estimate for this run", exc_info=True)
         return None
@@ -246,12 +298,21 @@ def _short(value: int) -> str:
 
 
 def estimate_line(estimate: MemoryEstimate) -> str:
-    """"12.3 MiB (weights 1.2, optimizer 2.4, gradients 1.2, activations 7.5)"."""
+    """"12.3 MiB (weights 1.2, optimizer 2.4, gradients 1.2, activations 5.5,
+    temporaries 1.0, inputs 0.5, rounding 0.5)"."""
+    if not (estimate.temporaries or estimate.inputs or estimate.overhead):  # an old record
+        return _("{total} (weights {weights}, optimizer {optimizer}, gradients {gradients}, "
+                 "activations {activations})").format(
+            total=mib(estimate.total), weights=_short(estimate.weights),
+            optimizer=_short(estimate.optimizer), gradients=_short(estimate.gradients),
+            activations=_short(estimate.activations))
     return _("{total} (weights {weights}, optimizer {optimizer}, gradients {gradients}, "
-             "activations {activations})").format(
+             "activations {activations}, temporaries {temporaries}, inputs {inputs}, "
+             "rounding {overhead})").format(
         total=mib(estimate.total), weights=_short(estimate.weights),
         optimizer=_short(estimate.optimizer), gradients=_short(estimate.gradients),
-        activations=_short(estimate.activations))
+        activations=_short(estimate.activations), temporaries=_short(estimate.temporaries),
+        inputs=_short(estimate.inputs), overhead=_short(estimate.overhead))
 
 
 def assumptions() -> Said:

@@ -343,7 +343,7 @@ def _attempt(
     total_steps = spec.steps or spec.epochs * steps_per_epoch
     epochs = math.ceil(total_steps / steps_per_epoch)
     model_summary = describe_model(model, spec.precision, spec.batch_size)
-    estimate = run_estimate(model, optimizer, spec)  # shown at the start, kept with the run
+    estimate = run_estimate(model, optimizer, spec, devices.kind)  # shown, kept with the run
     if estimate is not None:
         model_summary = dataclasses.replace(model_summary, memory=(estimate,))
 

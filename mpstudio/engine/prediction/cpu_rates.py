@@ -1,0 +1,43 @@
+"""A CPU's rates, measured: the hardware check's micro-benchmark (a matmul and a 3x3
+convolution, forward and backward, in float32, float16 and bfloat16) gives each math's
+TFLOP/s on this very CPU, where no datasheet says what TensorFlow's kernels reach
+(float16 is emulated on most CPUs, bfloat16 fast only with AVX512-BF16 or AMX)."""
+
+from __future__ import annotations
+
+from mpstudio.engine.prediction.device_rates import Calibration, DeviceRates
+
+# Fitted to this project's 2-core development CPU (TensorFlow's own kernels, XLA off as
+# xla=auto leaves a CPU): the framework's step is slower than XLA's on a GPU, and the
+# casts and elementwise work of a half type are emulated in float32.
+CPU_CALIBRATION = Calibration(
+    matmul_efficiency=0.8, narrow_width=16.0, bandwidth_efficiency=1.0, memory_passes=4.0,
+    kernel_us=8.0, step_ms=1.5, loss_scale_ms=0.3, cast_kernels=2, cast_bytes=6.0,
+    float8_kernels=19, float8_passes=10.0, spread=0.25, half_memory_factor=4.0)
+CPU_BANDWIDTH = 0.01  # TB/s that TensorFlow's elementwise kernels reach on a small CPU
+
+
+def cpu_rates(name: str, matmul: dict[str, float], conv: dict[str, float]) -> DeviceRates:
+    """A CPU's rates from its measured TFLOP/s per dtype ("float32", "float16",
+    "bfloat16") for matmuls and convolutions."""
+    return DeviceRates(name, "CPU", dict(matmul), CPU_BANDWIDTH, 0.0, None,
+                       "measured on this CPU", dict(conv))
+
+
+def measured_cpu_rates(seconds: float = 0.3) -> DeviceRates:
+    """Run the micro-benchmark on this machine's CPU (a few seconds) and return its
+    rates."""
+    import dataclasses
+
+    from mpstudio.engine.hardware.detect import detect_hardware
+    from mpstudio.engine.hardware.microbench import measure
+
+    report = detect_hardware()
+    cpu_only = dataclasses.replace(report, gpus=())
+    found = [m for m in measure(cpu_only, seconds_per_case=seconds) if m.device == "CPU"]
+    matmul: dict[str, float] = {}
+    conv: dict[str, float] = {}
+    for result in found[0].results if found else ():
+        if result.tflops:
+            (matmul if result.kernel == "matmul" else conv)[result.dtype] = result.tflops
+    return cpu_rates(report.cpu.model or "CPU", matmul, conv)

@@ -1,0 +1,193 @@
+"""Predict a model's payoff from mixed precision on a device before a run: each
+precision's examples/s, its speedup over float32 (TF32 where the device runs float32 as
+TF32) with a range, its peak memory, how much of its arithmetic really computes in the
+half type, and what bounds its step.
+
+The model is built under each precision (nothing is trained or allocated on a device)
+and costed layer by layer (``layer_costs``) against the device's rates
+(``device_rates``); ``step_time`` turns that into a step's time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from mpstudio.engine.prediction.device_rates import (
+    GPU_CALIBRATION,
+    Calibration,
+    DeviceRates,
+)
+from mpstudio.engine.prediction.layer_costs import LayerCost
+from mpstudio.engine.prediction.step_time import step_time
+
+if TYPE_CHECKING:
+    import keras
+
+FLOAT32, FLOAT16, BFLOAT16, FLOAT8 = "float32", "mixed_float16", "mixed_bfloat16", "float8"
+# A speedup inside this band is no gain to speak of: noise and the step's own jitter.
+NO_GAIN = (0.9, 1.1)
+
+
+@dataclass(frozen=True)
+class PrecisionPrediction:
+    precision: str
+    examples_per_s: float
+    step_seconds: float
+    peak_bytes: int
+    half_share: float  # of the step's matmul/convolution FLOPs, computed in a half type
+    bound: str  # "dispatch" | "compute" | "memory"
+    speedup: float | None = None  # over float32 (None for float32 itself)
+    speedup_low: float | None = None
+    speedup_high: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"examples_per_s": round(self.examples_per_s, 1),
+                               "step_ms": round(self.step_seconds * 1e3, 4),
+                               "peak_bytes": int(self.peak_bytes),
+                               "half_share": round(self.half_share, 4), "bound": self.bound}
+        if self.speedup is not None:
+            out.update(speedup=round(self.speedup, 3), speedup_low=round(self.speedup_low, 3),
+                       speedup_high=round(self.speedup_high, 3))
+        return out
+
+
+@dataclass(frozen=True)
+class Prediction:
+    device: str
+    template: str
+    batch_size: int
+    baseline: str  # what float32 runs as there: "TF32" or "float32"
+    predictions: dict[str, PrecisionPrediction]
+    source: str  # where the device's rates come from
+
+    def best_half(self) -> PrecisionPrediction | None:
+        halves = [p for k, p in self.predictions.items() if k != FLOAT32 and p.speedup]
+        return max(halves, key=lambda p: p.speedup or 0.0, default=None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"device": self.device, "template": self.template,
+                "batch_size": self.batch_size, "baseline": self.baseline,
+                "rates_from": self.source,
+                "predictions": {k: v.to_dict() for k, v in self.predictions.items()}}
+
+
+def _precisions(device: DeviceRates, wanted: Sequence[str] | None) -> list[str]:
+    listed = [FLOAT32, FLOAT16, BFLOAT16] + ([FLOAT8] if device.fp8 else [])
+    return [p for p in listed if wanted is None or p in wanted or p == FLOAT32]
+
+
+def _build(template: str, input_shape: tuple[int, ...], classes: int, precision: str,
+           input_scale: float | None, float32_layers: Sequence[str]) -> keras.Model:
+    from mpstudio.engine.float8 import keras_policy, quantize_float8
+    from mpstudio.engine.templates.registry import build_model
+
+    model = build_model(template, input_shape, classes, keras_policy(precision),
+                        input_scale=input_scale, float32_layers=float32_layers)
+    if precision == FLOAT8:
+        quantize_float8(model)
+    return model
+
+
+def _peak_of(model: keras.Model, precision: str, device: DeviceRates) -> Callable[[int], int]:
+    from mpstudio.engine.float8 import keras_policy
+    from mpstudio.engine.memory_estimate import estimate_memory
+    from mpstudio.engine.precision import make_optimizer
+    from mpstudio.engine.spec import RunSpec
+
+    optimizer = make_optimizer(RunSpec(precision=keras_policy(precision)))
+
+    def peak(batch: int) -> int:
+        return estimate_memory(model, batch, optimizer, precision, device.kind).total
+
+    return peak
+
+
+@dataclass(frozen=True)
+class CostedModel:
+    """One precision's model, costed once: any batch is then predicted without it."""
+
+    precision: str
+    costs: tuple[LayerCost, ...]
+    peak: Callable[[int], int]  # batch -> predicted peak bytes
+
+
+def costed_models(template: str, input_shape: tuple[int, ...], classes: int,
+                  device: DeviceRates, input_scale: float | None = None,
+                  float32_layers: Sequence[str] = (),
+                  precisions: Sequence[str] | None = None) -> list[CostedModel]:
+    """``template`` built under each precision the device offers (float32 first)."""
+    from mpstudio.engine.prediction.layer_costs import model_costs
+
+    out = []
+    for precision in _precisions(device, precisions):
+        model = _build(template, input_shape, classes, precision, input_scale,
+                       float32_layers)
+        out.append(CostedModel(precision, tuple(model_costs(model)),
+                               _peak_of(model, precision, device)))
+    return out
+
+
+def predict_costed(models: Sequence[CostedModel], template: str, batch: int,
+                   device: DeviceRates, calibration: Calibration | None = None) -> Prediction:
+    """The prediction at ``batch`` per replica from models costed once."""
+    calibration = calibration or calibration_for(device)
+    steps = {m.precision: step_time(m.costs, batch, device, calibration,
+                                    mixed=m.precision != FLOAT32,
+                                    loss_scaling=m.precision == FLOAT16) for m in models}
+    base = steps[FLOAT32].seconds
+    out: dict[str, PrecisionPrediction] = {}
+    for model in models:
+        step = steps[model.precision]
+        speedup = None if model.precision == FLOAT32 else base / step.seconds
+        low = high = None
+        if speedup is not None:
+            low, high = speedup * (1 - calibration.spread), speedup * (1 + calibration.spread)
+        out[model.precision] = PrecisionPrediction(
+            model.precision, batch / step.seconds, step.seconds, model.peak(batch),
+            step.half_share, step.bound, speedup, low, high)
+    return Prediction(device.name, template, batch, "TF32" if device.tf32 else "float32",
+                      out, device.source)
+
+
+def predict(template: str, input_shape: tuple[int, ...], classes: int, batch: int,
+            device: DeviceRates, input_scale: float | None = None,
+            float32_layers: Sequence[str] = (), precisions: Sequence[str] | None = None,
+            calibration: Calibration | None = None) -> Prediction:
+    """The prediction for ``template`` on ``device`` at ``batch`` per replica."""
+    models = costed_models(template, input_shape, classes, device, input_scale,
+                           float32_layers, precisions)
+    return predict_costed(models, template, batch, device, calibration)
+
+
+def larger_batch(models: Sequence[CostedModel], prediction: Prediction,
+                 device: DeviceRates, most: int = 8192) -> Prediction | None:
+    """The smallest larger batch (x2, x4, ... up to ``most``, within 90% of the device's
+    memory) where the best half precision reaches nine tenths of its best gain, when that
+    is clearly more than at the batch asked for (0.15 or more); None otherwise."""
+    now = prediction.best_half()
+    candidates: list[tuple[Prediction, float]] = []
+    batch = prediction.batch_size * 2
+    while batch <= most:
+        candidate = predict_costed(models, prediction.template, batch, device)
+        half = candidate.best_half()
+        if half is None or (device.memory_gib
+                            and half.peak_bytes > 0.9 * device.memory_gib * 2**30):
+            break
+        candidates.append((candidate, half.speedup or 0.0))
+        batch *= 2
+    if not candidates:
+        return None
+    best = max(gain for _, gain in candidates)
+    if now is not None and best < (now.speedup or 0.0) + 0.15:
+        return None
+    return next(p for p, gain in candidates if gain >= 0.9 * best)
+
+
+def calibration_for(device: DeviceRates) -> Calibration:
+    if device.kind == "GPU":
+        return GPU_CALIBRATION
+    from mpstudio.engine.prediction.cpu_rates import CPU_CALIBRATION
+
+    return CPU_CALIBRATION

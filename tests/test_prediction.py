@@ -1,0 +1,157 @@
+"""The payoff prediction: layer costs counted by hand, the device table, the regimes
+(dispatch-bound, compute-bound), and the H200's measured speedups within 0.25."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import keras
+import pytest
+
+from mpstudio.engine.prediction.device_rates import gpu_rates, without_tf32
+from mpstudio.engine.prediction.devices import UnknownDevice, resolve_device
+from mpstudio.engine.prediction.layer_costs import model_costs
+from mpstudio.engine.prediction.predict import (
+    FLOAT8,
+    FLOAT16,
+    FLOAT32,
+    NO_GAIN,
+    CostedModel,
+    costed_models,
+    larger_batch,
+    predict,
+    predict_costed,
+)
+from mpstudio.engine.prediction.prediction_text import precision_line
+from mpstudio.engine.precision import policy_scope
+
+CALIBRATION = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu_calibration"
+IMAGES = ((32, 32, 3), 10, 1 / 255)
+
+
+def test_dense_and_attention_flops_by_hand():
+    with policy_scope("mixed_float16"):
+        inputs = keras.Input((16, 32))
+        x = keras.layers.Dense(64, name="wide")(inputs)
+        x = keras.layers.MultiHeadAttention(4, 8, name="attention")(x, x)
+        out = keras.layers.Activation("softmax", dtype="float32", name="head")(x)
+        model = keras.Model(inputs, out)
+    costs = {c.name: c for c in model_costs(model)}
+    assert costs["wide"].flops == 2 * 16 * 32 * 64  # 16 rows of 32 -> 64
+    # q, k, v (64 -> 4x8) and the output (4x8 -> 64) over 16 tokens, then the scores and
+    # the weighted values: 4 heads x 16 x 16 x 8 each
+    projections = 4 * 2 * 16 * 64 * 32
+    assert costs["attention"].flops == projections + 2 * 4 * 16 * 16 * (8 + 8)
+    assert costs["wide"].dtype == "float16" and costs["head"].dtype == "float32"
+    assert costs["wide"].tensor_core_sizes
+
+
+def test_unaligned_and_pinned_layers_lower_the_half_share():
+    h200 = gpu_rates("NVIDIA H200")
+    aligned = predict("mlp", (784,), 10, 256, h200).predictions[FLOAT16]
+    # 10 classes: the logits layer (1024 -> 10) cannot use Tensor Cores; a pinned layer
+    # computes in float32: each lowers the share of half-type arithmetic
+    pinned = predict("mlp", (784,), 10, 256, h200,
+                     float32_layers=["dense_1024"]).predictions[FLOAT16]
+    assert 0.95 < aligned.half_share < 1.0
+    assert pinned.half_share < 0.05
+    assert pinned.speedup < aligned.speedup + 1e-9
+
+
+def test_a_short_step_is_dispatch_bound_and_gains_nothing():
+    """The mlp at batch 64 on an H200: launches, not arithmetic, make the step."""
+    prediction = predict("mlp", *IMAGES[:2], 64, gpu_rates("H200"), IMAGES[2])
+    for name in ("mixed_float16", "mixed_bfloat16"):
+        p = prediction.predictions[name]
+        assert p.bound == "dispatch"
+        assert p.speedup < NO_GAIN[1]
+        assert "dispatch-bound" in precision_line(prediction, name)
+
+
+def test_a_convolution_at_a_large_batch_gains_and_a_larger_batch_is_suggested():
+    h200 = gpu_rates("H200")
+    models = costed_models("cnn", *IMAGES[:2], h200, IMAGES[2])
+    small = predict_costed(models, "cnn", 128, h200)
+    large = larger_batch(models, small, h200)
+    assert large is not None and large.batch_size > 128
+    assert large.best_half().speedup > 1.5 > small.best_half().speedup
+    assert large.best_half().bound != "dispatch"
+
+
+def test_float8_only_where_the_device_has_it_and_tf32_is_the_baseline_from_ampere():
+    a100 = predict("mlp", (64,), 10, 512, gpu_rates("NVIDIA A100-SXM4-80GB"))
+    assert FLOAT8 not in a100.predictions and a100.baseline == "TF32"
+    v100 = predict("cnn", *IMAGES[:2], 2048, gpu_rates("Tesla V100-SXM2-16GB"), IMAGES[2])
+    assert v100.baseline == "float32" and "mixed_bfloat16" in v100.predictions
+    # no bfloat16 Tensor Cores before Ampere: where compute bounds the step, float16 wins
+    assert v100.predictions["mixed_bfloat16"].speedup < v100.predictions[FLOAT16].speedup
+    assert FLOAT8 in predict("mlp", (64,), 10, 512, gpu_rates("L40S")).predictions
+
+
+def test_true_float32_makes_the_gain_larger_than_against_tf32():
+    h200 = gpu_rates("H200")
+    tf32 = predict("cnn", *IMAGES[:2], 2048, h200, IMAGES[2])
+    plain = predict("cnn", *IMAGES[:2], 2048, without_tf32(h200), IMAGES[2])
+    assert plain.baseline == "float32"
+    assert plain.predictions[FLOAT16].speedup > tf32.predictions[FLOAT16].speedup
+
+
+def test_unknown_device_names_the_known_ones():
+    with pytest.raises(UnknownDevice, match="H200"):
+        resolve_device("Voodoo 5")
+    assert resolve_device("nvidia h100 pcie").name == "H100 PCIe"
+    assert resolve_device("NVIDIA H100 80GB HBM3").name == "H100 SXM"
+    assert resolve_device("NVIDIA GeForce RTX 4090").fp8
+
+
+def _rows(name: str) -> list[dict]:
+    return [json.loads(line) for line in (CALIBRATION / name).read_text().splitlines()
+            if '"template"' in line and '"ms_per_step"' in line]
+
+
+def _wide_mlp(precision: str) -> CostedModel:
+    """The reference's Dense 8192 x 2 model (float8's width claim), built as it was."""
+    from mpstudio.engine.float8 import keras_policy, quantize_float8
+    from mpstudio.engine.templates.model_input import input_scaling, model_input
+
+    with policy_scope(keras_policy(precision)), input_scaling(IMAGES[2]):
+        inputs, x = model_input(IMAGES[0])
+        x = keras.layers.Flatten()(x)
+        x = keras.layers.Dense(8192, activation="relu")(x)
+        x = keras.layers.Dense(8192, activation="relu")(x)
+        x = keras.layers.Dense(IMAGES[1])(x)
+        model = keras.Model(inputs, keras.layers.Activation("softmax", dtype="float32")(x))
+    if precision == FLOAT8:
+        quantize_float8(model)
+    return CostedModel(precision, tuple(model_costs(model)), lambda batch: 0)
+
+
+@pytest.mark.slow
+def test_the_h200s_measured_speedups_within_a_quarter():
+    """Every speedup over TF32 measured on a real H200 (mpstudio's own templates, Keras on
+    XLA), predicted from the table and the layers: the shared reference's figures
+    (batch 2048) within 0.25 each, and the figures measured since (batch 256 and 1024,
+    float8) within 0.2 on average."""
+    reference = _rows("h200_reference_2048.jsonl")
+    since = _rows("h200_2026-11-27.jsonl")
+    h200 = gpu_rates("NVIDIA H200")
+    ms = {(r["template"], r["precision"], r["batch"]): r["ms_per_step"]
+          for r in reference + since}
+    errors: dict[tuple[str, str, int], float] = {}
+    for template in sorted({t for t, _, _ in ms}):
+        if template == "wide_mlp":
+            models = [_wide_mlp(p) for p in (FLOAT32, "mixed_bfloat16", FLOAT8)]
+        else:
+            models = costed_models(template, *IMAGES[:2], h200, IMAGES[2])
+        for (t, precision, batch), step_ms in ms.items():
+            base = ms.get((t, FLOAT32, batch))
+            if t != template or precision in (FLOAT32, "float32_highest") or base is None:
+                continue
+            predicted = predict_costed(models, t, batch, h200).predictions[precision]
+            errors[(t, precision, batch)] = predicted.speedup - base / step_ms
+    shared = {(r["template"], r["precision"], r["batch"]) for r in reference}
+    assert len(shared & errors.keys()) == 9
+    assert all(abs(errors[k]) <= 0.25 for k in shared & errors.keys()), errors
+    mean = sum(abs(e) for e in errors.values()) / len(errors)
+    assert mean <= 0.2, (mean, errors)
