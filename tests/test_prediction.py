@@ -9,6 +9,7 @@ from pathlib import Path
 import keras
 import pytest
 
+from mpstudio.engine.precision import policy_scope
 from mpstudio.engine.prediction.device_rates import gpu_rates, without_tf32
 from mpstudio.engine.prediction.devices import UnknownDevice, resolve_device
 from mpstudio.engine.prediction.layer_costs import model_costs
@@ -24,7 +25,6 @@ from mpstudio.engine.prediction.predict import (
     predict_costed,
 )
 from mpstudio.engine.prediction.prediction_text import precision_line
-from mpstudio.engine.precision import policy_scope
 
 CALIBRATION = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu_calibration"
 IMAGES = ((32, 32, 3), 10, 1 / 255)
