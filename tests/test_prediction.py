@@ -155,3 +155,34 @@ def test_the_h200s_measured_speedups_within_a_quarter():
     assert all(abs(errors[k]) <= 0.25 for k in shared & errors.keys()), errors
     mean = sum(abs(e) for e in errors.values()) / len(errors)
     assert mean <= 0.2, (mean, errors)
+
+
+def test_the_advisor_promises_only_what_the_users_model_can_keep():
+    """An H100 (injected: what TensorFlow and NVML would report): without a model the
+    rule quotes the table's peak ratio, never "several times"; with the digits mlp at
+    batch 128 the prediction says no gain (dispatch-bound); with the cnn on 32x32 images
+    at 2048 it recommends mixed precision, with the predicted figure."""
+    from machines import H100, machine
+
+    from mpstudio.engine.hardware.check import run_hardware_check
+    from mpstudio.engine.hardware.verdict_rules import Verdict
+    from mpstudio.engine.prediction.for_hardware import Workload
+
+    bare = run_hardware_check(sources=machine(H100)).advice.device("GPU:0")
+    reason = bare.verdict("mixed_float16").reason
+    assert "several times" not in reason and "2.0x TF32" in reason
+    small = run_hardware_check(sources=machine(H100), workload=Workload())
+    gpu = small.advice.device("GPU:0")
+    assert small.predictions[0].prediction.device == "H100 SXM"
+    for policy in ("mixed_float16", "mixed_bfloat16"):
+        verdict = gpu.verdict(policy)
+        assert verdict.verdict in (Verdict.NO_GAIN, Verdict.SLOWER), verdict
+        assert "dispatch-bound" in verdict.reason and "batch 128" in verdict.reason
+    # 64 inputs, 1024 units: too small for an H100 at any batch
+    assert small.predictions[0].larger is None
+    large = run_hardware_check(sources=machine(H100), workload=Workload(
+        "cnn", 2048, (32, 32, 3), 10, 1 / 255)).advice.device("GPU:0")
+    assert large.verdict("mixed_float16").verdict is Verdict.RECOMMENDED
+    assert large.verdict("mixed_float16").measured > 1.4
+    assert "predicted for cnn at batch 2048" in large.verdict("mixed_float16").reason
+    assert small.to_dict()["predictions"][0]["predictions"]["float8"]["speedup"] > 0

@@ -41,6 +41,11 @@ def add_hw_command(commands: Any) -> None:
     add("--seconds", type=float, default=0.5, metavar="S",
         help=_("--measure: seconds timed for each kernel and precision (0.5)"))
     add("--json", action="store_true", help=_("print JSON to stdout"))
+    add("--template", default="mlp",
+        help=_("predict this template's payoff on each device (default mlp)"))
+    add("--batch-size", type=int, default=128, help=_("the batch predicted (128)"))
+    add("--dataset", default="digits",
+        help=_("the data the prediction is for (default digits)"))
     add("--memory-growth", choices=("on", "off"),
         help=_("save: let TensorFlow allocate GPU memory as needed (on) or up front (off)"))
     add("--memory-limit", metavar="MiB|none",
@@ -85,6 +90,8 @@ def run_hw_command(args: argparse.Namespace) -> int:
     if not 0.05 <= args.seconds <= 10:
         return usage_error("hw", [_("--seconds must be between 0.05 and 10, got {value}")
                                   .format(value=args.seconds)])
+    if args.batch_size < 1:
+        return usage_error("hw", [_("--batch-size must be a positive whole number")])
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from mpstudio.cli import hardware_tables as tables
@@ -93,6 +100,14 @@ def run_hw_command(args: argparse.Namespace) -> int:
         import tensorflow  # noqa: F401  (imported here, quietly, not inside the check)
 
         from mpstudio.engine.hardware.check import run_hardware_check
+        from mpstudio.engine.prediction.for_hardware import Workload
+        from mpstudio.engine.spec import RunSpec
+
+        try:
+            workload = Workload.of_spec(RunSpec(dataset=args.dataset, template=args.template,
+                                                batch_size=args.batch_size))
+        except (ValueError, OSError) as exc:
+            return usage_error("hw", [str(exc)])
     out, err = make_console(stderr=False), make_console(stderr=True)
     stopper = StopFlag()
     # rich fills {task.description} in
@@ -107,7 +122,8 @@ def run_hw_command(args: argparse.Namespace) -> int:
 
     try:
         with progress, ctrl_c_stops(stopper):
-            check = run_hardware_check(args.measure, args.seconds, update, stopper.should_stop)
+            check = run_hardware_check(args.measure, args.seconds, update, stopper.should_stop,
+                                       workload=workload)
     except KeyboardInterrupt:  # the second Ctrl-C: leave now, without a traceback
         print(_("mpstudio {command}: error: interrupted").format(command="hw"),
               file=sys.stderr)
@@ -128,6 +144,10 @@ def run_hw_command(args: argparse.Namespace) -> int:
         else:
             out.print(_("Verdicts above are from what the hardware is; `mpstudio hw "
                         "--measure` times it."))
+        from mpstudio.cli.prediction_tables import print_prediction
+
+        for device in check.predictions:
+            print_prediction(out, device.prediction, device.larger)
         out.print(tables.advice_block(check.advice))
     if check.stopped:
         print(_("mpstudio hw: measurement stopped early; verdicts use what was measured"),

@@ -35,7 +35,6 @@ def prediction_table(prediction: Prediction) -> Table:
 def print_prediction(console: Console, prediction: Prediction,
                      larger: Prediction | None = None) -> None:
     console.print(prediction_table(prediction))
-    best = prediction.best_half()
     for name in prediction.predictions:
         if name == FLOAT32:
             continue
@@ -44,7 +43,7 @@ def print_prediction(console: Console, prediction: Prediction,
         if note:
             console.print("  " + note, highlight=False)
     line = larger_batch_line(prediction, larger)
-    if line and best is not None:
+    if line:
         console.print(line, highlight=False)
     console.print(_("A prediction from the device's rates and the model's layers, "
                     "calibrated on measured runs; the comparison measures it."),

@@ -9,8 +9,9 @@ is a sentence (``Said``): shown in the user's language, stored with a run as its
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mpstudio.engine.hardware.gpu_architecture import tf32_capable
 from mpstudio.engine.hardware.measurement import POLICY_DTYPE, DeviceMeasurement
@@ -34,6 +35,9 @@ from mpstudio.engine.hardware.verdict_rules import (
 )
 from mpstudio.engine.i18n import N_
 from mpstudio.engine.said import Said, english_tree, said
+
+if TYPE_CHECKING:
+    from mpstudio.engine.prediction.predict import Prediction
 
 FASTER, SAME = 1.15, 0.95  # measured ratio bands: faster / no real difference / slower
 TIE = 1.05  # two half types this close are a tie: the device's preference decides
@@ -113,6 +117,28 @@ def _measured(policy: str, rule: Rule, m: DeviceMeasurement) -> PolicyVerdict:
         "{dtype} was {ratio:.2f}x {baseline} here ({kernels}): keep float32"), **seen), ratio)
 
 
+def _predicted(policy: str, rule: Rule, prediction: Prediction) -> PolicyVerdict:
+    """A half policy's verdict from the prediction for the user's model, where nothing
+    was measured: the rule's promise only where the model's step can keep it."""
+    from mpstudio.engine.prediction.predict import NO_GAIN
+    from mpstudio.engine.prediction.prediction_text import BOUND_TEXT, gain_phrase
+
+    p = prediction.predictions.get(policy)
+    if p is None or p.speedup is None:
+        return PolicyVerdict(policy, rule.verdict, rule.reason)
+    seen = {"template": prediction.template, "batch": prediction.batch_size,
+            "gain": gain_phrase(p), "baseline": prediction.baseline,
+            "why": said(BOUND_TEXT[p.bound])}
+    if p.speedup >= NO_GAIN[1]:
+        return PolicyVerdict(policy, Verdict.RECOMMENDED, said(N_(
+            "predicted for {template} at batch {batch}: {gain} over {baseline}; {why}"),
+            **seen), p.speedup)
+    verdict = Verdict.NO_GAIN if p.speedup > NO_GAIN[0] else Verdict.SLOWER
+    return PolicyVerdict(policy, verdict, said(N_(
+        "predicted for {template} at batch {batch}: {gain} over {baseline}; {why}"), **seen),
+        p.speedup)
+
+
 def _ranked(winners: list[str], verdicts: dict[str, PolicyVerdict],
             preference: Sequence[str]) -> list[str]:
     """Best first: measured speed decides, except that ratios within 5% of each other
@@ -152,13 +178,18 @@ def _float32_verdict(base: Rule, best: PolicyVerdict | None,
 
 def _device_advice(device: str, description: str, rules: Rules, preference: Sequence[str],
                    measurement: DeviceMeasurement | None,
-                   notes: tuple[str, ...] = (), float8: Rule | None = None) -> DeviceAdvice:
+                   notes: tuple[str, ...] = (), float8: Rule | None = None,
+                   prediction: Prediction | None = None) -> DeviceAdvice:
     """``float8``: its verdict, listed after the policies and never the default."""
     halves = [p for p in POLICIES if p != "float32"]
     verdicts: dict[str, PolicyVerdict] = {}
     for policy in halves:
         rule = rules[policy]
-        if measurement is None or rule.verdict is Verdict.UNSUPPORTED:
+        if rule.verdict is Verdict.UNSUPPORTED:
+            verdicts[policy] = PolicyVerdict(policy, rule.verdict, rule.reason)
+        elif measurement is None and prediction is not None:
+            verdicts[policy] = _predicted(policy, rule, prediction)
+        elif measurement is None:
             verdicts[policy] = PolicyVerdict(policy, rule.verdict, rule.reason)
         else:
             verdicts[policy] = _measured(policy, rule, measurement)
@@ -172,7 +203,9 @@ def _device_advice(device: str, description: str, rules: Rules, preference: Sequ
     if verdicts[default].verdict is Verdict.UNSUPPORTED:
         default = ""  # nothing runs here
     listed = [verdicts[p] for p in POLICIES]
-    if float8 is not None:
+    if float8 is not None and prediction is not None and float8.verdict is Verdict.MEASURE:
+        listed.append(_predicted(FLOAT8, float8, prediction))
+    elif float8 is not None:
         listed.append(PolicyVerdict(FLOAT8, float8.verdict, float8.reason))
     return DeviceAdvice(device, description, tuple(listed), default, reason, notes)
 
@@ -226,14 +259,17 @@ def _tips(report: HardwareReport) -> tuple[tuple[str, str], ...]:
     )
 
 
-def advise(report: HardwareReport,
-           measurements: Sequence[DeviceMeasurement] = ()) -> Advice:
+def advise(report: HardwareReport, measurements: Sequence[DeviceMeasurement] = (),
+           predictions: Mapping[str, Prediction] | None = None) -> Advice:
+    """``predictions``: the user's model predicted on a device (by its label, "GPU:0"):
+    where that device was not measured, its half-precision verdicts come from it."""
     measured = {m.device: m for m in measurements}
+    predicted = dict(predictions or {})
     devices = [
         _device_advice(g.label, said(N_("{name}, compute capability {capability}"),
                                          name=g.name, capability=g.capability_text),
                        gpu_rules(g, report.build), GPU_PREFERENCE, measured.get(g.label),
-                       gpu_notes(g, report.build), float8_gpu_rule(g))
+                       gpu_notes(g, report.build), float8_gpu_rule(g), predicted.get(g.label))
         for g in report.gpus
     ]
     if report.tpu.found:
@@ -248,7 +284,8 @@ def advise(report: HardwareReport,
                                   cpu_rules(report.cpu), CPU_PREFERENCE,
                                   measured.get("CPU"),
                                   float8=float8_unsupported(said(N_("a CPU ({model})"),
-                                                                 model=report.cpu.model))))
+                                                                 model=report.cpu.model)),
+                                  prediction=predicted.get("CPU")))
     usable = [d for d in devices if d.device.startswith("GPU:")]
     tpu = [d for d in devices if d.device == "TPU"]
     run = (usable or tpu or devices[-1:])[0]  # the CPU comes last

@@ -76,9 +76,12 @@ def gpu_rules(gpu: GpuInfo, build: TfBuild) -> Rules:
     rules: Rules = {}
     if arch.float16_tensor_cores:
         rules["mixed_float16"] = Rule(Verdict.RECOMMENDED, said(N_(
-            "{generation} Tensor Cores ({family}) run float16 matmuls and convolutions "
-            "several times faster than float32; dynamic loss scaling keeps small gradients"),
-            generation=arch.tensor_cores_text, family=arch.family_text))
+            "{generation} Tensor Cores ({family}) run float16 matmuls and convolutions at "
+            "up to {ratio} {baseline}'s rate; a model gains where its step is compute-bound "
+            "(large batches, wide layers, convolutions), not where it is short; dynamic loss "
+            "scaling keeps small gradients"),
+            generation=arch.tensor_cores_text, family=arch.family_text,
+            **_peak_ratio(gpu, build)))
     elif cc is not None and cc < (7, 0) and cc not in ((6, 0), (6, 2)):
         slow = arch.note or said(N_("float16 math is no faster"))
         rules["mixed_float16"] = Rule(Verdict.SLOWER, said(N_(
@@ -109,6 +112,22 @@ def gpu_rules(gpu: GpuInfo, build: TfBuild) -> Rules:
         rules["float32"] = Rule(Verdict.RECOMMENDED, said(N_(
             "no Tensor Cores to gain from: float32 is the fastest safe choice on this GPU")))
     return rules
+
+
+def _peak_ratio(gpu: GpuInfo, build: TfBuild) -> dict[str, str]:
+    """float16's peak over float32's (TF32's where it runs as TF32) from the device table,
+    or what the generation gives where the GPU is not in it."""
+    from mpstudio.engine.prediction.device_rates import gpu_rates
+
+    tf32 = tf32_capable(gpu.compute_capability) and build.tf32_enabled
+    baseline = "TF32" if tf32 else "float32"
+    rates = gpu_rates(gpu.name)
+    if rates is not None:
+        base = rates.tflops.get("tf32" if tf32 else "float32") or rates.tflops["float32"]
+        ratio = rates.tflops["float16"] / base
+        return {"ratio": f"{ratio:.0f}x" if ratio >= 3 else f"{ratio:.1f}x",
+                "baseline": baseline}
+    return {"ratio": "2x" if tf32 else "8x", "baseline": baseline}
 
 
 def gpu_notes(gpu: GpuInfo, build: TfBuild) -> tuple[str, ...]:

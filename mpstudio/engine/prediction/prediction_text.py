@@ -57,8 +57,13 @@ def half_share_note(p: PrecisionPrediction) -> str | None:
 
 
 def larger_batch_line(prediction: Prediction, larger: Prediction | None) -> str | None:
-    """"at batch 2048: about 1.8x (1.5-2.1x)" where a larger batch gains clearly more."""
+    """"at batch 2048: about 1.8x (1.5-2.1x)" where a larger batch gains clearly more;
+    where none does and this batch gains nothing either, that the model is too small."""
     if larger is None:
+        now = prediction.best_half()
+        if now is not None and now.speedup is not None and now.speedup < NO_GAIN[1]:
+            return _("no larger batch is predicted to gain either: the model is too small "
+                     "for this device to show a gain")
         return None
     now, then = prediction.best_half(), larger.best_half()
     if then is None or then.speedup is None:
