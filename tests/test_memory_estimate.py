@@ -70,12 +70,43 @@ def test_the_gradients_of_float32_variables_are_float32_under_mixed_float16():
 
 def test_activations_by_hand_and_halved_by_float16_layers():
     batch = 8
-    full = me.estimate_memory(dense_model("float32"), batch, keras.optimizers.SGD(), "float32")
-    assert full.activations == batch * (4 + 3 + 2) * 4  # the input, then each output
+    cpu = me.PLATFORM_FACTORS["CPU"]
+    full = me.estimate_memory(dense_model("float32"), batch, keras.optimizers.SGD(), "float32",
+                              "CPU")
+    saved = batch * (4 + 3 + 2) * 4  # the input, then each output
+    assert me.activation_bytes(dense_model("float32"), batch) == saved
+    assert full.activations == int(saved * cpu.activations)
     half = me.estimate_memory(dense_model("mixed_float16", "float16"), batch,
-                              keras.optimizers.SGD(), "mixed_float16")
-    assert half.activations * 2 == full.activations
-    assert full.total == (full.weights + full.optimizer + full.gradients + full.activations)
+                              keras.optimizers.SGD(), "mixed_float16", "CPU")
+    assert half.activations == int(saved / 2 * cpu.half_activations)
+    # what the allocator holds beside them: the optimizer update's temporaries, the input
+    # batches, rounding
+    assert full.temporaries == int(full.gradients * cpu.weight_temporaries)
+    assert full.inputs == int(batch * 4 * 4 * cpu.input_batches)
+    parts = (full.weights + full.optimizer + full.gradients + full.activations
+             + full.temporaries + full.inputs)
+    assert full.overhead == int(parts * cpu.overhead)
+    assert full.total == parts + full.overhead
+    # a GPU's libraries hold their workspace whatever the model
+    gpu = me.estimate_memory(dense_model("float32"), batch, keras.optimizers.SGD(), "float32",
+                             "GPU")
+    assert gpu.overhead >= me.PLATFORM_FACTORS["GPU"].workspace > 0
+    assert gpu.device_kind == "GPU" and full.device_kind == "CPU"
+
+
+def test_attention_keeps_its_scores_and_its_float32_softmax():
+    """Keras' attention takes its softmax in float32 under a mixed policy: a half model
+    keeps the scores twice (half and float32) and the probabilities twice."""
+    def attention(policy: str) -> keras.Model:
+        with policy_scope(policy):
+            inputs = keras.Input((16, 32))
+            return keras.Model(inputs, keras.layers.MultiHeadAttention(2, 8)(inputs, inputs))
+
+    full, half = (me.activation_bytes(attention(p), 1) for p in ("float32", "mixed_float16"))
+    scores = 2 * 16 * 16
+    projections = 16 * 2 * (8 + 8 + 8 + 8)
+    assert full == 2 * 16 * 32 * 4 + projections * 4 + scores * (4 + 4)
+    assert half == 16 * 32 * 4 + 16 * 32 * 2 + projections * 2 + scores * (2 + 4 + 4 + 2)
 
 
 def test_a_conv_models_activations_come_from_its_output_shapes():
@@ -91,7 +122,7 @@ def test_a_conv_models_activations_come_from_its_output_shapes():
     full, mixed = (me.estimate_for_spec(spec, (8, 8, 1), 10, 1 / 16, p)
                    for p in ("float32", "mixed_float16"))
     assert full.weights == mixed.weights and full.optimizer == mixed.optimizer
-    assert 0.45 < mixed.activations / full.activations < 0.6
+    assert mixed.activations < full.activations
 
 
 # ------------------------------------------------------- against the measured peak
@@ -186,15 +217,16 @@ def test_the_cli_estimates_without_training():
                                      1 / 16, p) for p in ("mixed_float16", "float32")]
     assert lines[:2] == [f"{e.policy}: memory estimate: {me.estimate_line(e)}"
                          for e in expected]
-    assert lines[2].startswith("per device at batch 16; each layer's output is kept once")
+    assert lines[2].startswith("per device at batch 16; what the backward pass keeps")
     as_json = mpstudio("compare", "--estimate-only", "--json", "--optimizer", "sgd")
     assert as_json.returncode == 0, as_json.stderr
     data = json.loads(as_json.stdout)
     assert [e["policy"] for e in data["estimates"]] == ["mixed_float16", "float32"]
     for e in data["estimates"]:
         assert e["slots_per_variable"] == 1 and e["total"] == sum(
-            e[k] for k in ("weights", "optimizer", "gradients", "activations", "loss_scale"))
-    assert "not counted" in data["assumptions"]
+            e[k] for k in ("weights", "optimizer", "gradients", "activations", "loss_scale",
+                           "temporaries", "inputs", "overhead"))
+    assert "the allocator's rounding" in data["assumptions"]
 
 
 def test_a_cpu_run_measures_its_peak_under_tensorflows_counting_allocator(tmp_path):
@@ -226,7 +258,8 @@ def test_the_window_shows_the_estimate_and_follows_the_batch_size(qtbot, window)
                     and layers.summary.memory[0].batch_size == 32
                     and layers.summary.policy == "mixed_float16", timeout=60_000)
     chosen, baseline = layers.summary.memory
-    assert baseline.policy == "float32" and chosen.total < baseline.total
+    # on this CPU a half model holds its float32 weights and their half copies
+    assert baseline.policy == "float32" and chosen.activations < baseline.activations
     assert baseline.optimizer_name == "Adam" and baseline.loss_scale == 0  # as compare runs it
     text = layers.memory.text()
     assert layers.memory.isVisible() and "at batch 32" in text
@@ -235,5 +268,29 @@ def test_the_window_shows_the_estimate_and_follows_the_batch_size(qtbot, window)
     window.setup.batch_size.setValue(64)
     qtbot.waitUntil(lambda: layers.summary.memory[0].batch_size == 64, timeout=60_000)
     doubled = layers.summary.memory[0]
-    assert doubled.activations == 2 * chosen.activations and doubled.weights == chosen.weights
+    assert doubled.activations in (2 * chosen.activations, 2 * chosen.activations + 1)
+    assert doubled.weights == chosen.weights
     assert "at batch 64" in layers.memory.text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("template", "precision", "batch"), [
+    ("transformer", "mixed_bfloat16", 128), ("cnn", "float32", 128),
+    ("lstm", "mixed_float16", 256)])
+def test_the_estimate_is_within_35_percent_of_the_cpus_measured_peak(
+        tmp_path, template, precision, batch):
+    """A real run on 32x32x3 images under TensorFlow's counting CPU allocator: its peak
+    against the estimate it printed at its start (every template at two batches and
+    three precisions: benchmarks/memory_estimate_accuracy.py)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mpstudio", "train", "--template", template, "--precision",
+         precision, "--batch-size", str(batch), "--dataset", "synthetic", "--synthetic-shape",
+         "32,32,3", "--synthetic-classes", "10", "--synthetic-samples", str(3 * batch),
+         "--steps", "2", "--json"], capture_output=True, text=True, timeout=240,
+        env={**os.environ, "MPSTUDIO_LANG": "en", "TF_CPU_ALLOCATOR_USE_BFC": "true",
+             "MPSTUDIO_HISTORY": str(tmp_path / "history.sqlite3")})
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)["summary"]
+    estimated, measured = summary["memory_estimate"]["total"], summary["peak_memory_bytes"]
+    assert summary["memory_estimate"]["device_kind"] == "CPU"
+    assert abs(estimated / measured - 1) <= 0.35, (estimated, measured)

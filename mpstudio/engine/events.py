@@ -88,6 +88,9 @@ class RunSummary:
     # The device memory estimated before the run (memory_estimate.MemoryEstimate.to_dict),
     # set against peak_memory_bytes where the device reports one.
     memory_estimate: dict[str, Any] | None = None
+    # The step predicted before the run (prediction.run_prediction.predict_run): examples/s,
+    # what bounds it, the device's rates used. None: no rates for the device.
+    predicted: dict[str, Any] | None = None
 
     @property
     def examples_per_sec_per_replica(self) -> float | None:

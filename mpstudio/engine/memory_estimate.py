@@ -154,20 +154,24 @@ def _layer_outputs(model: keras.Model) -> list[Any]:
 class PlatformFactors:
     """How much of each counted part the allocator holds at its peak on a platform."""
 
-    activations: float  # of what the backward pass keeps
+    activations: float  # of what the backward pass keeps, float32 layers
+    half_activations: float  # the same under a mixed policy (casts keep float32 copies)
     temporaries: float  # of the largest layer's input and output (its gradients)
+    weight_temporaries: float  # of the trainable bytes: the optimizer update's temporaries
     input_batches: float  # input batches held on the device
-    overhead: float  # rounding and workspace, of everything else
+    overhead: float  # rounding, of everything else
+    workspace: int = 0  # bytes the libraries hold whatever the model (cuBLAS, cuDNN, XLA)
 
 
 # Fitted to measured peaks of every template at batch 256 and 1024 under each precision:
 # on the CPU, TensorFlow's counting allocator (TF_CPU_ALLOCATOR_USE_BFC=true); on a GPU,
 # XLA's device allocator on an NVIDIA H200 (benchmarks/gpu_calibration/).
 PLATFORM_FACTORS = {
-    "CPU": PlatformFactors(activations=1.0, temporaries=3.0, input_batches=3.0,
-                           overhead=0.1),
-    "GPU": PlatformFactors(activations=1.0, temporaries=3.0, input_batches=2.0,
-                           overhead=0.1),
+    "CPU": PlatformFactors(activations=0.7, half_activations=0.9, temporaries=0.0,
+                           weight_temporaries=1.0, input_batches=1.0, overhead=0.1),
+    "GPU": PlatformFactors(activations=0.8, half_activations=0.5, temporaries=0.0,
+                           weight_temporaries=4.0, input_batches=1.0, overhead=0.0,
+                           workspace=128 * MIB),
 }
 
 
@@ -204,16 +208,18 @@ def estimate_memory(model: keras.Model, batch_size: int, optimizer: keras.Optimi
     saved = batch * (input_bytes(model) + sum(c.saved for c in costs))
     largest = max((c.bytes for c in costs), default=0.0)
     half_weights = sum(c.weights for c in costs if c.half) * 2
+    half = any(c.half for c in costs)
     parts = dict(
         weights=sum(variable_bytes(v) for v in model.variables),
         optimizer=slots * trainable_bytes + scalars,
         gradients=trainable_bytes,
-        activations=int(saved * factors.activations),
+        activations=int(saved * (factors.half_activations if half else factors.activations)),
         loss_scale=loss_scale,
-        temporaries=int(batch * largest * factors.temporaries + half_weights),
+        temporaries=int(batch * largest * factors.temporaries + half_weights
+                        + trainable_bytes * factors.weight_temporaries),
         inputs=int(batch * input_bytes(model) * factors.input_batches),
     )
-    overhead = int(sum(parts.values()) * factors.overhead)
+    overhead = int(sum(parts.values()) * factors.overhead) + factors.workspace
     return MemoryEstimate(policy=policy, batch_size=batch,
                           optimizer_name=optimizer_name(optimizer),
                           slots_per_variable=slots, overhead=overhead, device_kind=kind,

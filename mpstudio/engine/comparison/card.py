@@ -91,6 +91,9 @@ class Side:
     device: str  # the run's device label, in English as recorded (device_info.device_text)
     # the device memory estimated before each trial (memory_estimate), set against the peak
     estimated_memory_bytes: Spread = Spread(None, None, None, 0)
+    # the steady examples/s predicted before each trial (prediction.run_prediction)
+    predicted_examples_per_sec: Spread = Spread(None, None, None, 0)
+    predicted_bound: str = ""  # what the prediction said bounds the step
 
     @classmethod
     def of(cls, runs: Sequence[StoredRun]) -> Side:
@@ -131,12 +134,21 @@ class Side:
             memory_note=render(summaries[0].memory_note) if summaries else "",
             device=first.hardware.get("device", ""),
             estimated_memory_bytes=Spread.of([_estimated(s) for s in summaries]),
+            predicted_examples_per_sec=Spread.of([_predicted(s, "examples_per_sec")
+                                                 for s in summaries]),
+            predicted_bound=str(_predicted(s=summaries[0], key="bound") or "")
+            if summaries else "",
         )
 
 
 def _estimated(s: RunSummary) -> float | None:
     estimate = MemoryEstimate.from_dict(s.memory_estimate)
     return float(estimate.total) if estimate is not None else None
+
+
+def _predicted(s: RunSummary, key: str) -> Any:
+    predicted = s.predicted if isinstance(s.predicted, dict) else {}
+    return predicted.get(key)
 
 
 def _steady(s: RunSummary) -> tuple[int, float]:
@@ -204,6 +216,13 @@ class ComparisonCard:
     @property
     def trials(self) -> int:
         return min(len(self.baseline.run_ids), len(self.mixed.run_ids))
+
+    @property
+    def predicted_speedup(self) -> float | None:
+        """Mixed over float32 as predicted before the runs (None: no prediction)."""
+        base = self.baseline.predicted_examples_per_sec.median
+        half = self.mixed.predicted_examples_per_sec.median
+        return half / base if base and half else None
 
     def to_dict(self) -> dict[str, Any]:
         return json_ready(asdict(self))

@@ -127,6 +127,9 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
                 _("steps dynamic loss scaling skipped because a gradient was inf/NaN")),
         CardRow(_("loss scale"), _scale_range(b), _scale_range(m), ""),
     ]
+    predicted = predicted_row(card)
+    if predicted is not None:
+        rows.insert(1, predicted)
     if card.batch_sizes is not None:  # the finder's comparison: each at its largest batch
         base_batch, mixed_batch = card.batch_sizes
         rows.insert(1, CardRow(
@@ -140,9 +143,52 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
                        _tested(card.test_accuracy, _delta_pp(b.test_accuracy, m.test_accuracy)),
                        _tested_tip(card.test_accuracy))
         # before the final train loss
-        rows.insert(6 + len(estimates) + (card.batch_sizes is not None), test)
+        rows.insert(6 + len(estimates) + (card.batch_sizes is not None)
+                    + (predicted is not None), test)
     rows.append(CardRow(_("status"), _(b.status), _(m.status), ""))
     return rows
+
+
+def predicted_row(card: ComparisonCard) -> CardRow | None:
+    """Predicted examples/s on each side and the predicted speedup, with why the
+    measurement differs where it does."""
+    b, m, predicted = card.baseline, card.mixed, card.predicted_speedup
+    if predicted is None:
+        return None
+    return CardRow(_("predicted examples/s"), spread_text(b.predicted_examples_per_sec, ",.0f"),
+                   spread_text(m.predicted_examples_per_sec, ",.0f"),
+                   f"{predicted:.2f}x", prediction_gap_text(card))
+
+
+def prediction_gap_text(card: ComparisonCard) -> str:
+    """Why the measured speedup differs from the predicted one, in one sentence."""
+    from mpstudio.engine.prediction.prediction_text import BOUND_TEXT
+
+    predicted, measured = card.predicted_speedup, card.speedup.median
+    bound = card.mixed.predicted_bound
+    why = _(BOUND_TEXT[bound]) if bound in BOUND_TEXT else ""
+    if predicted is None:
+        return ""
+    if measured is None:
+        return _("predicted before the run from the device's rates and the model's layers; "
+                 "{why}").format(why=why)
+    gap = measured / predicted - 1
+    if abs(gap) <= 0.15:
+        return _("predicted {predicted:.2f}x, measured {measured:.2f}x: as predicted "
+                 "({why})").format(predicted=predicted, measured=measured, why=why)
+    fraction = card.mixed.data_time_fraction.median
+    if gap < 0 and fraction is not None and fraction > 0.3:
+        reason = _("the input pipeline held the steps back ({share:.0%} of a step waited "
+                   "for data), which the prediction does not count").format(share=fraction)
+    elif card.mixed.steady_seconds < 2:
+        reason = _("too little steady time to measure the speed reliably")
+    elif gap < 0:
+        reason = _("the framework's own work per step (casts, loss scaling, launches) cost "
+                   "more here than the device's rates predict")
+    else:
+        reason = _("the half type's kernels ran closer to the device's peak than predicted")
+    return _("predicted {predicted:.2f}x, measured {measured:.2f}x: {reason}").format(
+        predicted=predicted, measured=measured, reason=reason)
 
 
 def _versus(side: Side) -> str:

@@ -41,3 +41,39 @@ def measured_cpu_rates(seconds: float = 0.3) -> DeviceRates:
         if result.tflops:
             (matmul if result.kernel == "matmul" else conv)[result.dtype] = result.tflops
     return cpu_rates(report.cpu.model or "CPU", matmul, conv)
+
+
+def _cache_path():
+    from mpstudio.engine.datasets.cache_dir import datasets_dir
+
+    return datasets_dir().parent / "cpu_rates.json"
+
+
+def cached_cpu_rates() -> DeviceRates:
+    """This CPU's rates, measured once (a few seconds) and kept in the user cache folder
+    for this CPU and TensorFlow release; a cache that cannot be read or written is
+    measured again, never an error."""
+    import json
+    import os
+
+    import tensorflow as tf
+
+    from mpstudio.engine.report.files import atomic_write_text
+
+    key = f"{tf.__version__}|{os.cpu_count()}"
+    path = _cache_path()
+    try:
+        kept = json.loads(path.read_text())
+        if kept.get("key") == key:
+            return cpu_rates(kept["name"], kept["matmul"], kept["conv"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    rates = measured_cpu_rates()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps({"key": key, "name": rates.name,
+                                            "matmul": rates.tflops,
+                                            "conv": rates.conv_tflops}))
+    except OSError:
+        pass
+    return rates

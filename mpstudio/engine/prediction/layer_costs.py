@@ -153,9 +153,9 @@ def layer_cost(layer: Any, node: Any) -> LayerCost:
         flops, aligned, width = _matmul_layer(layer, node)
         kernels = 4  # product, bias; two gradient products, the bias gradient's sum
     elif kind == "MultiHeadAttention":
-        flops, aligned, kernels, io = _attention(layer, node, dtype)
+        flops, aligned, kernels, io, internals = _attention(layer, node, dtype)
         width = int(layer._key_dim)
-        saved += io - _io_bytes(node, dtype)  # projections, scores, probabilities
+        saved += internals  # projections, scores, probabilities
     elif kind in ("LSTM", "GRU", "SimpleRNN"):
         flops, aligned, kernels, io = _recurrent(layer, node, dtype)
         width = int(layer.cell.units)
@@ -167,7 +167,7 @@ def layer_cost(layer: Any, node: Any) -> LayerCost:
                      len(layer.trainable_weights), float8)
 
 
-def _attention(layer: Any, node: Any, dtype: str) -> tuple[float, bool, int, float]:
+def _attention(layer: Any, node: Any, dtype: str) -> tuple[float, bool, int, float, float]:
     """The four projections and the two batched products over (tokens x tokens)."""
     query = node.input_tensors[0]
     tokens = int(query.shape[1]) if query.shape[1] is not None else 1
@@ -181,10 +181,15 @@ def _attention(layer: Any, node: Any, dtype: str) -> tuple[float, bool, int, flo
     model_dim = int(tuple(query.shape)[-1])
     aligned = _aligned(model_dim, heads * key_dim, heads * value_dim)
     flops += 2.0 * heads * tokens * tokens * (key_dim + value_dim)
-    scores = heads * tokens * tokens * _size(dtype)
-    projections = tokens * heads * (2 * key_dim + 2 * value_dim) * _size(dtype)
+    # Keras' attention (TensorFlow's backend) takes the softmax in float32 under any
+    # policy: a half model keeps its scores in the half type and in float32, and the
+    # float32 probabilities and their half copy (12 bytes an entry; float32: 8)
+    size = _size(dtype)
+    scores = heads * tokens * tokens * (2 * size + (8 if size < 4 else 0))
+    projections = tokens * heads * (2 * key_dim + 2 * value_dim) * size
     # projections (4 x 4 kernels), scores, softmax, weighted sum and their gradients
-    return flops, aligned, 26, _io_bytes(node, dtype) + projections + 3 * scores
+    return (flops, aligned, 26, _io_bytes(node, dtype) + projections + 1.5 * scores,
+            projections + scores)
 
 
 def _recurrent(layer: Any, node: Any, dtype: str) -> tuple[float, bool, int, float]:

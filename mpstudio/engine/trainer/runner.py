@@ -47,6 +47,7 @@ from mpstudio.engine.initial_weights import weights_hash
 from mpstudio.engine.memory_estimate import run_estimate
 from mpstudio.engine.model_summary import describe_model
 from mpstudio.engine.precision import loss_scaling_note, make_optimizer
+from mpstudio.engine.prediction.run_prediction import predict_run
 from mpstudio.engine.said import Said, english, said
 from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.spec_checks import validate_spec
@@ -344,6 +345,7 @@ def _attempt(
     epochs = math.ceil(total_steps / steps_per_epoch)
     model_summary = describe_model(model, spec.precision, spec.batch_size)
     estimate = run_estimate(model, optimizer, spec, devices.kind)  # shown, kept with the run
+    predicted = predict_run(model, spec, devices)  # kept with the run, set against its speed
     if estimate is not None:
         model_summary = dataclasses.replace(model_summary, memory=(estimate,))
 
@@ -482,7 +484,8 @@ def _attempt(
         underflow_unscaled=underflow.unscaled if underflow else None,
         underflow_scaled=underflow.scaled if underflow else None,
         tensorboard_dir=str(tensorboard.logdir) if tensorboard else "",
-        memory_estimate=estimate.to_dict() if estimate is not None else None)
+        memory_estimate=estimate.to_dict() if estimate is not None else None,
+        predicted=predicted)
     if profiler is not None:
         summary = profiler.into(summary, reporter)
     if status == "finished" and bundle.test is not None:
