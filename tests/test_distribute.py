@@ -268,6 +268,41 @@ def test_mirrored_over_two_cpu_devices_with_every_policy():
             assert run["scale_events"] == 0 and set(run["scales"]) == {None}
 
 
+MIRRORED_SEQUENCE = textwrap.dedent("""
+    import json
+    from mpstudio.engine.distribute.placement import split_cpu
+    split_cpu(3)
+    from mpstudio.engine.events import CollectingReporter, RunFailed
+    from mpstudio.engine.spec import Distribution, RunSpec
+    from mpstudio.engine.trainer import runner
+    out = []
+    for devices in (["CPU:0", "CPU:1"], ["CPU:0", "CPU:1", "CPU:2"], ["CPU:0", "CPU:1"]):
+        spec = RunSpec(dataset="digits", batch_size=16, steps=2, epochs=1,
+                       log_every_steps=1, validation_split=0.0,
+                       distribute=Distribution(strategy="mirrored", devices=devices))
+        reporter = CollectingReporter()
+        s = runner.run(spec, reporter).summary
+        out.append({"status": s.status, "replicas": s.replicas, "steps": s.steps_done,
+                    "failure": [e.reason[-300:] for e in reporter.of_type(RunFailed)]})
+    print(json.dumps(out))
+""")
+
+
+def test_mirrored_runs_over_other_device_sets_in_one_process():
+    """The window's engine process lives long: mirrored over two devices, then over three,
+    then over the first two again. Every MirroredStrategy numbered its collective groups
+    from the same key, so the run over three joined the two-device group ("a group with
+    size 3, but that group has size 2") and the aborted collectives failed every later
+    mirrored run in the process: finished, failed, failed."""
+    done = subprocess.run([sys.executable, "-c", MIRRORED_SEQUENCE], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, said(done.stderr)[-2000:]
+    runs = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [r["status"] for r in runs] == ["finished"] * 3, runs
+    assert [r["replicas"] for r in runs] == [2, 3, 2]
+    assert [r["steps"] for r in runs] == [2, 2, 2]
+
+
 # ---------------------------------------------------------------- multi-worker
 WORKER_ARGS = ("--precision", "mixed_float16", "--batch-size", "32", "--log-every", "2",
                "--growth-steps", "10")

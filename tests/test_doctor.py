@@ -316,6 +316,38 @@ def test_the_mirrored_step_runs_over_two_devices():
     assert "2 replicas" in check["reason"] and check["name"].startswith("MirroredStrategy")
 
 
+AFTER_A_WIDER_RUN = textwrap.dedent("""
+    import json
+    from mpstudio.engine.distribute.placement import split_cpu
+    split_cpu(3)
+    from mpstudio.engine.doctor.mirrored_check import run_mirrored
+    from mpstudio.engine.doctor.plan import make_plan
+    from mpstudio.engine.events import CollectingReporter
+    from mpstudio.engine.spec import Distribution, RunSpec
+    from mpstudio.engine.trainer import runner
+    spec = RunSpec(dataset="digits", batch_size=16, steps=2, epochs=1, log_every_steps=1,
+                   validation_split=0.0, distribute=Distribution(strategy="mirrored"))
+    wide = runner.run(spec, CollectingReporter()).summary
+    check = run_mirrored(make_plan(True, False), ["CPU:0", "CPU:1"], "mixed_float16",
+                         lambda: False)
+    print(json.dumps({"wide": [wide.status, wide.replicas], "check": check.to_dict()}))
+""")
+
+
+def test_the_mirrored_step_works_after_a_mirrored_run_over_more_devices():
+    """The doctor runs its mirrored step in the window's engine process over the first two
+    GPUs: after a run mirrored over all of three, it joined that run's collective group
+    (same group key, size 3 against 2) and failed. Here the CPU split in three."""
+    done = subprocess.run([sys.executable, "-c", AFTER_A_WIDER_RUN], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["wide"] == ["finished", 3]
+    check = out["check"]
+    assert check["status"] == "pass", check
+    assert check["details"]["replicas"] == 2 and "2 replicas" in check["reason"]
+
+
 def test_one_gpu_skips_the_mirrored_step():
     from mpstudio.engine.doctor.mirrored_check import mirrored_check
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import tensorflow as tf
 
 from mpstudio.engine.distribute.cluster import Cluster, ClusterError, direct_to_peers, read_cluster
+from mpstudio.engine.distribute.mirrored_strategy import mirrored_strategy
 from mpstudio.engine.distribute.startup_watchdog import bounded_wait
 from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.said import Said, items, said
@@ -130,7 +131,9 @@ def _mirrored(requested: list[str]) -> Placement:
             "mirrored`)"))
     key = ("mirrored", devices)
     if key not in _made:
-        _made[key] = tf.distribute.MirroredStrategy([f"/{d}" for d in devices])
+        # Its own group keys: one over other devices must not join its groups
+        # (mirrored_strategy says why).
+        _made[key] = mirrored_strategy([f"/{d}" for d in devices])
     return Placement("mirrored", _made[key], len(devices), devices)
 
 
