@@ -167,8 +167,8 @@ class PlatformFactors:
 # on the CPU, TensorFlow's counting allocator (TF_CPU_ALLOCATOR_USE_BFC=true); on a GPU,
 # XLA's device allocator on an NVIDIA H200 (benchmarks/gpu_calibration/).
 PLATFORM_FACTORS = {
-    "CPU": PlatformFactors(activations=0.7, half_activations=0.9, temporaries=0.0,
-                           weight_temporaries=1.0, input_batches=1.0, overhead=0.1),
+    "CPU": PlatformFactors(activations=0.8, half_activations=1.1, temporaries=0.0,
+                           weight_temporaries=0.5, input_batches=0.0, overhead=0.0),
     "GPU": PlatformFactors(activations=0.8, half_activations=0.5, temporaries=0.0,
                            weight_temporaries=4.0, input_batches=1.0, overhead=0.0,
                            workspace=128 * MIB),

@@ -114,6 +114,8 @@ def _matmul_layer(layer: Any, node: Any) -> tuple[float, bool, int]:
             min(window, k_shape[-1]))
 
 
+# Layers whose output is a view of their input: nothing new to keep.
+_VIEWS = frozenset({"Flatten", "Reshape", "Permute", "InputLayer", "Identity"})
 _CONV = re.compile(r"^Conv(1D|2D|3D)(Transpose)?$|^DepthwiseConv2D$|^SeparableConv2D$")
 
 
@@ -146,12 +148,15 @@ def layer_cost(layer: Any, node: Any) -> LayerCost:
     weights, weight_bytes = _trainable(layer)
     float8 = getattr(layer, "quantization_mode", None) == "float8"
     flops, aligned, kernels, width = 0.0, True, 2, 0  # elementwise: forward, backward
-    saved = _output_bytes(node)
+    saved = 0.0 if kind in _VIEWS else _output_bytes(node)
     if kind == "Dropout":
         saved *= 2  # and its mask
     if kind in ("Dense", "EinsumDense") or _CONV.match(kind):
         flops, aligned, width = _matmul_layer(layer, node)
         kernels = 4  # product, bias; two gradient products, the bias gradient's sum
+        activation = getattr(getattr(layer, "activation", None), "__name__", "linear")
+        if activation not in ("linear", "relu"):  # its gradient reads its input too
+            saved *= 2
     elif kind == "MultiHeadAttention":
         flops, aligned, kernels, io, internals = _attention(layer, node, dtype)
         width = int(layer._key_dim)

@@ -19,7 +19,17 @@ log = logging.getLogger(__name__)
 
 def run_device_rates(devices: RunDevices) -> DeviceRates | None:
     """The rates of the device a run computes on: a GPU from the table (None when the
-    table does not know it), the CPU as measured once, no TPU."""
+    table does not know it), the CPU as measured once (after the run's peak is read:
+    what the measurement allocates is no part of it), no TPU. Never
+    raises: a run goes on without a prediction."""
+    try:
+        return _rates(devices)
+    except Exception:  # a device that cannot be measured
+        log.warning("no rates for this run's device", exc_info=True)
+        return None
+
+
+def _rates(devices: RunDevices) -> DeviceRates | None:
     from mpstudio.engine.prediction.device_rates import gpu_rates
 
     if devices.kind == "CPU":
@@ -35,22 +45,22 @@ def run_device_rates(devices: RunDevices) -> DeviceRates | None:
     return None
 
 
-def predict_run(model: keras.Model, spec: RunSpec, devices: RunDevices) -> dict[str, Any] | None:
+def predict_run(model: keras.Model, spec: RunSpec,
+                rates: DeviceRates | None) -> dict[str, Any] | None:
     """{"examples_per_sec", "step_ms", "bound", "half_share", "device", "rates_from"} for
-    the run's own model, precision and batch per replica; None where the device has no
-    rates or the prediction fails (it never stops a run)."""
+    the run's own model, precision and batch per replica on a device of ``rates``; None
+    without rates or where the prediction fails (it never stops a run)."""
     from mpstudio.engine.prediction.layer_costs import model_costs
     from mpstudio.engine.prediction.predict import calibration_for
     from mpstudio.engine.prediction.step_time import step_time
 
+    if rates is None:
+        return None
     try:
-        rates = run_device_rates(devices)
-        if rates is None:
-            return None
         step = step_time(model_costs(model), spec.batch_size, rates, calibration_for(rates),
                          mixed=spec.precision != "float32",
                          loss_scaling=spec.loss_scaling_mode == "dynamic")
-    except Exception:  # a layer the costs cannot read, a device that cannot be measured
+    except Exception:  # a layer the costs cannot read
         log.warning("no prediction for this run", exc_info=True)
         return None
     return {"examples_per_sec": spec.batch_size / step.seconds,

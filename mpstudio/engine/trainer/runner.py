@@ -47,7 +47,7 @@ from mpstudio.engine.initial_weights import weights_hash
 from mpstudio.engine.memory_estimate import run_estimate
 from mpstudio.engine.model_summary import describe_model
 from mpstudio.engine.precision import loss_scaling_note, make_optimizer
-from mpstudio.engine.prediction.run_prediction import predict_run
+from mpstudio.engine.prediction.run_prediction import predict_run, run_device_rates
 from mpstudio.engine.said import Said, english, said
 from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.spec_checks import validate_spec
@@ -345,7 +345,6 @@ def _attempt(
     epochs = math.ceil(total_steps / steps_per_epoch)
     model_summary = describe_model(model, spec.precision, spec.batch_size)
     estimate = run_estimate(model, optimizer, spec, devices.kind)  # shown, kept with the run
-    predicted = predict_run(model, spec, devices)  # kept with the run, set against its speed
     if estimate is not None:
         model_summary = dataclasses.replace(model_summary, memory=(estimate,))
 
@@ -462,6 +461,8 @@ def _attempt(
         problem = (reason, "diverged", monitor.divergence.step)
 
     peak = memory.finish()
+    # after the peak is read: a CPU measured for its rates (once) is no part of the run
+    predicted = predict_run(model, spec, run_device_rates(devices))
     if oom is not None:
         problem = (oom_reason(spec, placement, model_summary.params, *oom, peak.largest),
                    "out_of_memory", monitor.steps)
