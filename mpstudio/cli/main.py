@@ -29,7 +29,13 @@ from mpstudio.cli.language import CellFormatter, argument_error, for_machines, i
 from mpstudio.cli.predict_command import add_predict_command, run_predict_command
 from mpstudio.cli.replay_command import add_replay_command, run_replay_command
 from mpstudio.cli.runs_command import add_runs_command, run_runs_command
-from mpstudio.cli.support import EXIT_INTERRUPTED, EXIT_USAGE, say_unexpected, unexpected_error
+from mpstudio.cli.support import (
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    prepare_gpu_start,
+    say_unexpected,
+    unexpected_error,
+)
 from mpstudio.cli.tensorboard_command import add_tensorboard_command, run_tensorboard_command
 from mpstudio.cli.train_command import COMMANDS as TRAIN_COMMANDS
 from mpstudio.cli.train_command import add_train_commands, run_train_command
@@ -141,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def run() -> int:
         try:
+            prepare_gpu_start(args, command)  # before the command imports TensorFlow
             code = _RUNNERS[args.command](args)
         except KeyboardInterrupt:  # a second Ctrl-C, or one while TensorFlow is imported
             print("\n" + _("mpstudio {command}: error: interrupted").format(command=command),

@@ -3,6 +3,7 @@ start-up, Ctrl-C as a cooperative stop, and a console sized for logs."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import logging
 import signal
@@ -16,6 +17,36 @@ from mpstudio.engine.i18n import _
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
 log = logging.getLogger(__name__)
+# The commands that import TensorFlow (CUDA's JIT cache is sized for each), and those of
+# them that set the GPUs up for work, and hw --measure (these also say why their start
+# is slow).
+TENSORFLOW_COMMANDS = frozenset({"train", "compare", "replay", "find-batch", "doctor",
+                                 "export", "hw", "data"})
+GPU_WORK_COMMANDS = frozenset({"train", "compare", "replay", "find-batch", "doctor",
+                               "export"})
+
+
+def prepare_gpu_start(args: argparse.Namespace, command: str) -> None:
+    """Before a command imports TensorFlow: on a GPU it has no machine code for (an
+    H100, a B200), CUDA's JIT cache large enough to keep the kernels the driver compiles
+    (engine/hardware/first_start.py; it reaches the processes the command starts too),
+    and one line on stderr, before the first CUDA use, saying why the start is slow.
+    Never in the way of the command."""
+    if args.command not in TENSORFLOW_COMMANDS:
+        return
+    from mpstudio.engine.hardware.first_start import prepare_first_start
+
+    try:
+        plan = prepare_first_start()
+    except Exception:  # a driver that answers oddly: the command goes on as before
+        log.warning("could not tell whether the driver compiles TensorFlow's kernels",
+                    exc_info=True)
+        return
+    works = args.command in GPU_WORK_COMMANDS or (args.command == "hw" and args.measure)
+    if plan.message and works:
+        print(_("mpstudio {command}: {message}").format(command=command,
+                                                        message=plan.message),
+              file=sys.stderr, flush=True)
 
 
 def ended_early(command: str, exc: Exception) -> int:

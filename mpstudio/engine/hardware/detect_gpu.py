@@ -239,6 +239,12 @@ def _visible(nvml: tuple[NvmlGpu, ...], environ: Mapping[str, str],
     return chosen, True
 
 
+def cuda_visible(scan: NvmlScan, environ: Mapping[str, str]) -> list[NvmlGpu]:
+    """The NVML devices CUDA may show this process: those CUDA_VISIBLE_DEVICES names
+    (every one where its mapping is not certain), MIG slices in place of their GPU."""
+    return _visible(scan.gpus, environ)[0]
+
+
 def _unused_reason(gpu: NvmlGpu, build: TfBuild, tf_sees_any: bool, hidden: str,
                    system: str) -> str:
     if hidden:

@@ -1,5 +1,7 @@
 """The engine process's main loop: TensorFlow loads first (with the saved GPU memory
-settings applied before anything touches a GPU), then jobs run in two serial lanes.
+settings applied before anything touches a GPU; on a GPU TensorFlow has no machine code
+for, CUDA's JIT cache sized and the window told why the start is slow, before that),
+then jobs run in two serial lanes.
 
 - main lane (this process's main thread): everything that builds models or trains.
   Keras' dtype policy is process-global while a model is built, so these never overlap.
@@ -28,6 +30,7 @@ from typing import IO, Any
 from mpstudio.engine.app_log import configure_engine, log_uncaught
 from mpstudio.engine.datasets.errors import DataLoadStopped
 from mpstudio.engine.export.results import ExportCancelled
+from mpstudio.engine.hardware.first_start import FirstStart, prepare_first_start
 from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.framing import FrameWriter, read_frame
@@ -191,9 +194,41 @@ _JOB_NAMES = {"train": N_("the run"), "export": N_("the export"),
               "apply_memory": N_("applying the GPU memory settings")}
 
 
-def _load_tensorflow(log_file: Path | None) -> p.EngineReady | p.EngineLoadFailed:
+def _first_start() -> FirstStart:
+    """Before TensorFlow loads: on a GPU it has no machine code for, CUDA's JIT cache
+    large enough to keep the kernels the driver compiles (first_start.py), and the
+    sentence that tells the window why this start is slow. Never in the way of a start."""
+    try:
+        return prepare_first_start()
+    except Exception:  # a driver that answers oddly: start as before
+        log.warning("could not tell whether the driver compiles TensorFlow's kernels",
+                    exc_info=True)
+        return FirstStart()
+
+
+def _set_up_gpus(tf: Any) -> None:
+    """Set the GPUs up and run a first op on each now, while the window says why it
+    waits: the driver compiles TensorFlow's kernels then, not in the first job after
+    "Ready". Only where it compiles (first_start): elsewhere the GPUs stay untouched
+    until a job needs them. The memory settings are applied before this."""
+    started = time.monotonic()
+    try:
+        gpus = tf.config.list_logical_devices("GPU")
+        for gpu in gpus:
+            with tf.device(gpu.name):
+                float(tf.reduce_sum(tf.ones((8,))))
+    except Exception:  # the first job meets the same problem and says it
+        log.warning("setting up the GPUs at start failed", exc_info=True)
+        return
+    log.info("%d GPU(s) set up in %.1f s", len(gpus), time.monotonic() - started)
+
+
+def _load_tensorflow(log_file: Path | None,
+                     set_up_gpus: bool = False) -> p.EngineReady | p.EngineLoadFailed:
     """Import TensorFlow and Keras and apply the saved GPU memory settings, before any
-    op can initialise a GPU. ``log_file``: where this process's stderr goes, if a file."""
+    op can initialise a GPU (``set_up_gpus``: then set the GPUs up, where the driver
+    compiles TensorFlow's kernels). ``log_file``: where this process's stderr goes, if
+    a file."""
     from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
     started = time.monotonic()
@@ -205,6 +240,8 @@ def _load_tensorflow(log_file: Path | None) -> p.EngineReady | p.EngineLoadFaile
             from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
 
             memory = apply_saved_gpu_memory()
+            if set_up_gpus:
+                _set_up_gpus(tf)
     except Exception as exc:  # a broken install: the window says so and how to fix it
         log.error("loading TensorFlow failed", exc_info=True)
         return p.EngineLoadFailed(f"{type(exc).__name__}: {exc}")
@@ -225,7 +262,10 @@ def serve(inbound: IO[bytes], outbound: FrameWriter, log_file: Path | None = Non
               log_file or "the terminal")
     loop = EngineLoop(inbound, outbound)
     threading.Thread(target=loop.read_control, name="engine-control", daemon=True).start()
-    loop._send_quietly(_load_tensorflow(log_file))
+    first_start = _first_start()  # before TensorFlow: CUDA reads its cache size at start
+    if first_start.message:
+        loop._send_quietly(p.EngineStarting(first_start.message))
+    loop._send_quietly(_load_tensorflow(log_file, set_up_gpus=first_start.compiles))
     # The data lane starts once TensorFlow is in: a summary that reads images imports it
     # too, and two threads importing TensorFlow at once deadlock on its module locks or
     # leave it half-imported.

@@ -1,7 +1,8 @@
 """The messages between the window and its engine process (pickled over a pipe).
 
 The window sends ``Submit``/``Cancel``/``Shutdown``; the engine answers with
-``EngineReady`` once TensorFlow is loaded (or ``EngineLoadFailed``), then per job
+``EngineReady`` once TensorFlow is loaded (or ``EngineLoadFailed``), after an
+``EngineStarting`` where the start will be slow, then per job
 ``JobStarted``, any number of ``JobEvent``/``JobProgress`` and exactly one of
 ``JobResult`` or ``JobFailed``. Payloads are the engine's own plain dataclasses
 (events, reports, outcomes): nothing that holds a tensor or a model crosses.
@@ -32,6 +33,14 @@ class Cancel:
 @dataclass(frozen=True)
 class Shutdown:
     """Finish nothing more: cancel what runs and end the process."""
+
+
+@dataclass(frozen=True)
+class EngineStarting:
+    """Before TensorFlow loads, where the start will be slow: why (a ``Said``: the
+    driver compiles TensorFlow's kernels for this GPU), for the window's status line."""
+
+    note: Any
 
 
 @dataclass(frozen=True)
@@ -80,5 +89,5 @@ class JobFailed:
 
 
 ToEngine = Submit | Cancel | Shutdown
-FromEngine = (EngineReady | EngineLoadFailed | JobStarted | JobEvent | JobProgress | JobResult
-              | JobFailed)
+FromEngine = (EngineStarting | EngineReady | EngineLoadFailed | JobStarted | JobEvent
+              | JobProgress | JobResult | JobFailed)

@@ -55,6 +55,7 @@ class BackgroundWork(QObject):
         self._preview_timer.setSingleShot(True)
         self._preview_timer.setInterval(150)
         self._preview_timer.timeout.connect(self._submit_preview)
+        self.engine.starting.connect(self._engine_starting)
         self.engine.ready.connect(self._engine_ready)
         self.engine.load_failed.connect(self._load_failed)
         self.engine.ended.connect(self._engine_ended)
@@ -101,6 +102,15 @@ class BackgroundWork(QObject):
         self.request_preview()  # the table showed the run's model; back to the form's
 
     # --------------------------------------------------------------- engine
+    def _engine_starting(self, note: Any) -> None:
+        """The engine says why its start is slow (the driver compiles TensorFlow's
+        kernels for this GPU): the status line and the log say it until it is ready."""
+        text = render(note)
+        self.notices.status(text)
+        self.notices.log(text, "note")
+        if self.check is None:  # the hardware panel still waits for its first check
+            self.hardware.show_waiting(text)
+
     def _engine_ready(self, ready: EngineReady) -> None:
         first = not self.versions.get("TensorFlow")
         self.versions.update(ready.versions)

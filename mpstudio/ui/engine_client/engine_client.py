@@ -25,6 +25,7 @@ RESTART_WAIT_MS = 1000  # restart(): how long an idle engine gets to end before 
 
 
 class EngineClient(QObject):
+    starting = Signal(object)  # why this start is slow (a Said), before ``ready``
     ready = Signal(object)  # protocol.EngineReady: TensorFlow loaded, settings applied
     load_failed = Signal(str)  # TensorFlow could not load: nothing can train
     ended = Signal(object)  # EngineEnd: the process ended under work; a new one starts
@@ -159,6 +160,10 @@ class EngineClient(QObject):
                 job.events.emit(batch)
 
         for message in link.inbox.drain():
+            if isinstance(message, p.EngineStarting):
+                if not self._shutting_down:
+                    self.starting.emit(message.note)
+                continue
             if isinstance(message, p.EngineReady):
                 self.engine_ready = message
                 self._starts_without_ready = 0
