@@ -8,6 +8,7 @@ from rich.table import Table
 from mpstudio.engine.i18n import _
 from mpstudio.engine.prediction.predict import FLOAT32, Prediction
 from mpstudio.engine.prediction.prediction_text import (
+    BOUND_WORDS,
     half_share_note,
     larger_batch_line,
     precision_line,
@@ -28,7 +29,8 @@ def prediction_table(prediction: Prediction) -> Table:
                       "-" if p.speedup is None else f"{p.speedup:.2f}x",
                       "-" if p.speedup is None else speedup_range(p),
                       f"{p.peak_bytes / 2**20:,.1f} MiB",
-                      "-" if name == FLOAT32 else f"{p.half_share:.0%}", _(p.bound))
+                      "-" if name == FLOAT32 else f"{p.half_share:.0%}",
+                      _(BOUND_WORDS.get(p.bound, p.bound)))
     return table
 
 

@@ -5,6 +5,7 @@ TFLOP/s on this very CPU, where no datasheet says what TensorFlow's kernels reac
 
 from __future__ import annotations
 
+from mpstudio.engine.i18n import N_
 from mpstudio.engine.prediction.device_rates import Calibration, DeviceRates
 
 # Fitted to this project's 2-core development CPU (TensorFlow's own kernels, XLA off as
@@ -21,7 +22,7 @@ def cpu_rates(name: str, matmul: dict[str, float], conv: dict[str, float]) -> De
     """A CPU's rates from its measured TFLOP/s per dtype ("float32", "float16",
     "bfloat16") for matmuls and convolutions."""
     return DeviceRates(name, "CPU", dict(matmul), CPU_BANDWIDTH, 0.0, None,
-                       "measured on this CPU", dict(conv))
+                       N_("measured on this CPU"), dict(conv))
 
 
 def measured_cpu_rates(seconds: float = 0.3) -> DeviceRates:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from mpstudio.engine.i18n import N_
+
 Capability = tuple[int, int]
 
 
@@ -24,7 +26,7 @@ class DeviceRates:
     bandwidth: float  # device memory, TB/s
     memory_gib: float = 0.0
     capability: Capability | None = None
-    source: str = ""  # where the figures come from, for the report
+    source: str = ""  # where the figures come from (English, marked: shown as _(source))
     # A CPU measures its own rates per kernel kind ("matmul"/"conv"): math -> TFLOP/s.
     conv_tflops: dict[str, float] = field(default_factory=dict)
 
@@ -52,7 +54,7 @@ def _gpu(name: str, cc: Capability, fp32: float, fp16: float, bw: float, mem: fl
         rates["bfloat16"] = bf16
     if fp8:
         rates["float8"] = fp8
-    return DeviceRates(name, "GPU", rates, bw, mem, cc, "datasheet")
+    return DeviceRates(name, "GPU", rates, bw, mem, cc, N_("datasheet"))
 
 
 # (pattern of the name NVML and TensorFlow report, the device). First match wins, so a

@@ -11,6 +11,8 @@ from mpstudio.engine.prediction.predict import (
     Prediction,
 )
 
+# What bounds a step, in one word (a table's column).
+BOUND_WORDS = {"dispatch": N_("dispatch"), "compute": N_("compute"), "memory": N_("memory")}
 BOUND_TEXT = {
     "dispatch": N_("the step is dispatch-bound: launching its kernels, not computing them, "
                    "takes most of it, and a faster math cannot shorten that"),
