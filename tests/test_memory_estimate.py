@@ -294,3 +294,19 @@ def test_the_estimate_is_within_35_percent_of_the_cpus_measured_peak(
     estimated, measured = summary["memory_estimate"]["total"], summary["peak_memory_bytes"]
     assert summary["memory_estimate"]["device_kind"] == "CPU"
     assert abs(estimated / measured - 1) <= 0.35, (estimated, measured)
+
+
+def test_the_setup_shows_the_payoff_predicted_on_this_machine(qtbot, window):
+    """Under the layer table, before Run: the chosen precision predicted on this machine's
+    device (a CPU here, its rates measured once by the engine) at the batch set up."""
+    from devtools.gui_driving import select
+
+    layers = window.setup.layers
+    select(window.setup.precision, "mixed_bfloat16")
+    window.setup.batch_size.setValue(48)
+    qtbot.waitUntil(lambda: layers.summary is not None and layers.summary.payoff
+                    and "batch 48" in layers.summary.payoff
+                    and layers.summary.policy == "mixed_bfloat16", timeout=90_000)
+    text = layers.payoff.text()
+    assert layers.payoff.isVisible() and text.startswith("Predicted: mixed_bfloat16 on ")
+    assert "at batch 48" in text and "over float32" in text and "-bound" in text

@@ -50,6 +50,9 @@ class ModelSummary:
     # Device memory estimates (memory_estimate.MemoryEstimate): the policy's first, then
     # float32's; empty where none was asked for (a run's own start, older pickles).
     memory: tuple[MemoryEstimate, ...] = ()
+    # What mixed precision should pay on this machine's device, predicted (for_setup);
+    # "" where there is no prediction.
+    payoff: str = ""
 
     @property
     def output_dtype(self) -> str:

@@ -18,11 +18,49 @@ CPU_CALIBRATION = Calibration(
 CPU_BANDWIDTH = 0.01  # TB/s that TensorFlow's elementwise kernels reach on a small CPU
 
 
-def cpu_rates(name: str, matmul: dict[str, float], conv: dict[str, float]) -> DeviceRates:
+def cpu_rates(name: str, matmul: dict[str, float], conv: dict[str, float],
+              dense: dict[str, float] | None = None) -> DeviceRates:
     """A CPU's rates from its measured TFLOP/s per dtype ("float32", "float16",
-    "bfloat16") for matmuls and convolutions."""
-    return DeviceRates(name, "CPU", dict(matmul), CPU_BANDWIDTH, 0.0, None,
+    "bfloat16") for matmuls and convolutions; ``dense``: a whole Dense layer's step (where
+    TensorFlow fuses the product, bias and activation, a half type can be far slower than
+    its bare matmul), used for the matmuls of layers."""
+    rates = {k: min(v, (dense or {}).get(k, v)) for k, v in matmul.items()}
+    return DeviceRates(name, "CPU", rates, CPU_BANDWIDTH, 0.0, None,
                        N_("measured on this CPU"), dict(conv))
+
+
+def dense_layer_rates(seconds: float = 0.2) -> dict[str, float]:
+    """TFLOP/s of a Dense layer's step (product, bias, relu, forward and backward, as
+    TensorFlow's graph optimizer fuses them) per dtype on this CPU."""
+    import time
+
+    import tensorflow as tf
+
+    out: dict[str, float] = {}
+    for name in ("float32", "float16", "bfloat16"):
+        dtype = tf.as_dtype(name)
+        with tf.device("/CPU:0"):
+            x = tf.cast(tf.random.stateless_normal((128, 256), (1, 2)), dtype)
+            w = tf.Variable(tf.cast(tf.random.stateless_normal((256, 256), (3, 4)) * 0.05,
+                                    dtype))
+            b = tf.Variable(tf.zeros((256,), dtype))
+
+            @tf.function
+            def step(x=x, w=w, b=b):
+                with tf.GradientTape() as tape:
+                    y = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w), b))
+                    loss = tf.reduce_sum(tf.cast(y, tf.float32))
+                return tape.gradient(loss, [w, b])
+
+            step()
+            steps, start = 0, time.perf_counter()
+            while time.perf_counter() - start < seconds or steps < 3:
+                grads = step()
+                steps += 1
+            grads[0].numpy()
+        elapsed = (time.perf_counter() - start) / steps
+        out[name] = 3 * 2.0 * 128 * 256 * 256 / elapsed / 1e12
+    return out
 
 
 def measured_cpu_rates(seconds: float = 0.3) -> DeviceRates:
@@ -41,7 +79,7 @@ def measured_cpu_rates(seconds: float = 0.3) -> DeviceRates:
     for result in found[0].results if found else ():
         if result.tflops:
             (matmul if result.kernel == "matmul" else conv)[result.dtype] = result.tflops
-    return cpu_rates(report.cpu.model or "CPU", matmul, conv)
+    return cpu_rates(report.cpu.model or "CPU", matmul, conv, dense_layer_rates())
 
 
 def _cache_path():
@@ -61,7 +99,7 @@ def cached_cpu_rates() -> DeviceRates:
 
     from mpstudio.engine.report.files import atomic_write_text
 
-    key = f"{tf.__version__}|{os.cpu_count()}"
+    key = f"{tf.__version__}|{os.cpu_count()}|2"  # |2: with the Dense layer's rates
     path = _cache_path()
     try:
         kept = json.loads(path.read_text())

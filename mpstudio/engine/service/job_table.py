@@ -116,8 +116,12 @@ def model_preview(ctx: JobContext, memory: EngineMemory, template: str,
 
         run_spec = run_spec.replace(template=template, precision=policy,
                                     batch_size=batch_size or run_spec.batch_size)
+        from mpstudio.engine.prediction.for_setup import payoff_text
+
         summary = dataclasses.replace(summary, memory=preview_estimates(
-            model, run_spec, input_shape, num_classes, input_scale))
+            model, run_spec, input_shape, num_classes, input_scale), payoff=payoff_text(
+            template, input_shape, num_classes, input_scale, float32_layers,
+            run_spec.batch_size, policy))
     return summary
 
 

@@ -160,7 +160,13 @@ class LayerTable(QWidget):
         self.memory.setObjectName("memoryEstimate")
         self.memory.setWordWrap(True)
         self.memory.setVisible(False)
+        # the payoff predicted for this setup on this machine's device, before Run
+        self.payoff = QLabel()
+        self.payoff.setObjectName("payoffPrediction")
+        self.payoff.setWordWrap(True)
+        self.payoff.setVisible(False)
         layout.addWidget(self.caption)
+        layout.addWidget(self.payoff)
         layout.addWidget(self.memory)
         layout.addWidget(self.table)
         self.summary: ModelSummary | None = None
@@ -170,6 +176,7 @@ class LayerTable(QWidget):
         self.summary = None
         self.caption.setText(text)
         self.memory.setVisible(False)
+        self.payoff.setVisible(False)
         self.table.setRowCount(0)
         self.table.setColumnHidden(TENSOR_CORES, True)
 
@@ -179,6 +186,12 @@ class LayerTable(QWidget):
         self.memory.setText(memory_text(summary))
         self.memory.setToolTip(memory_tip(summary) if summary.memory else "")
         self.memory.setVisible(bool(summary.memory))
+        self.payoff.setText(QCoreApplication.translate("LayerTable", "Predicted: {text}")
+                            .replace("{text}", summary.payoff))
+        self.payoff.setToolTip(QCoreApplication.translate(
+            "LayerTable", "Predicted before the run from this device's rates and the "
+            "model's layers; the comparison measures it"))
+        self.payoff.setVisible(bool(summary.payoff))
         checked = any(li.tensor_cores for li in summary.layers)
         self.table.setColumnHidden(TENSOR_CORES, not checked)
         # Fill with the header's sizing paused: with ResizeToContents live, every item
