@@ -186,3 +186,42 @@ def test_the_advisor_promises_only_what_the_users_model_can_keep():
     assert large.verdict("mixed_float16").measured > 1.4
     assert "predicted for cnn at batch 2048" in large.verdict("mixed_float16").reason
     assert small.to_dict()["predictions"][0]["predictions"]["float8"]["speedup"] > 0
+
+
+def test_the_command_predicts_a_device_that_is_not_here(run_cli):
+    code, out, err = run_cli("predict", "--template", "transformer", "--batch-size", "256",
+                             "--input-shape", "32,32,3", "--device", "NVIDIA H200", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (data["device"], data["template"], data["batch_size"]) == ("H200", "transformer",
+                                                                      256)
+    assert data["baseline"] == "TF32"
+    assert set(data["predictions"]) == {"float32", "mixed_float16", "mixed_bfloat16", "float8"}
+    for name, p in data["predictions"].items():
+        assert p["examples_per_s"] > 0 and p["peak_bytes"] > 0
+        if name != "float32":
+            assert p["speedup_low"] < p["speedup"] < p["speedup_high"]
+    code, out, err = run_cli("predict", "--template", "cnn", "--batch-size", "128",
+                             "--input-shape", "32,32,3", "--device", "A100")
+    assert code == 0, err
+    assert "Predicted on A100 40GB at batch 128" in " ".join(out.split())
+    assert "float8" not in out and "mixed_bfloat16 on A100 40GB at batch 128" in out
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--device", "Voodoo 5"), "no rates for a GPU called 'Voodoo 5'"),
+    (("--input-shape", "32,abc,3"), "--input-shape takes positive sizes"),
+    (("--input-shape", "32,-1,3"), "--input-shape takes positive sizes"),
+    (("--batch-size", "0"), "--batch-size must be a positive whole number"),
+    (("--dataset", "digits", "--input-shape", "8,8"), "not both"),
+])
+def test_bad_arguments_get_one_line_and_exit_2(run_cli, args, message):
+    code, out, err = run_cli("predict", *args)
+    assert code == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_template_that_does_not_fit_the_data_is_named(run_cli):
+    code, _, err = run_cli("predict", "--template", "cnn", "--input-shape", "64",
+                           "--device", "H100")
+    assert code == 1 and "template 'cnn' takes" in err and "Traceback" not in err
