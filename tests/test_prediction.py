@@ -225,3 +225,16 @@ def test_a_template_that_does_not_fit_the_data_is_named(run_cli):
     code, _, err = run_cli("predict", "--template", "cnn", "--input-shape", "64",
                            "--device", "H100")
     assert code == 1 and "template 'cnn' takes" in err and "Traceback" not in err
+
+
+def test_an_unknown_device_is_said_in_a_real_process():
+    """The error is printed after TensorFlow's quiet start, where the terminal sees it."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "mpstudio", "predict", "--device", "Voodoo"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "MPSTUDIO_LANG": "en"})
+    assert done.returncode == 2 and done.stdout == ""
+    assert "mpstudio predict: error: no rates for a GPU called 'Voodoo'" in done.stderr

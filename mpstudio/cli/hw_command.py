@@ -41,10 +41,11 @@ def add_hw_command(commands: Any) -> None:
     add("--seconds", type=float, default=0.5, metavar="S",
         help=_("--measure: seconds timed for each kernel and precision (0.5)"))
     add("--json", action="store_true", help=_("print JSON to stdout"))
-    add("--template", default="mlp",
+    add("--template", default="mlp", metavar=_("TEMPLATE"),
         help=_("predict this template's payoff on each device (default mlp)"))
-    add("--batch-size", type=int, default=128, help=_("the batch predicted (128)"))
-    add("--dataset", default="digits",
+    add("--batch-size", type=int, default=128, metavar="N",
+        help=_("the batch predicted (128)"))
+    add("--dataset", default="digits", metavar=_("DATASET"),
         help=_("the data the prediction is for (default digits)"))
     add("--memory-growth", choices=("on", "off"),
         help=_("save: let TensorFlow allocate GPU memory as needed (on) or up front (off)"))

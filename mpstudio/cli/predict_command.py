@@ -24,16 +24,19 @@ def add_predict_command(commands: Any) -> None:
         COMMAND, help=_("predict each precision's speed and memory for a model on a GPU "
                         "(present or not) or this machine, before a run"))
     add = parser.add_argument
-    add("--template", default="mlp",
+    add("--template", default="mlp", metavar=_("TEMPLATE"),
         help=_("a template name or your own .keras model (default mlp)"))
-    add("--batch-size", type=int, default=128, help=_("per replica (default 128)"))
-    add("--dataset", help=_("take the input shape and classes from this dataset "
-                            "(default digits, unless --input-shape is given)"))
+    add("--batch-size", type=int, default=128, metavar="N",
+        help=_("per replica (default 128)"))
+    add("--dataset", metavar=_("DATASET"),
+        help=_("take the input shape and classes from this dataset (default digits, "
+               "unless --input-shape is given)"))
     add("--input-shape", metavar="H,W,C",
         help=_("the model's input shape instead of a dataset's, e.g. 32,32,3 (images are "
                "taken as stored uint8, scaled by the model)"))
-    add("--classes", type=int, default=10, help=_("with --input-shape: classes (10)"))
-    add("--device", default="this",
+    add("--classes", type=int, default=10, metavar="N",
+        help=_("with --input-shape: classes (10)"))
+    add("--device", default="this", metavar=_("DEVICE"),
         help=_("a GPU by name (e.g. 'NVIDIA H200', A100, 'RTX 4090'), cpu, or this "
                "(default: this machine's first GPU, else its CPU, measured now)"))
     add("--json", action="store_true", help=_("print JSON to stdout"))
@@ -75,25 +78,15 @@ def run_predict_command(args: argparse.Namespace) -> int:
     problems = _problems(args)
     if problems:
         return usage_error(COMMAND, problems)
+    # TensorFlow's start-up is hidden from file descriptor 2: the errors are printed
+    # after it, where the user sees them
     with tensorflow_logs_hidden():
-        from mpstudio.engine.prediction.devices import UnknownDevice, resolve_device
-        from mpstudio.engine.prediction.predict import (
-            costed_models,
-            larger_batch,
-            predict_costed,
-        )
-
-        try:
-            device = resolve_device(args.device)
-        except UnknownDevice as exc:
-            return usage_error(COMMAND, [str(exc)])
-        try:
-            shape, classes, scale = _inputs(args)
-            models = costed_models(args.template, shape, classes, device, scale)
-        except (ValueError, OSError) as exc:  # a template misfit, data that cannot be read
-            return ended_early(COMMAND, exc)
-        prediction = predict_costed(models, args.template, args.batch_size, device)
-        larger = larger_batch(models, prediction, device)
+        outcome = _predict(args)
+    if isinstance(outcome, UsageProblem):
+        return usage_error(COMMAND, [str(outcome)])
+    if isinstance(outcome, Exception):
+        return ended_early(COMMAND, outcome)
+    prediction, larger = outcome
     if args.json:
         out = prediction.to_dict()
         if larger is not None:
@@ -104,3 +97,25 @@ def run_predict_command(args: argparse.Namespace) -> int:
 
     print_prediction(make_console(stderr=False), prediction, larger)
     return EXIT_OK
+
+
+class UsageProblem(ValueError):
+    """A device the table does not know: bad input, exit 2."""
+
+
+def _predict(args: argparse.Namespace) -> tuple[Any, Any] | Exception:
+    """(the prediction, a larger batch's or None), or the problem that stopped it."""
+    from mpstudio.engine.prediction.devices import UnknownDevice, resolve_device
+    from mpstudio.engine.prediction.predict import costed_models, larger_batch, predict_costed
+
+    try:
+        device = resolve_device(args.device)
+    except UnknownDevice as exc:
+        return UsageProblem(str(exc))
+    try:
+        shape, classes, scale = _inputs(args)
+        models = costed_models(args.template, shape, classes, device, scale)
+    except (ValueError, OSError) as exc:  # a template misfit, data that cannot be read
+        return exc
+    prediction = predict_costed(models, args.template, args.batch_size, device)
+    return prediction, larger_batch(models, prediction, device)

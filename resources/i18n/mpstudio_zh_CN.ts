@@ -2448,6 +2448,14 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <source>Model preview appears when TensorFlow has loaded.</source>
         <translation>TensorFlow 加载完成后显示模型预览。</translation>
     </message>
+    <message>
+        <source>Predicted: {text}</source>
+        <translation>预测：{text}</translation>
+    </message>
+    <message>
+        <source>Predicted before the run from this device&apos;s rates and the model&apos;s layers; the comparison measures it</source>
+        <translation>运行前根据本设备的速率和模型的各层预测；对比会实测它</translation>
+    </message>
 </context>
 <context>
     <name>LiveCharts</name>
