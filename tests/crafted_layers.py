@@ -84,3 +84,30 @@ def boost_overflow(input_shape, num_classes: int) -> keras.Model:
 def boost_template() -> TemplateEntry:
     return TemplateEntry("boost_overflow", "crafted: boost_overflow",
                          "crafted_layers:boost_overflow", frozenset({IMAGE, SEQUENCE, FLAT}))
+
+
+class NaNKernelAt(keras.callbacks.Callback):
+    """At the start of training step ``step`` (counted from 1 over the whole run), set
+    the kernel of the Dense layer ``layer`` to NaN: what a bad update leaves behind.
+    ``replica``: only that replica's copy of the mirrored kernel (under a
+    tf.distribute strategy), as when the copies of a variable drift apart. Behind a
+    Dense(relu) the loss stays finite on the CPU: grappler fuses MatMul+BiasAdd+ReLU
+    into one oneDNN op that returns 0 for NaN weights (float32 and bfloat16)."""
+
+    def __init__(self, step: int, layer: str, replica: int | None = None):
+        super().__init__()
+        self.step, self.layer, self.replica = step, layer, replica
+        self.steps = 0
+        self.done = False
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self.steps += 1
+        if self.steps != self.step:
+            return
+        kernel = self.model.get_layer(self.layer).kernel
+        nan = tf.fill(kernel.shape, tf.constant(float("nan"), kernel.dtype))
+        if self.replica is None:
+            kernel.assign(nan)
+        else:
+            kernel.value.values[self.replica].assign(nan)
+        self.done = True

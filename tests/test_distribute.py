@@ -481,3 +481,59 @@ def test_an_overflow_on_any_replica_skips_the_step_on_every_replica():
         assert run["applied"] == 0, where
         assert run["overflow_steps"] == 2, where
         assert run["scale"] == 2.0**15 / 4, where  # halved once per skipped step
+
+
+# ------------------------------------ NaN weights on one replica behind a finite loss
+NAN_ON_REPLICA = textwrap.dedent("""
+    import json, math, sys
+    sys.path.insert(0, sys.argv[1])
+    from mpstudio.engine.distribute.placement import split_cpu
+    split_cpu(2)
+    import numpy as np
+    from crafted_layers import NaNKernelAt
+    from mpstudio.engine.events import CollectingReporter, EpochMetrics, StepMetrics
+    from mpstudio.engine.spec import Distribution, RunSpec
+    from mpstudio.engine.trainer import runner
+    out = []
+    for loop in ("fit", "custom"):
+        spec = RunSpec(precision="mixed_bfloat16", loop=loop, steps=4, batch_size=16,
+                       log_every_steps=1, validation_split=0.0,
+                       distribute=Distribution(strategy="mirrored"))
+        reporter = CollectingReporter()
+        poison = NaNKernelAt(step=2, layer="dense_1024", replica=1)
+        result = runner.run(spec, reporter, callbacks=lambda _spec: [poison])
+        copies = result.model.get_layer("dense_1024").kernel.value.values
+        losses = [e.loss for e in reporter.of_type(StepMetrics)]
+        losses += [e.loss for e in reporter.of_type(EpochMetrics)]
+        out.append({"loop": loop, "poisoned": poison.done, "status": result.summary.status,
+                    "kind": result.failure.kind if result.failure else None,
+                    "reason": str(result.failure.reason) if result.failure else "",
+                    "layer": result.diagnosis.layer if result.diagnosis else None,
+                    "losses_finite": all(math.isfinite(x) for x in losses),
+                    "nan_copies": [bool(np.isnan(c.numpy()).all()) for c in copies],
+                    "saved_copy_finite": bool(np.isfinite(result.model.get_weights()[0]).all())})
+    print(json.dumps(out))
+""")
+
+
+def test_nan_weights_on_one_replica_behind_a_finite_loss_end_the_run_as_diverged():
+    """Issue 34: a mixed_bfloat16 run with a NaN on one replica ended "finished". Two
+    logical CPU devices; at step 2 replica 1's copy of the hidden Dense(relu) kernel
+    turns NaN. The fused MatMul+BiasAdd+ReLU returns 0 for it, its gradient is 0, so
+    replica 0's copy trains on, the loss stays finite and a save keeps replica 0's
+    finite copy: only a check of every replica's copy sees it. Both loops."""
+    tests = os.path.dirname(os.path.abspath(__file__))
+    done = subprocess.run([sys.executable, "-c", NAN_ON_REPLICA, tests], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, said(done.stderr)[-2000:]
+    runs = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [run["loop"] for run in runs] == ["fit", "custom"]
+    for run in runs:
+        where = run["loop"]
+        assert run["poisoned"] and run["losses_finite"], where  # the loss never showed it
+        assert run["nan_copies"] == [False, True] and run["saved_copy_finite"], where
+        assert (run["status"], run["kind"], run["layer"]) == (
+            "diverged", "diverged", "dense_1024"), where
+        assert ("layer 'dense_1024' (Dense, computing in bfloat16) has non-finite weights "
+                "(dense_1024/kernel, on 1 of 2 replicas) at the end of epoch 1 (step 4)"
+                in run["reason"]), run["reason"]

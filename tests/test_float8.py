@@ -3,7 +3,11 @@ offered where the GPU has float8 matmuls (8.9+), simulated on the CPU only when 
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
+import textwrap
 
 import pytest
 from machines import A100, H100, RTX_4090, machine
@@ -134,3 +138,50 @@ def test_a_float8_comparison_refuses_a_float32_math_for_its_baseline():
     assert comparison_problems(spec, 1, "auto") == []
     (problem,) = comparison_problems(spec, 1, "tf32")
     assert "float8 is compared with mixed_bfloat16: leave it auto" in problem
+
+
+FLOAT8_MIRRORED = textwrap.dedent("""
+    import json, os
+    os.environ["MPSTUDIO_SIMULATE_FLOAT8"] = "1"
+    from mpstudio.engine.distribute.placement import split_cpu
+    split_cpu(2)
+    import numpy as np
+    from mpstudio.engine.events import CollectingReporter
+    from mpstudio.engine.spec import Distribution, RunSpec
+    from mpstudio.engine.trainer import runner
+    out = []
+    for loop in ("fit", "custom"):
+        spec = RunSpec(precision="float8", loop=loop, steps=4, batch_size=16,
+                       log_every_steps=1, validation_split=0.0,
+                       distribute=Distribution(strategy="mirrored"))
+        result = runner.run(spec, CollectingReporter())
+        differ, float8 = [], []
+        for weight in result.model.weights:
+            copies = [c.numpy() for c in weight.value.values]
+            if weight.overwrite_with_gradient:
+                float8.append(weight.path)
+            if not all(np.array_equal(copies[0], c) for c in copies[1:]):
+                differ.append(weight.path)
+        out.append({"loop": loop, "status": result.summary.status,
+                    "replicas": result.summary.replicas, "steps": result.summary.steps_done,
+                    "float8": float8, "differ": differ})
+    print(json.dumps(out))
+""")
+
+
+def test_float8_scales_and_histories_stay_identical_on_every_replica():
+    """Issue 34: float8's scale and amax-history variables are assigned per replica
+    (aggregation NONE, overwritten in replica context), so under a mirrored strategy
+    their copies drifted apart within 4 steps in both loops, and a save kept replica
+    0's. Two logical CPU devices, float8 simulated: after 4 steps every copy of every
+    weight is identical on both replicas."""
+    done = subprocess.run([sys.executable, "-c", FLOAT8_MIRRORED], capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    runs = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [run["loop"] for run in runs] == ["fit", "custom"]
+    for run in runs:
+        assert (run["status"], run["replicas"], run["steps"]) == ("finished", 2, 4), run
+        # 6 per float8 layer: the inputs', the kernel's and the output gradient's
+        assert len(run["float8"]) == 12 and any("amax_history" in p for p in run["float8"])
+        assert run["differ"] == [], run["loop"]

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
+from crafted_layers import NaNKernelAt
 
 from mpstudio.engine.events import (
     CollectingReporter,
     EpochMetrics,
     LossScaleChanged,
+    NumericsDiagnosis,
     RunFailed,
     RunFinished,
     RunStarted,
@@ -217,6 +220,70 @@ def test_divergence_stops_with_an_explanation(tiny_spec, loop):
     assert "dynamic loss scaling" in failure.reason
     assert failure.step is not None and f"step {failure.step}" in failure.reason
     assert result.summary.steps_done <= failure.step + 1  # stopped right away
+
+
+@pytest.mark.parametrize("precision", ["float32", "mixed_bfloat16"])
+@pytest.mark.parametrize("loop", LOOPS)
+def test_nan_weights_behind_a_finite_loss_end_the_run_as_diverged(tiny_spec, loop, precision):
+    """Issue 34: divergence was read from the loss only. The mlp's hidden Dense(relu)
+    gets a NaN kernel at step 3; the fused MatMul+BiasAdd+ReLU returns 0 for it, so every
+    loss stays finite and the run ended "finished" with a NaN layer, kept for export.
+    The weights check at the epoch's end ends it as diverged, naming the layer, and
+    the history keeps no model of it."""
+    from mpstudio.engine.history.recorder import RecordingReporter
+    from mpstudio.engine.history.run_models import model_file
+
+    spec = tiny_spec.replace(precision=precision, loop=loop, epochs=2)
+    reporter = CollectingReporter()
+    recorder = RecordingReporter(reporter)
+    poison = NaNKernelAt(step=3, layer="dense_1024")
+    try:
+        result = run(spec, recorder, callbacks=lambda _spec: [poison])
+        recorder.keep_model(result)  # as the run session does: a good run's model is kept
+        stored = recorder.stored()
+    finally:
+        recorder.close()
+    assert poison.done
+    kernel = result.model.get_layer("dense_1024").kernel.numpy()
+    assert np.isnan(kernel).all()  # the weights really are NaN at the end...
+    epochs = reporter.of_type(EpochMetrics)
+    losses = [s.loss for s in reporter.of_type(StepMetrics)] + [e.loss for e in epochs]
+    losses += [e.val_loss for e in epochs]
+    assert len(losses) > 3 and all(math.isfinite(x) for x in losses)  # ...the loss never said so
+
+    failure = reporter.events[-1]
+    assert isinstance(failure, RunFailed) and failure.kind == "diverged" and not result.ok
+    assert failure.summary.status == "diverged"
+    assert failure.reason.startswith("training diverged: layer 'dense_1024' (Dense, computing "
+                                     f"in {'bfloat16' if precision != 'float32' else 'float32'})")
+    assert "non-finite weights (dense_1024/kernel) at the end of epoch 1" in failure.reason
+    assert "although the loss stayed" in failure.reason
+    per_epoch = reporter.of_type(RunStarted)[0].steps_per_epoch
+    assert failure.step == per_epoch and result.summary.epochs_done == 1  # stopped there
+    diagnosis = reporter.of_type(NumericsDiagnosis)
+    assert diagnosis == [result.diagnosis]
+    assert (diagnosis[0].layer, diagnosis[0].stage) == ("dense_1024", "weights")
+    assert stored[0].row.status == "diverged"
+    assert model_file(stored[0].id) is None  # nothing kept to export
+
+
+def test_the_weights_are_checked_once_per_epoch_not_per_step(tiny_spec, monkeypatch):
+    """The weights check is one pass over the weights at each epoch's end (the run's end
+    adds none when it is an epoch's end), and a healthy run still finishes."""
+    from mpstudio.engine.trainer.weights_check import WeightsCheck
+
+    calls = []
+    check = WeightsCheck.first_nonfinite
+
+    def counted(self):
+        calls.append(1)
+        return check(self)
+
+    monkeypatch.setattr(WeightsCheck, "first_nonfinite", counted)
+    reporter = CollectingReporter()
+    result = run(tiny_spec.replace(epochs=2), reporter)
+    assert result.ok and result.summary.status == "finished"
+    assert result.summary.steps_done > 20 and len(calls) == 2
 
 
 def test_bad_spec_raises_before_training(tiny_spec):

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import keras
 from keras.optimizers.schedules import LearningRateSchedule
 
+from mpstudio.engine.distribute.float8_agreement import agree_overwritten_values
 from mpstudio.engine.distribute.lr_plan import LearningRatePlan
 from mpstudio.engine.distribute.overflow_agreement import agree_across_replicas
 from mpstudio.engine.float8 import keras_policy
@@ -63,21 +64,24 @@ def make_optimizer(spec: RunSpec, plan: LearningRatePlan | None = None,
                    adjustable: bool = False) -> keras.Optimizer:
     """The run's optimizer with its loss scaling: dynamic (a LossScaleOptimizer whose
     replicas agree on skipping an overflowing step), fixed (the inner optimizer's
-    ``loss_scale_factor``) or off (a plain optimizer).
+    ``loss_scale_factor``) or off (a plain optimizer). Under a strategy its replicas
+    also agree on the values it overwrites directly (float8's scales and amax
+    histories: distribute.float8_agreement).
     ``plan``: the learning rate after replica scaling and warmup (default: one
     replica, the spec's own rate and warmup)."""
     plan = plan or LearningRatePlan(spec.learning_rate, 1, "none", spec.warmup_steps)
     mode = spec.loss_scaling_mode
     ls = spec.loss_scaling
     if mode == "dynamic":
-        return agree_across_replicas(keras.optimizers.LossScaleOptimizer(
+        optimizer: keras.Optimizer = agree_across_replicas(keras.optimizers.LossScaleOptimizer(
             _inner_optimizer(spec, None, plan, adjustable),
             initial_scale=float(ls.initial_scale),
             dynamic_growth_steps=int(ls.growth_steps),
         ))
-    if mode == "fixed":
-        return _inner_optimizer(spec, float(ls.factor), plan, adjustable)
-    return _inner_optimizer(spec, None, plan, adjustable)
+    else:
+        factor = float(ls.factor) if mode == "fixed" else None
+        optimizer = _inner_optimizer(spec, factor, plan, adjustable)
+    return agree_overwritten_values(optimizer)
 
 
 def loss_scaling_note(spec: RunSpec) -> str:

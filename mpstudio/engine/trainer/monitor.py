@@ -57,6 +57,19 @@ def auto_log_every(steps_per_epoch: int) -> int:
     return max(1, steps_per_epoch // TARGET_SAMPLES_PER_EPOCH)
 
 
+@dataclass(frozen=True)
+class NonFiniteWeight:
+    """The first weight (in the model's layer order) holding a NaN or an inf
+    (trainer.weights_check finds it)."""
+
+    layer: str  # the layer's name
+    layer_type: str  # its class name (Dense)
+    dtype: str  # the layer's compute dtype
+    weight: str  # the weight's path (dense_1024/kernel)
+    replicas: int  # on how many replicas' copies it is not finite
+    of_replicas: int = 1  # how many replicas were checked (1 without a strategy)
+
+
 @dataclass
 class Divergence:
     step: int
@@ -64,6 +77,8 @@ class Divergence:
     loss: float
     loss_scale: float | None
     reason: Said  # shown now, kept in the history as its message
+    # Set when the loss stayed finite but a weight did not (a fused kernel hid it).
+    weight: NonFiniteWeight | None = None
 
 
 @dataclass
@@ -100,6 +115,9 @@ class RunMonitor:
     after_step_hooks: list[Callable[[int, int], None]] = field(default_factory=list)
     epoch_hooks: list[Callable[[EpochMetrics, bool], None]] = field(default_factory=list)
     stop_checks: list[Callable[[], bool]] = field(default_factory=list)
+    # Checks the weights at each epoch's end and at the run's end: the first non-finite
+    # weight, or None (trainer.weights_check; one pass over the weights, never per step).
+    weights_check: Callable[[], NonFiniteWeight | None] | None = None
 
     # Run state, read by the loops and the runner.
     steps: int = field(default=0, init=False)
@@ -121,6 +139,7 @@ class RunMonitor:
     _epoch: _EpochState = field(default_factory=_EpochState, init=False, repr=False)
     _epochs: list[EpochMetrics] = field(default_factory=list, init=False, repr=False)
     _full_epoch_times: list[float] = field(default_factory=list, init=False, repr=False)
+    _weights_checked_at: int | None = field(default=None, init=False, repr=False)
 
     # ------------------------------------------------------------ lifecycle
     def train_begin(self) -> None:
@@ -181,6 +200,7 @@ class RunMonitor:
         self.train_epoch_end()
         if self.divergence is None and not math.isfinite(loss):
             self._diverge(loss, self._scale)
+        self.check_weights(loss)
         state = self._epoch
         event = EpochMetrics(
             epoch=state.epoch,
@@ -289,6 +309,38 @@ class RunMonitor:
             self._scale_max = scale if self._scale_max is None else max(self._scale_max, scale)
 
     # ------------------------------------------------------------ divergence
+    def check_weights(self, loss: float | None = None) -> None:
+        """At an epoch's end and at the run's end (once per step count): a non-finite
+        weight ends the run as diverged, whatever the loss says. ``loss``: the epoch's
+        (None: the last epoch's, at the run's end)."""
+        if (self.weights_check is None or self.divergence is not None
+                or self._weights_checked_at == self.steps):
+            return
+        self._weights_checked_at = self.steps
+        found = self.weights_check()
+        if found is None:
+            return
+        if loss is None:
+            loss = self._epochs[-1].loss if self._epochs else float("nan")
+        where = said(N_("at the end of epoch {epoch} (step {step})"), epoch=self._epoch.epoch,
+                     step=self.steps)
+        weight = (found.weight if found.of_replicas <= 1 else
+                  said(N_("{weight}, on {count} of {replicas} replicas"), weight=found.weight,
+                       count=found.replicas, replicas=found.of_replicas))
+        scale_text = f"{self._scale:g}" if self._scale is not None else said(N_("none"))
+        self.divergence = Divergence(
+            step=self.steps,
+            epoch=self._epoch.epoch,
+            loss=loss,
+            loss_scale=self._scale,
+            weight=found,
+            reason=said(
+                N_("training diverged: {layer} has non-finite weights ({weight}) {where}, "
+                   "although the loss stayed {loss} (loss scale {scale}). Try: {advice}"),
+                layer=describe_layer(found), weight=weight, where=where, loss=f"{loss:.4g}",
+                scale=scale_text, advice=divergence_advice(self.spec)),
+        )
+
     def _diverge(self, loss: float, scale: float | None, window_start: int | None = None) -> None:
         where = (
             said(N_("at step {step}"), step=self.steps)
@@ -352,6 +404,12 @@ class RunMonitor:
             device=device,
             params=params,
         )
+
+
+def describe_layer(found: NonFiniteWeight) -> Said:
+    """The layer holding the weight, as the numerics diagnosis names a layer."""
+    return said(N_("layer '{layer}' ({type}, computing in {dtype})"), layer=found.layer,
+                type=found.layer_type, dtype=found.dtype)
 
 
 def divergence_advice(spec: RunSpec) -> Said:

@@ -20,7 +20,7 @@ from mpstudio.engine.said import Said, said
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.trainer.epoch_aids import EpochAids
 from mpstudio.engine.trainer.lr_control import LearningRateControl
-from mpstudio.engine.trainer.monitor import Divergence, RunMonitor
+from mpstudio.engine.trainer.monitor import Divergence, RunMonitor, describe_layer
 from mpstudio.engine.trainer.numerics import diagnose
 from mpstudio.engine.trainer.oom_retry import failed_allocation
 from mpstudio.engine.trainer.underflow import UnderflowProbe
@@ -79,6 +79,18 @@ def diagnose_divergence(model: keras.Model, bundle: DataBundle, divergence: Dive
         return None
     reporter.emit(found)
     return found
+
+
+def weights_diagnosis(divergence: Divergence) -> NumericsDiagnosis:
+    """The diagnosis of a run whose weights turned non-finite behind a finite loss: the
+    weights check already named the layer (no step is re-run)."""
+    found = divergence.weight
+    assert found is not None
+    return NumericsDiagnosis(
+        divergence.step, found.layer, found.dtype, "weights", said(N_(
+            "{layer} has non-finite weights ({weight}) behind a finite loss: a fused kernel "
+            "(such as MatMul+BiasAdd+ReLU) can turn a NaN output into 0, so only the "
+            "weights show it"), layer=describe_layer(found), weight=found.weight))
 
 
 def oom_reason(spec: RunSpec, placement: Placement, params: int, what: str, message: str,

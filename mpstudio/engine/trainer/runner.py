@@ -67,10 +67,12 @@ from mpstudio.engine.trainer.run_aids import (
     hook_aids,
     oom_reason,
     run_folder_of,
+    weights_diagnosis,
 )
 from mpstudio.engine.trainer.run_context import data_time_fraction, hardware_snapshot
 from mpstudio.engine.trainer.run_profile import RunProfile
 from mpstudio.engine.trainer.state_reader import StateReader, fit_running_means
+from mpstudio.engine.trainer.weights_check import WeightsCheck
 from mpstudio.engine.trainer.xla_decision import XlaDecision, decide_xla, xla_request
 
 CallbackFactory = Callable[[RunSpec], Sequence[keras.callbacks.Callback]]
@@ -370,6 +372,9 @@ def _attempt(
         else AUTO_MIN_SAMPLE_INTERVAL,
         schedule=frozenset(sample_at) if sample_at is not None else None,
         global_batch=bundle.batch_size,
+        # The loss alone can stay finite over NaN weights (a fused kernel): each epoch's
+        # end and the run's end check the weights too.
+        weights_check=WeightsCheck(model, placement.strategy).first_nonfinite,
     )
     for message in warnings:
         reporter.emit(RunWarning(message))
@@ -450,10 +455,15 @@ def _attempt(
     finally:
         if profiler is not None:
             profiler.close()  # a custom loop calls no on_train_end, a failed fit neither
+    if problem is None and oom is None:
+        monitor.check_weights()  # the run's end (a no-op when its last epoch's end checked)
     diagnosis = None
     if problem is None and monitor.divergence is not None:
         reason = monitor.divergence.reason
-        if spec.aids.diagnose_numerics:
+        if monitor.divergence.weight is not None:  # the weights check named the layer
+            diagnosis = weights_diagnosis(monitor.divergence)
+            reporter.emit(diagnosis)
+        elif spec.aids.diagnose_numerics:
             diagnosis = diagnose_divergence(model, bundle, monitor.divergence, reporter)
             if diagnosis:
                 reason = said(N_("{reason} Diagnosis: {diagnosis}."), reason=reason,
