@@ -132,24 +132,6 @@ def optimizer_name(optimizer: keras.Optimizer) -> str:
     return f"{name}({type(inner).__name__})" if inner is not None else name
 
 
-def _layer_outputs(model: keras.Model) -> list[Any]:
-    """Every symbolic tensor a layer produces, nested models opened (their inputs are
-    their caller's tensors, counted there)."""
-    import keras
-
-    outputs: list[Any] = []
-    for layer in model.layers:
-        if type(layer).__name__ == "InputLayer":
-            continue
-        if isinstance(layer, keras.Model) and hasattr(layer, "layers"):
-            outputs += _layer_outputs(layer)
-            continue
-        nodes = getattr(layer, "_inbound_nodes", None) or []
-        for node in nodes:  # a layer called twice keeps both outputs
-            outputs += keras.tree.flatten(node.output_tensors)
-    return outputs
-
-
 @dataclass(frozen=True)
 class PlatformFactors:
     """How much of each counted part the allocator holds at its peak on a platform."""

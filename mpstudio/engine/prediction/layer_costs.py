@@ -189,12 +189,14 @@ def _attention(layer: Any, node: Any, dtype: str) -> tuple[float, bool, int, flo
     # Keras' attention (TensorFlow's backend) takes the softmax in float32 under any
     # policy: a half model keeps its scores in the half type and in float32, and the
     # float32 probabilities and their half copy (12 bytes an entry; float32: 8)
+    # (XLA fuses the casts into the softmax: the traffic stays the compute dtype's)
     size = _size(dtype)
-    scores = heads * tokens * tokens * (2 * size + (8 if size < 4 else 0))
+    entries = heads * tokens * tokens
+    kept = entries * (2 * size + (8 if size < 4 else 0))
     projections = tokens * heads * (2 * key_dim + 2 * value_dim) * size
     # projections (4 x 4 kernels), scores, softmax, weighted sum and their gradients
-    return (flops, aligned, 26, _io_bytes(node, dtype) + projections + 1.5 * scores,
-            projections + scores)
+    return (flops, aligned, 26, _io_bytes(node, dtype) + projections + 3 * entries * size,
+            projections + kept)
 
 
 def _recurrent(layer: Any, node: Any, dtype: str) -> tuple[float, bool, int, float]:
