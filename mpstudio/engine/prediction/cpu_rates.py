@@ -85,7 +85,8 @@ def measured_cpu_rates(seconds: float = 0.3) -> DeviceRates:
 def _cache_path():
     from mpstudio.engine.datasets.cache_dir import datasets_dir
 
-    return datasets_dir().parent / "cpu_rates.json"
+    # mpstudio's cache folder ($MPSTUDIO_DATA_DIR where set): never a folder of the user's
+    return datasets_dir() / "cpu_rates.json"
 
 
 def cached_cpu_rates() -> DeviceRates:
