@@ -65,6 +65,12 @@ def test_the_committed_icons_are_the_svg_rendered_now(tmp_path):
         assert sizes_in(tmp_path / name) == sizes_in(ICONS / name)
 
 
+def same_bitmap(a: np.ndarray, b: np.ndarray) -> bool:
+    """The same pixels but for one level of rounding, where Qt premultiplies alpha on
+    the way (seen on one machine: 4 of 1,024 bytes one level apart)."""
+    return a.shape == b.shape and int(np.abs(a.astype(int) - b.astype(int)).max()) <= 1
+
+
 def test_the_icon_hands_out_the_rendered_sizes(qapp):
     from mpstudio.ui.app_icon import app_icon
 
@@ -72,8 +78,8 @@ def test_the_icon_hands_out_the_rendered_sizes(qapp):
     assert not icon.isNull()
     for size in (16, 24, 48):
         shown = pixels(icon.pixmap(size).toImage())
-        assert np.array_equal(shown, pixels(QImage(str(ICONS / f"{size}x{size}" /
-                                                       "mpstudio.png"))))
+        assert same_bitmap(shown, pixels(QImage(str(ICONS / f"{size}x{size}" /
+                                                    "mpstudio.png"))))
     assert icon.pixmap(100).size().width() == 100  # any size: the SVG
 
 
@@ -108,5 +114,5 @@ def test_launch_gives_the_window_the_icon_and_the_desktop_entry(tmp_path):
     assert seen == {"desktop_file_name": APP_ID,
                     "application_name": read_entry(DESKTOP_FILE)["StartupWMClass"],
                     "app_icon": True, "window_icon": True}
-    assert np.array_equal(pixels(QImage(str(shown))),
-                          pixels(QImage(str(ICONS / "16x16" / "mpstudio.png"))))
+    assert same_bitmap(pixels(QImage(str(shown))),
+                       pixels(QImage(str(ICONS / "16x16" / "mpstudio.png"))))
