@@ -30,16 +30,20 @@ def cpu_rates(name: str, matmul: dict[str, float], conv: dict[str, float],
 
 
 def dense_layer_rates(seconds: float = 0.2) -> dict[str, float]:
-    """TFLOP/s of a Dense layer's step (product, bias, relu, forward and backward, as
-    TensorFlow's graph optimizer fuses them) per dtype on this CPU."""
+    """TFLOP/s of a Dense layer's step (product, bias, relu, forward and backward, as a
+    run on this CPU computes them: fused by TensorFlow's graph optimizer, but for float16,
+    which a run trains unfused: trainer/cpu_float16_fusion.py) per dtype on this CPU."""
     import time
 
     import tensorflow as tf
 
+    from mpstudio.engine.trainer.cpu_float16_fusion import float16_fusion_off
+
     out: dict[str, float] = {}
     for name in ("float32", "float16", "bfloat16"):
         dtype = tf.as_dtype(name)
-        with tf.device("/CPU:0"):
+        policy = "mixed_float16" if name == "float16" else name
+        with tf.device("/CPU:0"), float16_fusion_off(policy, "CPU"):
             x = tf.cast(tf.random.stateless_normal((128, 256), (1, 2)), dtype)
             w = tf.Variable(tf.cast(tf.random.stateless_normal((256, 256), (3, 4)) * 0.05,
                                     dtype))
@@ -100,7 +104,7 @@ def cached_cpu_rates() -> DeviceRates:
 
     from mpstudio.engine.report.files import atomic_write_text
 
-    key = f"{tf.__version__}|{os.cpu_count()}|2"  # |2: with the Dense layer's rates
+    key = f"{tf.__version__}|{os.cpu_count()}|3"  # |3: the Dense layer's, as runs train
     path = _cache_path()
     try:
         kept = json.loads(path.read_text())

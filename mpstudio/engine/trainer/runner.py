@@ -52,6 +52,7 @@ from mpstudio.engine.said import Said, english, said
 from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.spec_checks import validate_spec
 from mpstudio.engine.templates.registry import build_model, input_problem
+from mpstudio.engine.trainer.cpu_float16_fusion import float16_fusion_off
 from mpstudio.engine.trainer.custom_loop import CustomLoop
 from mpstudio.engine.trainer.example_hits import BestEpochHits, record_hits
 from mpstudio.engine.trainer.fit_loop import run_fit
@@ -294,10 +295,12 @@ def run(
     enabled = spec.aids.oom_retry if oom_retry is None else oom_retry
 
     def attempt(current: RunSpec, retries: int) -> RunResult:
-        result = _attempt(current, reporter, initial_weights=initial_weights,
-                          place=place, sample_at=sample_at,
-                          callbacks=callbacks(current) if callbacks else (),
-                          oom_retries=retries, profile_steps=profile_steps)
+        kind = "CPU" if not tf.config.list_physical_devices("GPU") else "GPU"
+        with float16_fusion_off(current.precision, kind):
+            result = _attempt(current, reporter, initial_weights=initial_weights,
+                              place=place, sample_at=sample_at,
+                              callbacks=callbacks(current) if callbacks else (),
+                              oom_retries=retries, profile_steps=profile_steps)
         result.retried = retries
         return result
 
