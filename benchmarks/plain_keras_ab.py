@@ -7,7 +7,9 @@ What a user would write to check a speedup: the mlp template's layers by hand
 mixed_float16 Keras wraps the optimizer in a LossScaleOptimizer itself. Trials
 alternate float32, mixed, float32, mixed, ...; each is timed by the wall clock
 from the start of its third batch (two warm-up steps: tracing) to the end of
-training, as mpstudio leaves out its two warm-up steps.
+training, as mpstudio leaves out its two warm-up steps. float16 on a CPU trains with
+TensorFlow's graph optimizer's remapping pass off, as mpstudio does and its README
+tells users to (the fused float16 kernels run 60x slower on AVX512-FP16 CPUs).
 
     python benchmarks/plain_keras_ab.py --shape 32,32,3 --steps 300 --trials 3
 prints one JSON line: examples/s of each trial of each side.
@@ -59,6 +61,9 @@ def trial(policy: str, shape: tuple[int, ...], classes: int, batch: int, steps: 
           seed: int) -> float:
     keras.backend.clear_session()
     keras.config.set_dtype_policy(policy)
+    unfused = policy == "mixed_float16" and not tf.config.list_physical_devices("GPU")
+    if unfused:
+        tf.config.optimizer.set_experimental_options({"remapping": False})
     try:
         keras.utils.set_random_seed(seed)
         rng = np.random.default_rng(seed)
@@ -73,6 +78,8 @@ def trial(policy: str, shape: tuple[int, ...], classes: int, batch: int, steps: 
         return (steps - WARMUP) * batch / (clock.end - clock.start)
     finally:
         keras.config.set_dtype_policy("float32")
+        if unfused:
+            tf.config.optimizer.set_experimental_options({"remapping": True})
 
 
 def main() -> None:
