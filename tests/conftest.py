@@ -9,12 +9,6 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # The tests read English unless they ask for another language (a developer's zh_CN
 # locale must not change what they see); engine processes inherit it.
 os.environ["MPSTUDIO_LANG"] = "en"
-# The tests train float16 on the CPU. On a CPU with AVX512-FP16 and AMX, TensorFlow
-# 2.21's oneDNN float16 convolution runs 130x slower than Eigen's (a 3x3 conv step:
-# 518 ms against 23 ms), which put the suite far past CI's time; without oneDNN such
-# a CPU trains as the CPUs the suite was sized on (no fast half types, float32
-# recommended). A developer who wants oneDNN in the tests sets it to 1.
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
 import pytest
 
