@@ -294,13 +294,14 @@ def estimate_line(estimate: MemoryEstimate) -> str:
             total=mib(estimate.total), weights=_short(estimate.weights),
             optimizer=_short(estimate.optimizer), gradients=_short(estimate.gradients),
             activations=_short(estimate.activations))
+    extra = [(N_("temporaries {mib}"), estimate.temporaries), (N_("inputs {mib}"),
+             estimate.inputs), (N_("rounding {mib}"), estimate.overhead)]
+    more = "".join(_(", ") + _(text).format(mib=_short(value)) for text, value in extra if value)
     return _("{total} (weights {weights}, optimizer {optimizer}, gradients {gradients}, "
-             "activations {activations}, temporaries {temporaries}, inputs {inputs}, "
-             "rounding {overhead})").format(
+             "activations {activations}{more})").format(
         total=mib(estimate.total), weights=_short(estimate.weights),
         optimizer=_short(estimate.optimizer), gradients=_short(estimate.gradients),
-        activations=_short(estimate.activations), temporaries=_short(estimate.temporaries),
-        inputs=_short(estimate.inputs), overhead=_short(estimate.overhead))
+        activations=_short(estimate.activations), more=more)
 
 
 def assumptions() -> Said:
