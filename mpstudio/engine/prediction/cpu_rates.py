@@ -93,10 +93,10 @@ def _cache_path():
     return datasets_dir() / "cpu_rates.json"
 
 
-def cached_cpu_rates() -> DeviceRates:
+def cached_cpu_rates(measure: bool = True) -> DeviceRates | None:
     """This CPU's rates, measured once (a few seconds) and kept in the user cache folder
     for this CPU and TensorFlow release; a cache that cannot be read or written is
-    measured again, never an error."""
+    measured again, never an error. ``measure=False``: the kept rates or None."""
     import json
     import os
 
@@ -112,6 +112,8 @@ def cached_cpu_rates() -> DeviceRates:
             return cpu_rates(kept["name"], kept["matmul"], kept["conv"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
+    if not measure:
+        return None
     rates = measured_cpu_rates()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -33,9 +33,14 @@ def _rates(devices: RunDevices) -> DeviceRates | None:
     from mpstudio.engine.prediction.device_rates import gpu_rates
 
     if devices.kind == "CPU":
+        import os
+
+        from mpstudio.engine.cpu_allocator import LIMIT_ENV
         from mpstudio.engine.prediction.cpu_rates import cached_cpu_rates
 
-        return cached_cpu_rates()
+        # under a memory cap (a batch finder's try) the measurement could run out of
+        # it: such a run takes the kept rates, or goes without a prediction
+        return cached_cpu_rates(measure=LIMIT_ENV not in os.environ)
     if devices.kind == "GPU":
         from mpstudio.engine.device_info import visible_gpus
 
