@@ -8,6 +8,7 @@ from gui_helpers import RUN_TIMEOUT_MS, close_window, open_window, select
 from PySide6.QtCore import Qt
 
 from devtools.latency_probe import LatencyProbe
+from mpstudio.ui.setup.verdict_marks import precision_choice_text, verdict_marks
 
 pytestmark = pytest.mark.slow
 
@@ -155,12 +156,15 @@ def test_settings_persist_between_launches(qtbot, tmp_path):
     ini = tmp_path / "window.ini"
     first = open_window(qtbot, ini)
     # Until the user picks a precision, the hardware check's recommendation is selected
-    # (on this CPU float32; the default mixed_float16 stood there marked slower).
-    recommended = first.background.check.advice.run_policy
+    # (float32 on most CPUs, mixed_bfloat16 on an AMX one); every other choice carries
+    # the Hardware card's words for it.
+    advice = first.background.check.advice
+    recommended = advice.run_policy
     assert first.setup.spec().precision == recommended
     assert first.setup.precision.currentText() == f"{recommended} — recommended"
-    assert "works but slower" in first.setup.precision.itemText(
-        first.setup.precision.findData("mixed_float16"))  # the Hardware card's words
+    mixed = verdict_marks(advice, advice.run_device)["mixed_float16"][0]
+    assert first.setup.precision.itemText(first.setup.precision.findData("mixed_float16")) \
+        == precision_choice_text("mixed_float16", mixed)
     lines = first.log.lines()
     assert len(lines) == len(set(lines)), [x for x in lines if lines.count(x) > 1]
     # The rarely changed groups start folded; the one the user opens stays open.
