@@ -87,6 +87,7 @@ def run_tiny_comparison(qtbot, window: MainWindow) -> None:
     setup.epochs.setValue(1)
     setup.batch_size.setValue(64)
     setup.baseline.setChecked(True)
+    setup.sizing.setChecked(False)  # a short comparison: its speed is not the point
     with qtbot.waitSignal(window.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(setup.run_button, Qt.MouseButton.LeftButton)
     assert ended.args == ["finished"], window.banner.text()

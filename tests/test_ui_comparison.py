@@ -53,6 +53,11 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     card = w.card_view.card
     assert card is not None and card.trials == 2
     assert card.baseline.run_ids == (1, 3) and card.mixed.run_ids == (2, 4)
+    # One epoch is too short to time: sized for timing (on by default), and the card
+    # says so in its own row.
+    assert w.setup.sizing.isChecked() and card.sized and card.verdict.kind != "too_short"
+    assert ("training length", "sized by mpstudio") in [
+        (name, change) for name, _, _, change in w.card_view.rows_text()]
     assert w.card_dock.isVisible()
     assert w.card_view.rows_text() == [(r.name, r.baseline, r.mixed, r.change)
                                        for r in card_rows(card)]
@@ -96,6 +101,9 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     assert ended.args == ["finished"]
     assert w.setup.spec().precision == "mixed_float16" and w.setup.with_baseline()
     assert w.card_view.card.mixed.run_ids == (6, 8)
+    # the form shows what the user had set; the re-run was sized again
+    assert (w.setup.spec().epochs, w.setup.spec().steps) == (1, None)
+    assert w.setup.sizing.isChecked() and w.card_view.card.sized
 
     # Deleting the runs on the card clears it.
     w.history.confirm_delete = lambda ids: True
@@ -150,6 +158,7 @@ def test_profile_ops_says_which_ops_made_mixed_slower(qtbot, tmp_path):
     w.setup.epochs.setValue(2)
     w.setup.batch_size.setValue(64)
     w.setup.baseline.setChecked(True)
+    w.setup.sizing.setChecked(False)  # the profile is the point, not a timed verdict
     assert w.setup.profile.isEnabled() and not w.setup.profile.isChecked()
     w.setup.profile.setChecked(True)
     _run(qtbot, w)

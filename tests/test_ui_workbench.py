@@ -50,6 +50,7 @@ def test_click_through_mixed_float16_then_with_a_float32_baseline(qtbot, window)
     print(f"worst event-loop stall during the run: {probe.worst * 1000:.1f} ms")
 
     w.setup.baseline.setChecked(True)
+    w.setup.sizing.setChecked(False)  # a short comparison: its speed is not the point
     _run(qtbot, w)
     labels = set(w.charts.point_counts()["loss"])
     assert len(labels) == 2 and "mixed_float16" in labels

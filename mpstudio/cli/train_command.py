@@ -62,6 +62,12 @@ def add_train_commands(commands: Any) -> None:
         "compare",
         help=_("train a float32 baseline and the mixed run, print them side by side"))
     compare_options(compare)
+    compare.add_argument("--sizing", choices=("auto", "off"), default="auto",
+                         help=_("auto (default): where no --epochs, --steps, --batch-size or "
+                                "--config sets them, a comparison too short to time its speed "
+                                "is lengthened to a few seconds of steady time per side (on "
+                                "a GPU, at the batch the prediction says it needs); off: "
+                                "train as set"))
 
 
 def compare_options(parser: argparse.ArgumentParser) -> None:
@@ -195,6 +201,12 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     return apply_pin_option(args, apply_aid_options(args, spec.replace(**changes)))
 
 
+def sizes_comparison(args: argparse.Namespace) -> bool:
+    """A comparison is sized where the user set neither its length nor its batch."""
+    return args.sizing == "auto" and all(
+        getattr(args, name) is None for name in ("epochs", "steps", "batch_size", "config"))
+
+
 def run_train_command(args: argparse.Namespace) -> int:
     """Train (or compare) as the arguments say; the exit code."""
     try:
@@ -221,7 +233,8 @@ def run_train_command(args: argparse.Namespace) -> int:
 
     from mpstudio.engine.trainer.compare_options import CompareOptions
 
-    comparison = CompareOptions(args.repeats, args.baseline, args.profile) \
+    comparison = CompareOptions(args.repeats, args.baseline, args.profile,
+                                size=sizes_comparison(args)) \
         if args.command == "compare" else None
     session = train_from_command(
         args.command, spec, comparison, quiet=args.json or args.events, events=args.events,

@@ -108,6 +108,16 @@ def _xla_loop(xla: bool, loop: str | None) -> str:
     return _("XLA on") if xla else _("XLA off")
 
 
+def _steps_text(e: RunStarted, spec: dict) -> str:
+    sized = spec.get("sized_from")
+    if isinstance(sized, dict) and isinstance(sized.get("steps"), int):
+        return _("{steps:,} ({per_epoch:,} per epoch; sized by mpstudio to time its speed, "
+                 "you set {user:,})").format(steps=e.total_steps, per_epoch=e.steps_per_epoch,
+                                             user=sized["steps"])
+    return _("{steps:,} ({per_epoch:,} per epoch)").format(steps=e.total_steps,
+                                                         per_epoch=e.steps_per_epoch)
+
+
 def started_lines(e: RunStarted) -> list[tuple[str, str]]:
     """What the run is, as (topic, text) pairs in order: data, model, steps, device,
     scaling and, for a distributed run, spread. The topics scaling and spread head
@@ -120,8 +130,7 @@ def started_lines(e: RunStarted) -> list[tuple[str, str]]:
         ("model", _("{name}: {params:,} parameters under {policy}, output {output}").format(
             name=model.name, params=model.params, policy=model.policy,
             output=model.output_dtype)),
-        ("steps", _("{steps:,} ({per_epoch:,} per epoch)").format(
-            steps=e.total_steps, per_epoch=e.steps_per_epoch)),
+        ("steps", _steps_text(e, spec)),
         ("device", _("{device}, {xla}").format(device=device,
                                                 xla=_xla_loop(e.xla, spec.get("loop")))),
         ("scaling", e.loss_scaling),

@@ -96,7 +96,8 @@ def train_session(spec: RunSpec, reporter: Reporter, comparison: CompareOptions 
         if comparison is not None:
             results = compare.compare(spec, front, comparison.repeats, comparison.baseline,
                                       keep=keep, profile=comparison.profile,
-                                      baseline_batch_size=comparison.baseline_batch_size
+                                      baseline_batch_size=comparison.baseline_batch_size,
+                                      size=comparison.size
                                       ).results
         else:
             results = [runner.run(spec, front)]

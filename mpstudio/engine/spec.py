@@ -142,6 +142,9 @@ class RunSpec:
     aids: TrainingAids = field(default_factory=TrainingAids)
     data: DataOptions = field(default_factory=DataOptions)
     dataset_options: dict[str, Any] = field(default_factory=dict)
+    # What the user had set ("steps", "epochs", "batch_size") where mpstudio sized a
+    # comparison so that its speed can be timed (comparison/sizing.py); empty: as set.
+    sized_from: dict[str, int] = field(default_factory=dict)
 
     # ----------------------------------------------------------------- checks
     def setting_problems(self) -> list[str]:
@@ -159,6 +162,11 @@ class RunSpec:
         if self.steps is not None:
             out += _positive_int(N_("steps"), self.steps)
         out += _positive_float(N_("learning rate"), self.learning_rate)
+        if any(key not in ("steps", "batch_size", "epochs") or not _is_int(value) or value <= 0
+               for key, value in self.sized_from.items()):
+            out.append(_("sized_from holds the steps, epochs and batch size the user had "
+                         "set (whole numbers above 0), got {value!r}").format(
+                             value=self.sized_from))
         if not _is_int(self.seed) or not 0 <= self.seed <= MAX_SEED:
             out.append(_("seed must be an integer from 0 to {most}, got {value!r}").format(
                 most=MAX_SEED, value=self.seed))
@@ -236,6 +244,8 @@ class RunSpec:
         d = dataclasses.asdict(self)
         if d["steps"] is None:
             del d["steps"]  # TOML has no null
+        if not d["sized_from"]:
+            del d["sized_from"]
         return d
 
     @classmethod
@@ -257,8 +267,9 @@ class RunSpec:
                 known = {f.name for f in dataclasses.fields(sub_cls)}
                 kwargs[name] = sub_cls(**{k: v for k, v in sub.items() if k in known})
         problems += _unknown_keys(_("run spec"), data, cls)
-        if "dataset_options" in data and not isinstance(data["dataset_options"], dict):
-            problems.append(_("[{table}] must be a table").format(table="dataset_options"))
+        for table in ("dataset_options", "sized_from"):
+            if table in data and not isinstance(data[table], dict):
+                problems.append(_("[{table}] must be a table").format(table=table))
         if problems:
             raise SpecError(problems)
         known = {f.name for f in dataclasses.fields(cls)}

@@ -2887,6 +2887,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
         <translation>用 TensorFlow 的性能分析器跟踪每一方的几个稳定步：float32 与混合精度并排的每类算子耗时、混合精度新增的类型转换，以及一步中等待输入的占比。卡片随后会指出使混合精度变慢的算子。</translation>
     </message>
     <message>
+        <source>A speed verdict needs a few seconds of steady training on each side. Where the epochs set here would be too short to time, mpstudio trains more steps (by the step time it predicts for this device), and on a GPU the batch it predicts the GPU needs to show a gain. The card says what it changed. Untick to train exactly as set.</source>
+        <translation>速度结论需要每侧几秒的稳态训练。当这里设定的轮数太短而无法计时时，mpstudio 会训练更多步（按它为此设备预测的每步时间），在 GPU 上还会使用预测该 GPU 显示收益所需的批大小。对比卡片会说明它改了什么。取消勾选即按设定训练。</translation>
+    </message>
+    <message>
         <source>Mixed precision halves activation memory, so a larger batch often fits; the linear scaling rule (Goyal et al. 2017) keeps the per-example step size: scale the learning rate with the batch, and use a warmup for large factors</source>
         <translation>混合精度使激活值内存减半，因此通常能容纳更大的批次；线性缩放规则 (Goyal et al. 2017) 保持每个样本的步长：学习率随批次大小等比缩放，倍数较大时使用预热</translation>
     </message>
@@ -2905,6 +2909,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>Profile ops (why slower?)</source>
         <translation>分析算子（为什么变慢？）</translation>
+    </message>
+    <message>
+        <source>Size for timing</source>
+        <translation>自动调整以便计时</translation>
     </message>
     <message>
         <source>Run</source>

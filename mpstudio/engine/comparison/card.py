@@ -28,6 +28,8 @@ from mpstudio.engine.comparison.paired_accuracy import (
     paired_accuracy,
     unpaired_accuracy,
 )
+from mpstudio.engine.comparison.sizing import sized_note
+from mpstudio.engine.comparison.speed_interval import window_interval
 from mpstudio.engine.comparison.verdict import ACCURACY_TOLERANCE_PP, Verdict, VerdictInputs, decide
 from mpstudio.engine.events import RunSummary
 from mpstudio.engine.history.records import StoredRun
@@ -212,6 +214,9 @@ class ComparisonCard:
     # (float32's batch, mixed's): each side at the largest batch it fit, the learning
     # rate scaled linearly; None when both trained the same batch
     batch_sizes: tuple[int, int] | None = None
+    # where mpstudio sized the comparison for timing: what it changed and why (sizing.py)
+    sized: str = ""
+    sized_steps: int | None = None  # the steps each side trained, when sized
 
     @property
     def trials(self) -> int:
@@ -258,6 +263,7 @@ def build_card(
     accuracy = accuracy_test(baseline, mixed, "val_hits", "final_val_accuracy",
                              "val_examples", paired)
     profile = profile_comparison(baseline[0], mixed[0])
+    sized = sized_note(mixed[0].spec)
     verdict = decide(VerdictInputs(
         baseline_status=base.status,
         mixed_status=half.status,
@@ -280,13 +286,15 @@ def build_card(
         if profile else "",
         epochs=mixed[0].spec.get("epochs"),
         steps=mixed[0].spec.get("steps"),
+        window_interval=window_interval(baseline[0].steps, mixed[0].steps)
+        if speedup.n == 1 else None,
     ))
     return ComparisonCard(
         base, half, speedup, memory, delta, best_delta, gap, verdict, accuracy,
         accuracy_test(baseline, mixed, "best_val_hits", "best_val_accuracy", "val_examples",
                       paired),
         accuracy_test(baseline, mixed, "test_hits", "test_accuracy", "test_examples", paired),
-        differences, profile, batches)
+        differences, profile, batches, sized, mixed[0].spec.get("steps") if sized else None)
 
 
 def scaled_batches(baseline: StoredRun, mixed: StoredRun) -> tuple[int, int] | None:

@@ -130,6 +130,10 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
     predicted = predicted_row(card)
     if predicted is not None:
         rows.insert(1, predicted)
+    if card.sized and card.sized_steps:  # after the speed rows it was sized for
+        length = _("{steps:,} steps").format(steps=card.sized_steps)
+        rows.insert(1 + (predicted is not None), CardRow(
+            _("training length"), length, length, _("sized by mpstudio"), card.sized))
     if card.batch_sizes is not None:  # the finder's comparison: each at its largest batch
         base_batch, mixed_batch = card.batch_sizes
         rows.insert(1, CardRow(
@@ -144,7 +148,7 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
                        _tested_tip(card.test_accuracy))
         # before the final train loss
         rows.insert(6 + len(estimates) + (card.batch_sizes is not None)
-                    + (predicted is not None), test)
+                    + (predicted is not None) + bool(card.sized and card.sized_steps), test)
     rows.append(CardRow(_("status"), _(b.status), _(m.status), ""))
     return rows
 

@@ -18,7 +18,8 @@ from mpstudio.engine.said import render
 
 # What a comparison changes on purpose, and settings that change neither the model,
 # the data nor the math (how often the charts sample, where TensorBoard logs go).
-BY_DESIGN = frozenset({"precision", "loss_scaling", "log_every_steps", "aids.tensorboard"})
+BY_DESIGN = frozenset({"precision", "loss_scaling", "log_every_steps", "aids.tensorboard",
+                       "sized_from"})  # what the user had set, where mpstudio sized the run
 # What decides which examples are the validation and test examples: when these agree,
 # example i is the same example on both sides (the split is drawn from the seed).
 EXAMPLE_KEYS = ("dataset", "dataset_options", "validation_split", "seed")

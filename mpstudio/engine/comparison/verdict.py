@@ -83,6 +83,8 @@ class VerdictInputs:
     profile_reason: str = ""  # the op profile's slowest ops, when one was taken
     epochs: int | None = None  # what the runs were asked for: a too-short run says how many
     steps: int | None = None  # would do (``steps``: a step budget, instead of epochs)
+    # one trial: the 95% interval of the speedup over its steady windows (speed_interval)
+    window_interval: tuple[float, float] | None = None
 
 
 # How each kind reads at a glance, the same in every front end: good, bad or warn.
@@ -126,6 +128,11 @@ def _speed(v: VerdictInputs) -> str:
             speedup=v.speedup, baseline=v.baseline_label, trials=v.trials,
             low=v.speedup_low, high=v.speedup_high)
     # one pair of runs says nothing about how much the next pair would vary
+    if v.window_interval is not None:
+        return _("{speedup:.2f}x the speed of {baseline} (95% interval {low:.2f}-{high:.2f}x "
+                 "over one trial's steady windows; 3 trials measure the run-to-run "
+                 "spread)").format(speedup=v.speedup, baseline=v.baseline_label,
+                                   low=v.window_interval[0], high=v.window_interval[1])
     return _("{speedup:.2f}x the speed of {baseline} (one trial: spread unknown; 3 trials "
              "measure it)").format(speedup=v.speedup, baseline=v.baseline_label)
 

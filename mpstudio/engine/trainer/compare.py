@@ -8,6 +8,7 @@ a slow drift of the machine (heat, another job) hits both sides alike.
 
 from __future__ import annotations
 
+import logging
 import statistics
 import uuid
 from collections.abc import Callable, Iterator
@@ -17,13 +18,15 @@ from dataclasses import dataclass, field
 import tensorflow as tf
 
 from mpstudio.engine.distribute.lr_plan import scaled_learning_rate
-from mpstudio.engine.events import Reporter
+from mpstudio.engine.events import Reporter, RunWarning
 from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
 from mpstudio.engine.spec_checks import validate_spec
 from mpstudio.engine.trainer.compare_options import baseline_precision, comparison_problems
 from mpstudio.engine.trainer.memory_release import release_device_memory
 from mpstudio.engine.trainer.run_profile import PROFILE_STEPS
 from mpstudio.engine.trainer.runner import RunPlace, RunResult, run
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -93,6 +96,30 @@ def baseline_spec(spec: RunSpec, batch_size: int | None = None) -> RunSpec:
         spec.learning_rate, spec.batch_size, batch_size))
 
 
+def comparison_sized(spec: RunSpec, reporter: Reporter) -> RunSpec:
+    """``spec`` sized for timing on the device a default-strategy run trains on (a
+    distributed comparison trains as set: its replicas are not predicted)."""
+    from mpstudio.engine import device_info
+    from mpstudio.engine.comparison.sizing import beyond_data_warning, sized_spec
+    from mpstudio.engine.prediction.for_comparison import size_for
+    from mpstudio.engine.prediction.run_prediction import run_device_rates
+    from mpstudio.engine.trainer.monitor import WARMUP_STEPS
+
+    if spec.distribute.strategy != "default":
+        return spec
+    rates = run_device_rates(device_info.run_devices())
+    size = size_for(spec, rates, WARMUP_STEPS) if rates is not None else None
+    if size is not None and size.batch_beyond_data:
+        reporter.emit(RunWarning(beyond_data_warning(rates.name if rates else "", size)))
+    if size is None or not size.sized:
+        return spec
+    sized = sized_spec(spec, size)
+    log.info("comparison sized for timing on %s: %s steps at batch %d (set: %d steps at "
+             "batch %d)", rates.name if rates else "?", sized.steps, sized.batch_size,
+             size.user_steps, size.user_batch)
+    return sized
+
+
 @contextmanager
 def baseline_math(mode: str) -> Iterator[None]:
     """TF32 switched as ``mode`` asks for the duration of a baseline run."""
@@ -110,7 +137,8 @@ def baseline_math(mode: str) -> Iterator[None]:
 def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
             baseline: str = "auto",
             keep: Callable[[RunResult], None] | None = None,
-            profile: bool = False, baseline_batch_size: int | None = None) -> ComparisonResult:
+            profile: bool = False, baseline_batch_size: int | None = None,
+            size: bool = False) -> ComparisonResult:
     """Run the float32 baseline, then ``spec`` from the baseline's initial weights,
     ``repeats`` times, alternating. A stop ends the comparison after the current run.
 
@@ -119,11 +147,15 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
     in the memory the last one used. Only the last run's ``model`` stays set.
     ``profile``: the first trial of each side traces a few steady steps with
     TensorFlow's profiler (the card's op-by-op table: why mixed was slower).
-    ``baseline_batch_size``: the baseline trains at this batch (see baseline_spec)."""
+    ``baseline_batch_size``: the baseline trains at this batch (see baseline_spec).
+    ``size``: lengthen (and on a GPU enlarge) a comparison too short to time its speed
+    (comparison/sizing.py); the runs keep what the user had set."""
     problems = comparison_problems(spec, repeats, baseline)
     if problems:
         raise SpecError(problems)
     validate_spec(spec)
+    if size and baseline_batch_size is None:
+        spec = comparison_sized(spec, reporter)
     comparison = uuid.uuid4().hex
     result = ComparisonResult([], [], comparison)
     base_spec = baseline_spec(spec, baseline_batch_size)

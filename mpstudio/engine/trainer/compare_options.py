@@ -27,6 +27,10 @@ class CompareOptions:
     # mixed run's: each side at the largest batch it fits (the batch-size finder).
     # None: both sides train the run's batch.
     baseline_batch_size: int | None = None
+    # Lengthen (on a GPU also enlarge) a comparison too short to time its speed
+    # (comparison/sizing.py). The window and the command line size what the user left
+    # unset; a replay, a bundle and the batch finder's comparison train exactly as set.
+    size: bool = False
 
     @property
     def runs(self) -> int:

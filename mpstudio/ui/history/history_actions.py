@@ -9,6 +9,7 @@ GUI thread; TensorFlow never does.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -18,6 +19,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from mpstudio.engine.comparison.card import ComparisonCard, build_card, sides_from_history
+from mpstudio.engine.comparison.sizing import as_set
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.history.replay import replay_events
 from mpstudio.engine.history.store import HistoryError, RunStore
@@ -225,6 +227,9 @@ class HistoryActions(QObject):
             self.notices.banner(text, "error")
             self.notices.log(text, "error")
             return
+        if compare is not None and spec.sized_from:
+            # the form shows what the user had set, and the comparison is sized again
+            spec, compare = as_set(spec), dataclasses.replace(compare, size=True)
         self.setup.set_spec(spec)
         self.setup.set_comparison(compare is not None, compare or CompareOptions())
         self.notices.log(QCoreApplication.translate(

@@ -50,6 +50,7 @@ from mpstudio.ui.setup.setup_texts import (
     LR_HELPER_TIP,
     MULTIWORKER_COMPARE_TIP,
     PROFILE_TIP,
+    SIZING_TIP,
     TRIALS_TIP,
     XLA_TEXT,
     tr,
@@ -135,6 +136,11 @@ class SetupPanel(QWidget):
             QCoreApplication.translate("SetupPanel", "Profile ops (why slower?)"))
         self.profile.setObjectName("profileOps")
         self.profile.setToolTip(tr(PROFILE_TIP))
+        self.sizing = QCheckBox(
+            QCoreApplication.translate("SetupPanel", "Size for timing"))
+        self.sizing.setObjectName("sizeForTiming")
+        self.sizing.setChecked(True)
+        self.sizing.setToolTip(tr(SIZING_TIP))
         self.run_button = QPushButton(QCoreApplication.translate("SetupPanel", "Run"))
         self.run_button.setObjectName("runButton")
         self.run_button.setDefault(True)
@@ -187,6 +193,7 @@ class SetupPanel(QWidget):
                             self.trials)
         compare_form.addRow(QCoreApplication.translate("SetupPanel", "Baseline"),
                             self.baseline_math)
+        compare_form.addRow("", self.sizing)
         compare_form.addRow("", self.profile)
         self._compare_form = compare
         self.button_row = QWidget()  # the window pins it below the scrolling form
@@ -234,7 +241,7 @@ class SetupPanel(QWidget):
                        self.learning_rate.valueChanged, self.optimizer.currentIndexChanged,
                        self.loop.currentIndexChanged, self.xla.currentIndexChanged,
                        self.baseline.toggled, self.trials.valueChanged,
-                       self.baseline_math.currentIndexChanged):
+                       self.baseline_math.currentIndexChanged, self.sizing.toggled):
             signal.connect(lambda *_: self.changed.emit())
         for signal in (self.batch_size.valueChanged, self.learning_rate.valueChanged):
             signal.connect(lambda *_: self._training_changed())
@@ -335,6 +342,7 @@ class SetupPanel(QWidget):
         self.trials.setValue(options.repeats)
         _select(self.baseline_math, options.baseline)
         self.profile.setChecked(options.profile)
+        self.sizing.setChecked(options.size)
         self._compare_changed()
 
     def compare_options(self) -> CompareOptions:
@@ -342,7 +350,8 @@ class SetupPanel(QWidget):
         comparison's baseline math is TensorFlow's own: TF32 is float32's)."""
         math = "auto" if self.selected_precision() == "float8" \
             else str(self.baseline_math.currentData())
-        return CompareOptions(self.trials.value(), math, self.profile.isChecked())
+        return CompareOptions(self.trials.value(), math, self.profile.isChecked(),
+                              size=self.sizing.isChecked())
 
     def _compare_changed(self) -> None:
         self._compare_form.setEnabled(self.with_baseline())

@@ -37,6 +37,13 @@ PROFILE_TIP = QT_TRANSLATE_NOOP(
     "op type for float32 and mixed side by side, the casts mixed precision added "
     "and the share of a step spent waiting for input. The card then names the "
     "ops that made mixed precision slower.")
+SIZING_TIP = QT_TRANSLATE_NOOP(
+    "SetupPanel",
+    "A speed verdict needs a few seconds of steady training on each side. Where the "
+    "epochs set here would be too short to time, mpstudio trains more steps (by the "
+    "step time it predicts for this device), and on a GPU the batch it predicts the GPU "
+    "needs to show a gain. The card says what it changed. Untick to train exactly as "
+    "set.")
 LR_HELPER_TIP = QT_TRANSLATE_NOOP(
     "SetupPanel",
     "Mixed precision halves activation memory, so a larger batch often fits; the "

@@ -86,6 +86,7 @@ class GuiSettings:
         self.store.setValue("run/trials", options.repeats)
         self.store.setValue("run/baseline_math", options.baseline)
         self.store.setValue("run/profile", options.profile)
+        self.store.setValue("run/size_for_timing", options.size)
 
     def load_compare(self) -> CompareOptions:
         """The comparison fields; anything unreadable falls back to the default."""
@@ -100,7 +101,8 @@ class GuiSettings:
         if comparison_problems(spec, 1, math_mode):
             math_mode = "auto"
         profile = str(self.store.value("run/profile", "false")).lower() == "true"
-        return CompareOptions(repeats, math_mode, profile)
+        size = str(self.store.value("run/size_for_timing", "true")).lower() == "true"
+        return CompareOptions(repeats, math_mode, profile, size=size)
 
     def _imported(self, notes: list[str]) -> dict[str, dict[str, Any]]:
         from mpstudio.engine.datasets.registry import dataset_problems
