@@ -155,3 +155,40 @@ def test_a_sized_comparison_on_this_cpu_ends_with_a_timed_verdict():
     assert session.results[0].spec.steps == session.results[1].spec.steps > 11
     length = next(r for r in card_rows(card) if r.change == "sized by mpstudio")
     assert "you set 1 epoch," in length.tip
+
+
+@pytest.mark.slow
+def test_a_batch_beyond_the_data_is_timed_on_synthetic_data_beside_the_dataset():
+    """What an H200 meets with digits' cnn (the batch it needs is beyond digits' 1,438
+    training examples), recreated on this CPU with the plan an H200 gives, at a batch a
+    CPU times quickly: accuracy from digits at the user's batch, the verdict's speed from
+    a synthetic pair at the larger batch, and the card says which is which."""
+    from mpstudio.engine.comparison.card import card_for_comparison
+    from mpstudio.engine.comparison.card_text import card_rows
+    from mpstudio.engine.events import CollectingReporter, RunWarning
+    from mpstudio.engine.history.recorder import RecordingReporter
+    from mpstudio.engine.trainer.compare import compare
+
+    plan = ComparisonSize(user_steps=11, user_batch=128, batch_beyond_data=2048,
+                          speed_steps=120)
+    collected = CollectingReporter()
+    recorder = RecordingReporter(collected)
+    spec = RunSpec(template="mlp", precision="mixed_bfloat16", epochs=1)
+    result = compare(spec, recorder, keep=recorder.keep_model, size=plan)
+    stored = recorder.stored()
+    recorder.close()
+    assert [r.spec.dataset for r in result.results] == ["digits", "digits", "synthetic",
+                                                        "synthetic"]
+    speed = result.speed[1].spec
+    assert (speed.batch_size, speed.steps, speed.dataset_options["shape"]) == (2048, 120,
+                                                                               [8, 8, 1])
+    assert any(isinstance(e, RunWarning) and "synthetic" in e.message
+               for e in collected.events)
+    card = card_for_comparison(stored)
+    assert card.speed_batch == 2048 and card.speed_sides is not None
+    rows = {r.name: r for r in card_rows(card)}
+    timed = rows["examples/s, synthetic batch 2,048"]
+    assert timed.change == f"{card.speedup.median:.2f}x"  # the verdict's speed
+    assert rows["steady examples/s"].change == f"{card.dataset_speedup.median:.2f}x"
+    assert card.accuracy is not None  # from digits: synthetic accuracy is not tested
+    assert card.verdict.kind != "too_short", card.verdict.sentence

@@ -217,6 +217,11 @@ class ComparisonCard:
     # where mpstudio sized the comparison for timing: what it changed and why (sizing.py)
     sized: str = ""
     sized_steps: int | None = None  # the steps each side trained, when sized
+    # (float32, mixed) of the speed pair on synthetic data at a larger batch; the
+    # speedup above is then theirs, and the dataset pair's is dataset_speedup
+    speed_sides: tuple[Side, Side] | None = None
+    dataset_speedup: Spread = Spread(None, None, None, 0)
+    speed_batch: int | None = None  # the speed pair's batch
 
     @property
     def trials(self) -> int:
@@ -233,18 +238,32 @@ class ComparisonCard:
         return json_ready(asdict(self))
 
 
-def build_card(
-    baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]
-) -> ComparisonCard:
-    """``baseline``/``mixed``: the trials of each side, in order (trial i of one side
-    pairs with trial i of the other for the speedup)."""
-    base, half = Side.of(baseline), Side.of(mixed)
+def _speedups(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]) -> Spread:
+    """Mixed over float32 steady examples/s, trial pair by trial pair."""
     ratios = []
     for b, m in zip(baseline, mixed, strict=False):
         bs = b.summary.steady_examples_per_sec if b.summary else None
         ms = m.summary.steady_examples_per_sec if m.summary else None
         ratios.append(ms / bs if bs and ms else None)
-    speedup = Spread.of(ratios)
+    return Spread.of(ratios)
+
+
+def build_card(
+    baseline: Sequence[StoredRun], mixed: Sequence[StoredRun],
+    speed: tuple[Sequence[StoredRun], Sequence[StoredRun]] | None = None,
+) -> ComparisonCard:
+    """``baseline``/``mixed``: the trials of each side, in order (trial i of one side
+    pairs with trial i of the other for the speedup). ``speed``: a speed pair on
+    synthetic data at a larger batch (trainer/speed_pair.py), which then gives the
+    verdict's speed; the dataset's pair gives the accuracy."""
+    base, half = Side.of(baseline), Side.of(mixed)
+    speedup = dataset_speedup = _speedups(baseline, mixed)
+    timed_runs = (baseline, mixed)
+    speed_sides = None
+    if speed is not None and speed[0] and speed[1]:
+        speed_sides = Side.of(speed[0]), Side.of(speed[1])
+        speedup, timed_runs = _speedups(*speed), speed
+    timed_base, timed_half = speed_sides or (base, half)
     batches = scaled_batches(baseline[0], mixed[0])
     memory = None
     if base.peak_memory_bytes.median and half.peak_memory_bytes.median is not None \
@@ -273,12 +292,12 @@ def build_card(
         speedup_high=speedup.high,
         trials=speedup.n,
         accuracy=accuracy,
-        steady_steps=min(base.steady_steps, half.steady_steps),
-        steady_seconds=min(base.steady_seconds, half.steady_seconds),
+        steady_steps=min(timed_base.steady_steps, timed_half.steady_steps),
+        steady_seconds=min(timed_base.steady_seconds, timed_half.steady_seconds),
         memory_saving=memory,
         on_gpu=half.device.startswith("GPU"),
-        mixed_step_time=half.steady_step_time.median,
-        data_time_fraction=half.data_time_fraction.median,
+        mixed_step_time=timed_half.steady_step_time.median,
+        data_time_fraction=timed_half.data_time_fraction.median,
         advisor_reason=render(mixed[0].hardware.get("advisor_reason", "")),
         baseline_label=baseline_math(baseline[0]),
         differences=differences,
@@ -286,7 +305,7 @@ def build_card(
         if profile else "",
         epochs=mixed[0].spec.get("epochs"),
         steps=mixed[0].spec.get("steps"),
-        window_interval=window_interval(baseline[0].steps, mixed[0].steps)
+        window_interval=window_interval(timed_runs[0][0].steps, timed_runs[1][0].steps)
         if speedup.n == 1 else None,
     ))
     return ComparisonCard(
@@ -294,7 +313,9 @@ def build_card(
         accuracy_test(baseline, mixed, "best_val_hits", "best_val_accuracy", "val_examples",
                       paired),
         accuracy_test(baseline, mixed, "test_hits", "test_accuracy", "test_examples", paired),
-        differences, profile, batches, sized, mixed[0].spec.get("steps") if sized else None)
+        differences, profile, batches, sized, mixed[0].spec.get("steps") if sized else None,
+        speed_sides, dataset_speedup,
+        timed_runs[1][0].spec.get("batch_size") if speed_sides else None)
 
 
 def scaled_batches(baseline: StoredRun, mixed: StoredRun) -> tuple[int, int] | None:
@@ -373,7 +394,9 @@ def card_for_comparison(runs: Sequence[StoredRun]) -> ComparisonCard | None:
     pairs = whole or pairs
     if not pairs:
         return None
-    return build_card([b for b, _ in pairs], [m for _, m in pairs])
+    speed = side("speed_baseline"), side("speed_mixed")  # trainer/speed_pair.py
+    return build_card([b for b, _ in pairs], [m for _, m in pairs],
+                      speed if all(speed) else None)
 
 
 def sides_from_history(store: RunStore, a: int, b: int) -> tuple[list[StoredRun],

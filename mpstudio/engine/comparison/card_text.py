@@ -83,7 +83,9 @@ def loss_gap_text(card: ComparisonCard) -> str:
 
 def card_rows(card: ComparisonCard) -> list[CardRow]:
     b, m = card.baseline, card.mixed
-    speed = spread_text(card.speedup, ".2f", "x") if card.speedup.median else ""
+    # with a speed pair the dataset's own pair has its own ratio (speed_rows)
+    own = card.dataset_speedup if card.speed_sides else card.speedup
+    speed = spread_text(own, ".2f", "x") if own.median else ""
     memory = ""
     if card.memory_saving is not None:
         memory = (_("{percent:.1f}% saved").format(percent=100 * card.memory_saving)
@@ -92,13 +94,24 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
     delta = _tested(card.accuracy, card.accuracy_delta_pp)
     best = _tested(card.best_accuracy, card.best_accuracy_delta_pp)
     estimates = _estimate_rows(b, m)
+    steady = CardRow(_("steady examples/s"), spread_text(b.examples_per_sec, ",.0f"),
+                     spread_text(m.examples_per_sec, ",.0f"), speed,
+                     _("training throughput after the warm-up; median (lowest-highest) over "
+                       "trials") if card.speedup.n > 1 else
+                     _("training throughput after the warm-up; one trial a side, so the "
+                       "spread is unknown (3 trials measure it)"))
+    # the rows that qualify the speed follow it: the batch each side ran (the finder's
+    # comparison), the speed pair, the prediction, the length mpstudio sized
+    qualifiers = [row for row in (_batch_row(card), speed_pair_row(card), predicted_row(card),
+                                  _length_row(card)) if row is not None]
+    test = None
+    if b.test_accuracy.median is not None or m.test_accuracy.median is not None:
+        test = CardRow(_("test accuracy"), _pct(b.test_accuracy), _pct(m.test_accuracy),
+                       _tested(card.test_accuracy, _delta_pp(b.test_accuracy, m.test_accuracy)),
+                       _tested_tip(card.test_accuracy))
     rows = [
-        CardRow(_("steady examples/s"), spread_text(b.examples_per_sec, ",.0f"),
-                spread_text(m.examples_per_sec, ",.0f"), speed,
-                _("training throughput after the warm-up; median (lowest-highest) over "
-                  "trials") if card.speedup.n > 1 else
-                _("training throughput after the warm-up; one trial a side, so the spread "
-                  "is unknown (3 trials measure it)")),
+        steady,
+        *qualifiers,
         CardRow(_("time to first step"), spread_text(b.time_to_first_step, ".2f", " s"),
                 spread_text(m.time_to_first_step, ".2f", " s"),
                 _ratio_change(b.time_to_first_step, m.time_to_first_step, True),
@@ -117,6 +130,7 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
                 delta, _tested_tip(card.accuracy)),
         CardRow(_("best val accuracy"), _pct(b.best_val_accuracy), _pct(m.best_val_accuracy), best,
                 _tested_tip(card.best_accuracy)),
+        *([test] if test is not None else []),
         CardRow(_("final train loss"), spread_text(b.final_loss, ".4f"),
                 spread_text(m.final_loss, ".4f"), ""),
         CardRow(_("loss-curve gap"), "", loss_gap_text(card), "",
@@ -127,30 +141,45 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
                 _("steps dynamic loss scaling skipped because a gradient was inf/NaN")),
         CardRow(_("loss scale"), _scale_range(b), _scale_range(m), ""),
     ]
-    predicted = predicted_row(card)
-    if predicted is not None:
-        rows.insert(1, predicted)
-    if card.sized and card.sized_steps:  # after the speed rows it was sized for
-        length = _("{steps:,} steps").format(steps=card.sized_steps)
-        rows.insert(1 + (predicted is not None), CardRow(
-            _("training length"), length, length, _("sized by mpstudio"), card.sized))
-    if card.batch_sizes is not None:  # the finder's comparison: each at its largest batch
-        base_batch, mixed_batch = card.batch_sizes
-        rows.insert(1, CardRow(
-            _("batch size"), f"{base_batch:,}", f"{mixed_batch:,}",
-            f"{mixed_batch / base_batch:.2f}x",
-            _("each side at the largest batch that fit in memory, the learning rate scaled "
-              "linearly with the batch; throughput counts examples, so the speedup includes "
-              "the larger batch mixed precision made room for")))
-    if b.test_accuracy.median is not None or m.test_accuracy.median is not None:
-        test = CardRow(_("test accuracy"), _pct(b.test_accuracy), _pct(m.test_accuracy),
-                       _tested(card.test_accuracy, _delta_pp(b.test_accuracy, m.test_accuracy)),
-                       _tested_tip(card.test_accuracy))
-        # before the final train loss
-        rows.insert(6 + len(estimates) + (card.batch_sizes is not None)
-                    + (predicted is not None) + bool(card.sized and card.sized_steps), test)
     rows.append(CardRow(_("status"), _(b.status), _(m.status), ""))
     return rows
+
+
+def _batch_row(card: ComparisonCard) -> CardRow | None:
+    """The finder's comparison: each side at its largest batch."""
+    if card.batch_sizes is None:
+        return None
+    base_batch, mixed_batch = card.batch_sizes
+    return CardRow(
+        _("batch size"), f"{base_batch:,}", f"{mixed_batch:,}",
+        f"{mixed_batch / base_batch:.2f}x",
+        _("each side at the largest batch that fit in memory, the learning rate scaled "
+          "linearly with the batch; throughput counts examples, so the speedup includes "
+          "the larger batch mixed precision made room for"))
+
+
+def _length_row(card: ComparisonCard) -> CardRow | None:
+    """The steps a comparison mpstudio sized for timing trained (comparison/sizing.py)."""
+    if not (card.sized and card.sized_steps):
+        return None
+    length = _("{steps:,} steps").format(steps=card.sized_steps)
+    return CardRow(_("training length"), length, length, _("sized by mpstudio"), card.sized)
+
+
+def speed_pair_row(card: ComparisonCard) -> CardRow | None:
+    """The speed pair's examples/s on synthetic data at the batch the device needs (the
+    verdict's speed), where the comparison timed one (trainer/speed_pair.py)."""
+    if card.speed_sides is None:
+        return None
+    b, m = card.speed_sides
+    batch = card.speed_batch or 0
+    return CardRow(
+        _("examples/s, synthetic batch {batch:,}").format(batch=batch),
+        spread_text(b.examples_per_sec, ",.0f"), spread_text(m.examples_per_sec, ",.0f"),
+        spread_text(card.speedup, ".2f", "x") if card.speedup.median else "",
+        _("the verdict's speed: the same model on one random batch of the dataset's shape, "
+          "repeated, at the batch the prediction says this device needs to show the gain "
+          "(more than the dataset holds); the rows below are the dataset's, at your batch"))
 
 
 def predicted_row(card: ComparisonCard) -> CardRow | None:

@@ -55,8 +55,10 @@ class ComparisonSize:
     user_batch: int
     steps: int | None = None  # None: the user's length stands
     batch_size: int | None = None  # None: the user's batch stands
-    # a batch the prediction expects a gain at but the training split cannot fill (0: none)
+    # a batch the prediction expects a gain at but the training split cannot fill (0:
+    # none): the comparison then times a speed pair on synthetic data at it, this long
     batch_beyond_data: int = 0
+    speed_steps: int = 0
 
     @property
     def sized(self) -> bool:
@@ -69,21 +71,16 @@ def plan_size(user_steps: int, user_batch: int, steps_per_epoch: int, warmup_ste
     """The comparison's size. ``steps_per_epoch`` is at the user's batch; ``larger``: the
     prediction's larger batch (a GPU that needs one to show the gain expected), taken
     where ``train_examples`` holds a whole global batch of it."""
-    batch, beyond = user_batch, 0
+    batch, beyond, speed_steps = user_batch, 0, 0
     if larger is not None and larger.batch_size > user_batch:
         if train_examples is None or larger.batch_size * replicas <= train_examples:
             batch, forecast = larger.batch_size, larger
         else:
-            beyond = larger.batch_size
+            beyond, speed_steps = larger.batch_size, warmup_steps + steady_steps(larger)
     # the user's length at the batch trained: the same number of examples seen
     length = user_steps if batch == user_batch else math.ceil(user_steps * user_batch / batch)
     per_epoch = max(1, steps_per_epoch * user_batch // batch)
-    fast = min(forecast.baseline_seconds, forecast.mixed_seconds)
-    slow = max(forecast.baseline_seconds, forecast.mixed_seconds)
-    steady = max(TARGET_STEADY_STEPS, math.ceil(TARGET_STEADY_SECONDS / max(fast, 1e-9)))
-    # the slower side's budget bounds both (each side trains the same steps)
-    steady = min(steady, max(2 * MIN_STEADY_STEPS, int(MOST_SIDE_SECONDS / max(slow, 1e-9))))
-    needed = warmup_steps + steady
+    needed = warmup_steps + steady_steps(forecast)
     steps = None
     if length < needed:
         # whole epochs: each epoch sees the whole training split, validated at its end
@@ -91,7 +88,16 @@ def plan_size(user_steps: int, user_batch: int, steps_per_epoch: int, warmup_ste
     elif batch != user_batch:
         steps = length
     return ComparisonSize(user_steps, user_batch, steps,
-                          batch if batch != user_batch else None, beyond)
+                          batch if batch != user_batch else None, beyond, speed_steps)
+
+
+def steady_steps(forecast: StepForecast) -> int:
+    """Steady steps that give the faster side TARGET_STEADY_SECONDS, bounded by the
+    slower side's MOST_SIDE_SECONDS (both sides train the same steps)."""
+    fast = min(forecast.baseline_seconds, forecast.mixed_seconds)
+    slow = max(forecast.baseline_seconds, forecast.mixed_seconds)
+    steady = max(TARGET_STEADY_STEPS, math.ceil(TARGET_STEADY_SECONDS / max(fast, 1e-9)))
+    return min(steady, max(2 * MIN_STEADY_STEPS, int(MOST_SIDE_SECONDS / max(slow, 1e-9))))
 
 
 def sized_spec(spec: RunSpec, size: ComparisonSize) -> RunSpec:
@@ -150,9 +156,10 @@ def sized_note(spec: Mapping[str, Any]) -> str:
 
 
 def beyond_data_warning(device: str, size: ComparisonSize) -> str:
-    """The batch a device needs that the dataset cannot fill, and what to do."""
+    """The batch a device needs that the dataset cannot fill, and what the comparison
+    does about it."""
     return _("on {device} the prediction expects mixed precision to gain only from batch "
-             "{batch:,}, more than this dataset's training split holds: this comparison "
-             "times batch {user:,}, where it expects little; to time the gain, compare on "
-             "synthetic data of the same shape (--dataset synthetic) at batch {batch:,}"
-             ).format(device=device, batch=size.batch_beyond_data, user=size.user_batch)
+             "{batch:,}, more than this dataset's training split holds: accuracy is compared "
+             "on the dataset at batch {user:,}, and the speed is timed also on synthetic "
+             "data of the same shape at batch {batch:,}").format(
+                 device=device, batch=size.batch_beyond_data, user=size.user_batch)

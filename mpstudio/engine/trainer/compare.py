@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import tensorflow as tf
 
+from mpstudio.engine.comparison.sizing import ComparisonSize, beyond_data_warning, sized_spec
 from mpstudio.engine.distribute.lr_plan import scaled_learning_rate
 from mpstudio.engine.events import Reporter, RunWarning
 from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
@@ -25,6 +26,7 @@ from mpstudio.engine.trainer.compare_options import baseline_precision, comparis
 from mpstudio.engine.trainer.memory_release import release_device_memory
 from mpstudio.engine.trainer.run_profile import PROFILE_STEPS
 from mpstudio.engine.trainer.runner import RunPlace, RunResult, run
+from mpstudio.engine.trainer.speed_pair import run_speed_pair, speed_spec
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +36,8 @@ class ComparisonResult:
     baselines: list[RunResult]
     mixeds: list[RunResult]  # fewer than the baselines when the user stopped
     comparison: str = field(default="")  # the id the runs share in the history
+    # float32 and mixed on synthetic data at the batch a GPU needs (speed_pair.py)
+    speed: list[RunResult] = field(default_factory=list)
 
     @property
     def baseline(self) -> RunResult:
@@ -51,7 +55,7 @@ class ComparisonResult:
             out.append(base)
             if i < len(self.mixeds):
                 out.append(self.mixeds[i])
-        return out
+        return out + self.speed
 
     @property
     def speedup(self) -> float | None:
@@ -96,28 +100,33 @@ def baseline_spec(spec: RunSpec, batch_size: int | None = None) -> RunSpec:
         spec.learning_rate, spec.batch_size, batch_size))
 
 
-def comparison_sized(spec: RunSpec, reporter: Reporter) -> RunSpec:
+def comparison_sized(spec: RunSpec, reporter: Reporter, size: ComparisonSize | None = None
+                     ) -> tuple[RunSpec, ComparisonSize | None]:
     """``spec`` sized for timing on the device a default-strategy run trains on (a
-    distributed comparison trains as set: its replicas are not predicted)."""
+    distributed comparison trains as set: its replicas are not predicted), or as
+    ``size`` planned it; with the plan (None: not sized)."""
     from mpstudio.engine import device_info
-    from mpstudio.engine.comparison.sizing import beyond_data_warning, sized_spec
     from mpstudio.engine.prediction.for_comparison import size_for
     from mpstudio.engine.prediction.run_prediction import run_device_rates
     from mpstudio.engine.trainer.monitor import WARMUP_STEPS
 
-    if spec.distribute.strategy != "default":
-        return spec
-    rates = run_device_rates(device_info.run_devices())
-    size = size_for(spec, rates, WARMUP_STEPS) if rates is not None else None
-    if size is not None and size.batch_beyond_data:
-        reporter.emit(RunWarning(beyond_data_warning(rates.name if rates else "", size)))
-    if size is None or not size.sized:
-        return spec
+    device = "this device"
+    if size is None:
+        if spec.distribute.strategy != "default":
+            return spec, None
+        rates = run_device_rates(device_info.run_devices())
+        size = size_for(spec, rates, WARMUP_STEPS) if rates is not None else None
+        device = rates.name if rates is not None else device
+    if size is None:
+        return spec, None
+    if size.batch_beyond_data:
+        reporter.emit(RunWarning(beyond_data_warning(device, size)))
     sized = sized_spec(spec, size)
-    log.info("comparison sized for timing on %s: %s steps at batch %d (set: %d steps at "
-             "batch %d)", rates.name if rates else "?", sized.steps, sized.batch_size,
-             size.user_steps, size.user_batch)
-    return sized
+    if size.sized:
+        log.info("comparison sized for timing on %s: %s steps at batch %d (set: %d steps at "
+                 "batch %d)", device, sized.steps, sized.batch_size, size.user_steps,
+                 size.user_batch)
+    return sized, size
 
 
 @contextmanager
@@ -138,7 +147,7 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
             baseline: str = "auto",
             keep: Callable[[RunResult], None] | None = None,
             profile: bool = False, baseline_batch_size: int | None = None,
-            size: bool = False) -> ComparisonResult:
+            size: bool | ComparisonSize = False) -> ComparisonResult:
     """Run the float32 baseline, then ``spec`` from the baseline's initial weights,
     ``repeats`` times, alternating. A stop ends the comparison after the current run.
 
@@ -149,13 +158,16 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
     TensorFlow's profiler (the card's op-by-op table: why mixed was slower).
     ``baseline_batch_size``: the baseline trains at this batch (see baseline_spec).
     ``size``: lengthen (and on a GPU enlarge) a comparison too short to time its speed
-    (comparison/sizing.py); the runs keep what the user had set."""
+    (comparison/sizing.py), True to size it for this machine's device, or as planned;
+    the runs keep what the user had set. Where the batch a GPU needs is beyond the
+    dataset, a speed pair on synthetic data follows the trials (speed_pair.py)."""
     problems = comparison_problems(spec, repeats, baseline)
     if problems:
         raise SpecError(problems)
     validate_spec(spec)
-    if size and baseline_batch_size is None:
-        spec = comparison_sized(spec, reporter)
+    planned = None
+    if size is not False and baseline_batch_size is None:
+        spec, planned = comparison_sized(spec, reporter, None if size is True else size)
     comparison = uuid.uuid4().hex
     result = ComparisonResult([], [], comparison)
     base_spec = baseline_spec(spec, baseline_batch_size)
@@ -189,5 +201,12 @@ def compare(spec: RunSpec, reporter: Reporter, repeats: int = 1,
         result.mixeds.append(finished(mixed))
         if reporter.should_stop() or not (base.ok and mixed.ok):
             break  # a failed pair would fail again: the trials share seed and weights
+    else:
+        if planned is not None and planned.batch_beyond_data and planned.speed_steps:
+            from mpstudio.engine.memory_estimate import model_inputs
+
+            shape, classes, _ = model_inputs(spec)
+            result.speed = run_speed_pair(speed_spec(spec, planned, shape, classes),
+                                          reporter, comparison, finished, result.results)
     return result
 

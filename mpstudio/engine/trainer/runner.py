@@ -211,8 +211,10 @@ def run_label(spec: RunSpec, devices: RunDevices, place: RunPlace) -> str:
     label = device_info.precision_label(spec.precision, devices.float32_math)
     if spec.float32_layers and spec.precision != "float32":
         label += " · float32 " + ", ".join(spec.float32_layers)  # the pinned layers
-    if place.role == "baseline":
+    if place.role in ("baseline", "speed_baseline"):
         label += " baseline"
+    if place.role.startswith("speed_"):  # trainer/speed_pair.py
+        label += f" · speed at batch {spec.batch_size:,}"
     return f"{label} · trial {place.trial}/{place.trials}" if place.trials > 1 else label
 
 
