@@ -238,3 +238,17 @@ def test_an_unknown_device_is_said_in_a_real_process():
                           env={**os.environ, "MPSTUDIO_LANG": "en"})
     assert done.returncode == 2 and done.stdout == ""
     assert "mpstudio predict: error: no rates for a GPU called 'Voodoo'" in done.stderr
+
+
+def test_the_windows_check_predicts_the_setups_model(tmp_path):
+    """The window sends its setup with the hardware check: the verdicts of a device it
+    did not measure come from that model (above), and data it cannot read leaves them
+    rule-based rather than failing the check."""
+    from mpstudio.engine.prediction.for_hardware import Workload
+    from mpstudio.engine.service.job_table import _workload
+    from mpstudio.engine.spec import RunSpec
+
+    assert _workload(RunSpec(template="cnn", batch_size=256)) == Workload(
+        "cnn", 256, (8, 8, 1), 10, 1 / 16)
+    assert _workload(RunSpec(dataset=str(tmp_path / "missing.npz"))) is None
+    assert _workload(None) is None

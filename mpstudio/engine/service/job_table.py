@@ -8,6 +8,7 @@ engine (the models just trained, for export) stays in ``EngineMemory``.
 from __future__ import annotations
 
 import itertools
+import logging
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mpstudio.engine.i18n import _
 from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from mpstudio.engine.batch_search.finder import BatchSearch, FinderOptions
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
     from mpstudio.engine.hardware.check import HardwareCheck
     from mpstudio.engine.hardware.gpu_memory import GpuMemorySettings, MemoryApplyResult
     from mpstudio.engine.model_summary import ModelSummary
+    from mpstudio.engine.prediction.for_hardware import Workload
     from mpstudio.engine.run_session import TrainingOutcome
     from mpstudio.engine.spec import RunSpec
     from mpstudio.engine.trainer.compare_options import CompareOptions
@@ -65,12 +69,28 @@ class EngineMemory:
 
 
 def hardware_check(ctx: JobContext, memory: EngineMemory, measure: bool,
-                   seconds_per_case: float) -> HardwareCheck:
+                   seconds_per_case: float, spec: RunSpec | None = None) -> HardwareCheck:
+    """``spec``: the setup's model and data, predicted on each device so that a verdict
+    the device did not measure comes from the model the user will train."""
     from mpstudio.engine.hardware.check import run_hardware_check
 
     with tensorflow_logs_hidden():
         return run_hardware_check(measure, seconds_per_case,
-                                  ctx.progress if measure else None, ctx.should_stop)
+                                  ctx.progress if measure else None, ctx.should_stop,
+                                  workload=_workload(spec))
+
+
+def _workload(spec: RunSpec | None) -> Workload | None:
+    """The setup's workload; None (rule-based verdicts) where its data cannot be read."""
+    from mpstudio.engine.prediction.for_hardware import Workload
+
+    if spec is None:
+        return None
+    try:
+        return Workload.of_spec(spec)
+    except Exception:  # data not on disk yet, a file that cannot be read
+        log.info("no workload for the hardware check's predictions", exc_info=True)
+        return None
 
 
 def apply_memory(ctx: JobContext, memory: EngineMemory,

@@ -182,7 +182,8 @@ class BackgroundWork(QObject):
             if not self.measuring:  # the panel went busy on the click: give it back
                 self.hardware.set_busy(False)
             return
-        job = EngineJob("hardware_check", {"measure": measure, "seconds_per_case": seconds},
+        job = EngineJob("hardware_check", {"measure": measure, "seconds_per_case": seconds,
+                                           "spec": self.setup.spec()},
                         describe="the measurement" if measure else "the hardware check",
                         parent=self)  # EngineEnd words these
         if measure:
