@@ -5,6 +5,11 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if os.environ["QT_QPA_PLATFORM"] == "offscreen":
+    # A desktop's screen (offscreen's own is 800x800): the window sizes itself to the
+    # screen it opens on, as on a user's 1920x1080 desktop.
+    os.environ["QT_QPA_PLATFORM"] = "offscreen:configfile=" + os.path.join(
+        os.path.dirname(__file__), "offscreen_desktop.json")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # The tests read English unless they ask for another language (a developer's zh_CN
 # locale must not change what they see); engine processes inherit it.

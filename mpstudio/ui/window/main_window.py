@@ -5,6 +5,8 @@ WorkbenchState together. Which controls are enabled follows ``controls(state)``.
 
 from __future__ import annotations
 
+import logging
+
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
     QByteArray,
@@ -59,6 +61,9 @@ from mpstudio.ui.window.tensorboard_actions import TensorBoardActions
 from mpstudio.ui.window.versions import ui_versions
 from mpstudio.ui.window.view_menu import ViewMenu
 from mpstudio.ui.window.window_actions import build_actions, stop_text
+from mpstudio.ui.window.window_size import restore_geometry, size_to_screen
+
+log = logging.getLogger("mpstudio.window")
 
 CLOSE_WAIT_SECONDS = 5.0  # closing during a run: how long it may take to stop
 # WorkbenchState.busy_reason()'s sentences, translated where the Run button's tip shows them
@@ -206,7 +211,7 @@ class MainWindow(QMainWindow):
         bar.addWidget(self.status_text, 1)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.device_label)
-        self.resize(1480, 940)
+        size_to_screen(self)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -450,8 +455,8 @@ class MainWindow(QMainWindow):
         for note in notes:
             self.notices.log(note, "warning")
         geometry, state = self.settings.window()
-        if geometry is not None:
-            self.restoreGeometry(geometry)
+        if geometry is not None and not restore_geometry(self, geometry):
+            log.info("the saved window size does not fit this screen: sized to it afresh")
         self._saved_state = state  # applied at the first show, after the docks are tabbed
 
     def save_settings(self) -> None:
