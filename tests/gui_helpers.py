@@ -10,15 +10,22 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from devtools.gui_driving import select
+from mpstudio.engine.spec import RunSpec
 from mpstudio.ui.window.main_window import MainWindow
 
 TF_TIMEOUT_MS = 120_000
 RUN_TIMEOUT_MS = 180_000
 
 
-def open_window(qtbot, settings_file) -> MainWindow:
-    """A shown window whose TensorFlow has loaded and whose hardware check is done."""
-    window = MainWindow(QSettings(str(settings_file), QSettings.Format.IniFormat))
+def open_window(qtbot, settings_file, first_launch: bool = False) -> MainWindow:
+    """A shown window whose TensorFlow has loaded and whose hardware check is done.
+    A returning user's (the default setup saved) unless ``first_launch``: a fresh
+    install's first Run is a comparison of the best half precision with float32."""
+    settings = QSettings(str(settings_file), QSettings.Format.IniFormat)
+    if not first_launch and not settings.contains("run/spec"):
+        settings.setValue("run/spec", RunSpec().to_toml())
+        settings.sync()
+    window = MainWindow(settings)
     # pytest-qt closes and deletes its widgets before the fixtures' own teardown: a
     # window still finishing a job (a model preview after a run) would ignore that
     # close and be deleted with its threads running. Close it our way first.

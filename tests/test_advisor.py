@@ -203,3 +203,28 @@ def test_close_measurements_do_not_flip_the_default(f16, bf16, default):
     report = detect_hardware(machine(A100))
     advice = advise(report, [_measured("GPU:0", 0.010, f16, bf16, baseline="TF32")])
     assert advice.run_policy == default
+
+
+def test_a_first_comparison_sets_the_best_half_precision_against_float32():
+    """A fresh install's first Run compares a half precision with float32 whatever is
+    recommended: the recommended one where it is half, else the best verdict's."""
+    from mpstudio.engine.hardware.advisor import (
+        Advice,
+        DeviceAdvice,
+        PolicyVerdict,
+        best_half_policy,
+    )
+    from mpstudio.engine.hardware.verdict_rules import Verdict
+
+    def advice(run_policy: str, *verdicts: PolicyVerdict) -> Advice:
+        device = DeviceAdvice("CPU", "a CPU", verdicts, run_policy, "")
+        return Advice((device,), "CPU", "a CPU", run_policy, "", ())
+
+    f16_slower = PolicyVerdict("mixed_float16", Verdict.SLOWER, "", 0.2)
+    bf16_no_gain = PolicyVerdict("mixed_bfloat16", Verdict.NO_GAIN, "", 0.98)
+    bf16_slower = PolicyVerdict("mixed_bfloat16", Verdict.SLOWER, "", 0.6)
+    assert best_half_policy(advice("float32", f16_slower, bf16_no_gain)) == "mixed_bfloat16"
+    assert best_half_policy(advice("float32", f16_slower, bf16_slower)) == "mixed_bfloat16"
+    assert best_half_policy(advice("mixed_float16", f16_slower)) == "mixed_float16"
+    unsupported = PolicyVerdict("mixed_float16", Verdict.UNSUPPORTED, "")
+    assert best_half_policy(advice("float32", unsupported)) == ""

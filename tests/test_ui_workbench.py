@@ -220,3 +220,25 @@ def test_export_the_trained_model_and_save_charts(qtbot, window, tmp_path):
     x = np.random.default_rng(0).random((4, 8, 8, 1), dtype=np.float32)
     np.testing.assert_allclose(model.predict(x, verbose=0), trained.predict(x, verbose=0),
                                atol=1e-6)
+
+
+def test_a_first_launch_runs_a_comparison_and_says_what_it_shows(qtbot, tmp_path):
+    """A fresh install: Compare with float32 is ticked and the device's best half
+    precision selected (float32 is what a CPU without AMX recommends, and one float32
+    run teaches nothing about mixed precision), with a word on what the run will show.
+    The next launch restores what the user left."""
+    from mpstudio.engine.hardware.advisor import best_half_policy
+
+    ini = tmp_path / "fresh.ini"
+    first = open_window(qtbot, ini, first_launch=True)
+    advice = first.background.check.advice
+    assert first.setup.with_baseline()
+    assert first.setup.spec().precision == best_half_policy(advice) != "float32"
+    assert "Your first run compares" in first.banner.text()
+    first.setup.baseline.setChecked(False)
+    close_window(qtbot, first)
+    second = open_window(qtbot, ini, first_launch=True)
+    assert not second.setup.with_baseline()
+    assert "Your first run" not in second.banner.text()
+    close_window(qtbot, second)
+

@@ -287,6 +287,10 @@
         <source>measurement stopped: verdicts use the cases that finished</source>
         <translation>测速已停止：结论只依据已完成的测试项</translation>
     </message>
+    <message>
+        <source>Your first run compares {policy} with float32 on {device}: speed, memory and accuracy side by side, with a verdict on whether mixed precision pays here ({recommended} is recommended). Untick Compare with float32 for a single run.</source>
+        <translation>您的第一次运行会在 {device} 上对比 {policy} 与 float32：速度、内存和准确率并排显示，并给出混合精度在此是否值得的结论（推荐的是 {recommended}）。取消勾选“与 float32 对比”即可只运行一次。</translation>
+    </message>
 </context>
 <context>
     <name>BatchFinderDialog</name>

@@ -291,3 +291,22 @@ def advise(report: HardwareReport, measurements: Sequence[DeviceMeasurement] = (
     run = (usable or tpu or devices[-1:])[0]  # the CPU comes last
     return Advice(tuple(devices), run.device, run.description, run.default,
                   run.default_reason, _tips(report))
+
+
+# How good a verdict is for a first comparison's half precision, best first.
+_FIRST_RANK = (Verdict.RECOMMENDED, Verdict.NO_GAIN, Verdict.MEASURE, Verdict.SLOWER)
+
+
+def best_half_policy(advice: Advice) -> str:
+    """The half precision a first comparison sets against float32 on the run device:
+    the recommended one where it is half, else the half type with the best verdict (the
+    larger measured or predicted gain, then the device's own order); "" where none runs."""
+    if advice.run_policy in ("mixed_float16", "mixed_bfloat16"):
+        return advice.run_policy
+    device = next((d for d in advice.devices if d.device == advice.run_device), None)
+    halves = [v for v in (device.verdicts if device else ())
+              if v.policy in ("mixed_float16", "mixed_bfloat16") and v.verdict in _FIRST_RANK]
+    if not halves:
+        return ""
+    best = min(halves, key=lambda v: (_FIRST_RANK.index(v.verdict), -(v.measured or 0.0)))
+    return best.policy

@@ -12,6 +12,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from mpstudio.engine.datasets.registry import availability, dataset_entry, is_registered
 from mpstudio.engine.distribute.options import strategy_options
+from mpstudio.engine.hardware.advisor import best_half_policy
 from mpstudio.engine.i18n import _
 from mpstudio.engine.said import render
 from mpstudio.ui.engine_client.engine_job import EngineJob
@@ -46,6 +47,7 @@ class BackgroundWork(QObject):
         self.setup, self.hardware, self.device_label = setup, hardware, device_label
         self.versions = versions  # the window's About shows them; TensorFlow's added here
         self.check: HardwareCheck | None = None
+        self._first_told = False  # a first launch's comparison was explained
         self._reports: dict[str, DataReport] = {}
         self._hardware_job: EngineJob | None = None
         self._engine_log = ""  # where the engine process's stderr goes, once it is ready
@@ -354,8 +356,12 @@ class BackgroundWork(QObject):
         self.check = check
         self.hardware.show_check(check)
         advice = check.advice
+        selected = advice.run_policy
+        first = self.setup.first_comparison and not self.setup.precision_picked
+        if first and best_half_policy(advice):
+            selected = best_half_policy(advice)
         self.setup.set_verdicts(verdict_marks(advice, advice.run_device), advice.run_device,
-                                advice.run_policy)
+                                selected)
         self.setup.set_strategy_options(strategy_options(check.report, os.environ), os.environ)
         self.device_label.setText(QCoreApplication.translate("MainWindow", "device: {device}")
                                   .format(device=advice.run_description or advice.run_device))
@@ -370,4 +376,15 @@ class BackgroundWork(QObject):
             self.notices.log(QCoreApplication.translate(
                 "BackgroundWork", "measurement stopped: verdicts use the cases that finished"),
                 "warning")
+        if first and selected != "float32" and not self._first_told:
+            self._first_told = True
+            text = QCoreApplication.translate(
+                "BackgroundWork", "Your first run compares {policy} with float32 on {device}: "
+                "speed, memory and accuracy side by side, with a verdict on whether mixed "
+                "precision pays here ({recommended} is recommended). Untick Compare with "
+                "float32 for a single run.").format(
+                    policy=selected, device=advice.run_description or advice.run_device,
+                    recommended=advice.run_policy)
+            self.notices.banner(text, "info")
+            self.notices.log(text, "note")
         self.hardware_checked.emit(check)

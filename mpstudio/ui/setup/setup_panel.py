@@ -121,6 +121,9 @@ class SetupPanel(QWidget):
         self.lr_helper.setToolTip(tr(LR_HELPER_TIP))
         self.lr_helper.hide()
         self._lr_batch = 128  # the batch size at which the learning rate was last set
+        # A first launch: until the user picks a precision, the device's best half
+        # precision is selected (compared with float32), whatever is recommended.
+        self.first_comparison = False
         self.optimizer = _combo("optimizer", OPTIMIZERS)
         self.loop = _combo("loop", {k: LOOP_TEXT[k] for k in LOOPS})
         self.xla = _combo("xla", {k: XLA_TEXT[k] for k in XLA_MODES})

@@ -64,8 +64,15 @@ class GuiSettings:
                 "starting from the defaults").format(
                     problems=QCoreApplication.translate("GuiSettings", "; ").join(problems)))
             spec = RunSpec()
-        baseline = str(self.store.value("run/baseline", "false")).lower() == "true"
+        # a first launch's Run is a comparison: the app exists to show what mixed
+        # precision does, and one float32 run shows nothing of it
+        default = "false" if text else "true"
+        baseline = str(self.store.value("run/baseline", default)).lower() == "true"
         return spec, baseline, paths, notes
+
+    def first_launch(self) -> bool:
+        """No setup was ever saved: mpstudio's first launch with these settings."""
+        return not self.store.contains("run/spec")
 
     def save_open_groups(self, names: list[str]) -> None:
         self.store.setValue("setup/open_groups", json.dumps(names))

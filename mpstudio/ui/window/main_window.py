@@ -446,6 +446,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ settings
     def _restore(self) -> None:
         spec, baseline, paths, notes = self.settings.load_run()
+        self.setup.first_comparison = self.settings.first_launch()
         for path, options in paths.items():
             self.setup.dataset.add_path(path, options, select=False)
         self.setup.set_spec(spec)
