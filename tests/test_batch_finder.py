@@ -285,6 +285,37 @@ def test_find_batch_refuses_bad_settings_before_tensorflow(run_cli):
     assert "--estimate-only is for train and compare" in err
 
 
+@pytest.mark.parametrize("cap, says", [
+    ("nan", "got nan"), ("inf", "got inf"), ("1e400", "got inf"),  # 1e400 reads as inf
+    ("1e30", "a memory cap of 1e+30 MiB is more than this machine has"),
+])
+def test_a_cap_that_caps_nothing_is_refused_before_any_try(run_cli, cap, says):
+    """Issue 35: nan, inf and 1e400 passed, then every try failed alike; 1e30 searched
+    for 85 s under a cap of nothing. Refused up front, with exit code 2."""
+    code, out, err = run_cli("find-batch", "--memory-cap", cap, "--json")
+    assert code == 2 and says in err and "try 1" not in err
+    assert json.loads(out)["exit_code"] == 2
+    assert err.count("\n") == 1
+
+
+def test_a_try_given_a_nan_cap_says_so_not_an_unbound_local(tmp_path):
+    """The probe, handed a NaN cap (the finder no longer sends one; the engine's job and
+    a request from elsewhere could): each try's result was "UnboundLocalError: cannot
+    access local variable 'RunSetupError'"."""
+    outcome = run_try(try_spec(_digits(), "float32", 64, 2), float("nan"), 120,
+                      lambda: False)
+    assert outcome.outcome == ERROR
+    assert outcome.detail == "a memory cap must be a finite number, at least 16 MiB, got nan"
+
+
+def test_a_start_above_most_is_refused(run_cli):
+    """--start 256 --most 64 started at 64 without saying so."""
+    code, _out, err = run_cli("find-batch", "--start", "256", "--most", "64")
+    assert code == 2
+    assert err == ("mpstudio find-batch: error: --start 256 is above --most 64: give a "
+                   "--start of at most 64, or a larger --most\n")
+
+
 def test_the_window_finds_the_batches_in_a_fresh_engine(qtbot, window):
     w = window
     qtbot.waitUntil(lambda: not w.engine.busy, timeout=RUN_TIMEOUT_MS)

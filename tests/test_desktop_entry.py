@@ -308,6 +308,21 @@ def test_a_data_folder_that_cannot_be_written_is_named_with_what_to_do(tmp_path,
     assert err.count("\n") == 1
 
 
+def test_a_blocked_icons_folder_stops_the_install_before_anything_is_written(data_home,
+                                                                             capsys):
+    """Issue 35: with $XDG_DATA_HOME/icons a file, the command said so (exit 1) after
+    writing the entry and the metainfo: a menu entry without its icon. Every target is
+    checked first: nothing is written."""
+    data_home.mkdir(parents=True)
+    (data_home / "icons").write_text("not a folder")
+    assert main(["desktop", "install"]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"mpstudio desktop install: error: cannot change {data_home / 'icons'}: "
+                   "Not a directory. Check that this user may write there (owner, "
+                   "permissions, a read-only disk) and try again\n")
+    assert [p.name for p in data_home.rglob("*")] == ["icons"]  # no entry, no metainfo
+
+
 def test_a_frozen_app_is_its_own_launcher(monkeypatch):
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     assert find_launcher(LINUX, folders=[]) == Path(sys.executable).resolve()

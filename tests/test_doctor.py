@@ -125,6 +125,29 @@ def test_bad_doctor_arguments_exit_2_before_tensorflow(capsys, tmp_path):
     assert "the same file" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("options, says", [
+    (["--json-out", "/proc/x.json"], "the folder /proc is not writable"),
+    (["--json-out", "{folder}"], "a folder already has that name"),
+    (["-o", "/proc/r.html"], "the folder /proc is not writable"),  # root's read-only folder
+])
+def test_a_report_that_cannot_be_written_is_refused_before_the_checks(capsys, tmp_path,
+                                                                       options, says):
+    """Issue 35: all checks ran (7 s), then exit 1 with the whole report on stdout saying
+    "failed": false and no error document; /proc was "a folder that does not exist".
+    Each target is tried first (root passes chmod, so /proc stands for a folder that
+    takes no files): exit 2, the real problem named, the --json error document."""
+    options = [o.format(folder=tmp_path) for o in options]
+    started = time.perf_counter()
+    assert main(["doctor", "--quick", "--json", *options]) == 2
+    assert time.perf_counter() - started < 5  # no check ran
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"error": json.loads(out)["error"], "exit_code": 2,
+                               "command": "doctor"}
+    assert says in json.loads(out)["error"] and "does not exist" not in err
+    assert err.count("\n") == 1 and says in err
+    assert [p.name for p in tmp_path.iterdir()] == []  # the probe left nothing behind
+
+
 # ------------------------------------------------- decisions for injected machines
 def test_an_a100_has_native_kernels_and_trains_all_three_policies():
     report = detect_hardware(machine(A100))

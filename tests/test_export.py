@@ -11,6 +11,7 @@ import os
 import keras
 import numpy as np
 import pytest
+from crafted_model_files import with_layer_class, with_member
 
 from mpstudio.cli import main
 from mpstudio.engine.events import CollectingReporter
@@ -248,6 +249,11 @@ def test_model_files_open_in_safe_mode(tmp_path):
     damaged.write_bytes(os.urandom(2000))
     with pytest.raises(ExportError, match="damaged or not a Keras 3 model"):
         load_model_file(damaged)
+    crafted = with_layer_class(path, tmp_path / "crafted.keras", "lambda", "os", "system")
+    with pytest.raises(ExportError) as err:  # Keras' five lines with the config, in one
+        load_model_file(crafted)
+    assert str(err.value).startswith("refused to open crafted.keras: its layer 'lambda' is "
+                                     "of class os.system") and "\n" not in str(err.value)
 
 
 def test_a_run_keeps_its_model_for_export_and_forgets_it_on_delete(tiny_spec, tmp_path):
@@ -340,21 +346,6 @@ def test_a_converter_crash_fails_that_format_only(tmp_path):
         p.name for p in (o.request.path for o in outcomes if o.ok))
 
 
-def _with_member(source, target, name, chunk, count):
-    """``source`` (a real .keras file) with member ``name`` replaced by ``chunk`` x count."""
-    import zipfile
-
-    with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w",
-                                                         zipfile.ZIP_DEFLATED) as new:
-        for info in old.infolist():
-            if info.filename != name:
-                new.writestr(info, old.read(info))
-        with new.open(name, "w", force_zip64=True) as member:
-            for _ in range(count):
-                member.write(chunk)
-    return target
-
-
 @pytest.mark.parametrize("member, chunk, words", [
     ("model.weights.h5", bytes(2**20), "-fold to 300 MB"),  # 300 MB of zeros
     ("config.json", b" " * 2**20, "config.json unpacks to 300 MB"),
@@ -366,7 +357,7 @@ def test_a_zip_bomb_model_file_is_refused_before_anything_is_read(mixed_mlp, tmp
 
     real = tmp_path / "real.keras"
     mixed_mlp.model.save(real)
-    bomb = _with_member(real, tmp_path / "bomb.keras", member, chunk, 300)
+    bomb = with_member(real, tmp_path / "bomb.keras", member, chunk, 300)
     assert bomb.stat().st_size < 5 * 2**20
     before = hashlib.sha256(bomb.read_bytes()).hexdigest()
     started = time.perf_counter()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import keras
 import numpy as np
 import pytest
+from crafted_model_files import with_layer_class, with_member
 
 from mpstudio.cli.main import main
 from mpstudio.engine.history.locations import HISTORY_ENV
@@ -129,3 +130,47 @@ def test_a_logits_model_and_an_unbuilt_one_are_refused_and_a_nested_head_is_floa
     model = build_model(nested, DIGITS, 10, "mixed_float16", input_scale=None)
     assert model.get_layer("head").get_layer("h2").compute_dtype == "float32"
     assert model(np.zeros((1, *DIGITS), "float32")).dtype == "float32"
+
+
+@pytest.mark.parametrize("member, chunk, words", [
+    ("model.weights.h5", bytes(2**20), "model.weights.h5 unpacks"),  # 300 MB of zeros
+    ("config.json", b" " * 2**20, "config.json unpacks to 300 MB"),
+])
+def test_a_zip_bomb_template_is_refused_before_tensorflow_reads_it(model_file, tmp_path,
+                                                                    history, capsys, member,
+                                                                    chunk, words):
+    """Issue 35: a 3.7 MB .keras whose weights unpacked to 3.9 GB ran 67 s at 8.2 GB
+    before h5py failed; one with a 1.5 GB config.json trained. The template loader now
+    runs export's checks (model_file.archive_problem): refused in seconds, one line."""
+    import time
+
+    bomb = with_member(model_file, tmp_path / "bomb.keras", member, chunk, 300)
+    assert bomb.stat().st_size < 5 * 2**20
+    started = time.perf_counter()
+    problems = spec_problems(RunSpec(template=str(bomb)))  # the spec check, no TensorFlow
+    assert len(problems) == 1 and problems[0].startswith("refused to open bomb.keras")
+    assert words in problems[0] and "damaged or crafted" in problems[0]
+    with pytest.raises(SpecError, match=r"refused to open bomb\.keras"):  # the loader itself
+        build_model(str(bomb), DIGITS, 10, "float32", input_scale=DIGITS_SCALE)
+    assert main(["train", "--template", str(bomb), "--steps", "2"]) == 2
+    assert time.perf_counter() - started < 10
+    err = capsys.readouterr().err
+    assert err.startswith("mpstudio train: error: refused to open bomb.keras")
+    assert err.count("\n") == 1
+
+
+def test_a_layer_naming_any_python_callable_is_refused_in_one_line(model_file, tmp_path,
+                                                                    history, capsys,
+                                                                    monkeypatch):
+    """A layer "class" os.system: Keras refused it (no code ran) in five lines with the
+    whole config; now one line naming the layer and its class, and what to do."""
+    monkeypatch.chdir(tmp_path)
+    crafted = with_layer_class(model_file, tmp_path / "crafted.keras", "hidden", "os",
+                               "system")
+    assert main(["train", "--template", str(crafted), "--steps", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("mpstudio train: error: refused to open crafted.keras: its layer 'hidden' "
+                   "is of class os.system, which is neither a Keras layer nor mpstudio's "
+                   "(nothing of it was run): rebuild that layer from Keras layers and save "
+                   "the model again\n")
+    assert not (tmp_path / "pwned").exists()

@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING
 
 from mpstudio import APP_ID
 from mpstudio.engine.i18n import _
-from mpstudio.engine.report.files import atomic_write_bytes, atomic_write_text
+from mpstudio.engine.report.files import (
+    ReportError,
+    atomic_write_bytes,
+    atomic_write_text,
+    write_error,
+)
 from mpstudio.resources import icon_png, icon_sizes, where
 
 if TYPE_CHECKING:
@@ -165,20 +170,29 @@ def install_xdg(places: Places, launcher: Path) -> Installed:
     data_home = places.data_home()
     files = _xdg_files(data_home)
     hicolor = data_home / "icons" / "hicolor"
-    texts = {files["desktop"]: desktop_entry_text(launcher),
-             files["metainfo"]: where("desktop", f"{APP_ID}.metainfo.xml").read_text(
-                 encoding="utf-8"),
-             files["svg"]: where("icons", "mpstudio.svg").read_text(encoding="utf-8")}
-    written = []
+    contents: dict[Path, str | bytes] = {
+        files["desktop"]: desktop_entry_text(launcher),
+        files["metainfo"]: where("desktop", f"{APP_ID}.metainfo.xml").read_text(
+            encoding="utf-8"),
+        files["svg"]: where("icons", "mpstudio.svg").read_text(encoding="utf-8"),
+        **{hicolor / f"{size}x{size}" / "apps" / f"{APP_ID}.png": icon_png(size).read_bytes()
+           for size in icon_sizes()}}
+    for path in contents:  # all or nothing: a blocked icons folder stops it before the entry
+        blocked = write_error(path, make_folders=True)
+        if blocked is not None:
+            raise DesktopError.of(blocked)
+    new = [path for path in contents if not path.exists()]
+    written: list[Path] = []
     try:
-        for path, text in texts.items():
+        for path, content in contents.items():
             path.parent.mkdir(parents=True, exist_ok=True)
-            written.append(atomic_write_text(path, text))
-        for size in icon_sizes():
-            target = hicolor / f"{size}x{size}" / "apps" / f"{APP_ID}.png"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            written.append(atomic_write_bytes(target, icon_png(size).read_bytes()))
-    except OSError as exc:  # mkdir; a failed write is a ReportError, which names the file
+            written.append(atomic_write_text(path, content) if isinstance(content, str)
+                           else atomic_write_bytes(path, content))
+    except (OSError, ReportError) as exc:  # failed after the check (a full disk): undone
+        for path in set(written) & set(new):
+            path.unlink(missing_ok=True)
+        if isinstance(exc, ReportError):  # it names the file
+            raise
         raise DesktopError.of(exc) from exc
     return Installed(launcher, written, refresh_caches(data_home))
 

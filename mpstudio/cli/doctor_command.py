@@ -25,6 +25,7 @@ from mpstudio.cli.support import (
 )
 from mpstudio.engine.i18n import _
 from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
+from mpstudio.engine.report.files import ReportError, check_writable
 from mpstudio.engine.templates.registry import template_names
 
 if TYPE_CHECKING:
@@ -65,10 +66,10 @@ def _argument_problems(args: argparse.Namespace) -> tuple[list[str], tuple[str, 
                 templates=", ".join(template_names())))
     paths = [p for p in (args.html, args.json_out) if p]
     for path in paths:  # refuse before minutes of checks, not after
-        folder = Path(path).expanduser().resolve().parent
-        if not folder.is_dir():
-            problems.append(_("cannot write {path}: the folder {folder} does not exist").format(
-                path=path, folder=folder))
+        try:
+            check_writable(Path(path).expanduser())
+        except ReportError as exc:
+            problems.append(str(exc))
     if len(paths) == 2 and Path(paths[0]).resolve() == Path(paths[1]).resolve():
         problems.append(_("--html and --json-out name the same file; give each its own"))
     return problems, templates
@@ -85,7 +86,6 @@ def run_doctor_command(args: argparse.Namespace) -> int:
 
         from mpstudio.engine.doctor.doctor import run_doctor
         from mpstudio.engine.doctor.report_files import report_json, write_reports
-        from mpstudio.engine.report.files import ReportError
     out, err = make_console(stderr=False), make_console(stderr=True)
     stopper = StopFlag()
     progress = Progress(TextColumn(_("checking {what}").format(what="{task.description}")),
@@ -103,6 +103,12 @@ def run_doctor_command(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # the second Ctrl-C: leave now, without a traceback
         print(_("mpstudio doctor: interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
+    try:  # the files first: with --json, a failure leaves stdout to its error document
+        with for_people():  # the page is for people: their language, even with --json
+            written = write_reports(report, args.html, args.json_out)
+    except ReportError as exc:
+        print(_("mpstudio doctor: error: {error}").format(error=exc), file=sys.stderr)
+        return EXIT_FAILED
     if args.json:
         print(report_json(report), end="")
     else:
@@ -111,15 +117,9 @@ def run_doctor_command(args: argparse.Namespace) -> int:
         if not (args.html or args.json_out):
             out.print(_("A report to attach to a bug report: mpstudio doctor -o report.html "
                         "(or --json-out report.json)"))
-    try:
-        with for_people():  # the page is for people: their language, even with --json
-            written = write_reports(report, args.html, args.json_out)
-        for path in written:
-            print(_("mpstudio doctor: report written to {path}").format(path=path),
-                  file=sys.stderr)
-    except ReportError as exc:
-        print(_("mpstudio doctor: error: {error}").format(error=exc), file=sys.stderr)
-        return EXIT_FAILED
+    for path in written:
+        print(_("mpstudio doctor: report written to {path}").format(path=path),
+              file=sys.stderr)
     if report.stopped:
         print(_("mpstudio doctor: stopped early; the lines not run say so"), file=sys.stderr)
     return EXIT_FAILED if report.failed else EXIT_OK

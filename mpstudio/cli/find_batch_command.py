@@ -39,8 +39,9 @@ def add_find_batch_command(commands: Any) -> None:
         help=_("the memory a try may use: on a GPU a limit on its memory, on the CPU a "
                "limit on TensorFlow's allocator (default: the whole device)"))
     add("--start", type=int, metavar="N",
-        help=_("the first batch tried (default: --batch-size); it doubles until a try "
-               "runs out of memory"))
+        help=_("float32's first batch (default: --batch-size, at most --most); it doubles "
+               "until a try runs out of memory. The mixed precision's search starts from "
+               "the largest batch float32 reached"))
     add("--most", type=int, metavar="N", help=_("never try a batch above this"))
     add("--tries", type=int, default=10, metavar="N",
         help=_("tries per precision, each a fresh process of a few steps (10)"))
@@ -51,10 +52,11 @@ def add_find_batch_command(commands: Any) -> None:
 
 
 def finder_problems(args: argparse.Namespace) -> list[str]:
-    from mpstudio.engine.batch_search.memory_cap import cap_problem
+    from mpstudio.engine.batch_search.memory_cap import cap_problem, machine_memory_mib
 
     problems = []
-    cap = cap_problem(args.memory_cap)
+    most_mib = machine_memory_mib() if args.memory_cap is not None else None
+    cap = cap_problem(args.memory_cap, most_mib)
     if cap:
         problems.append(cap)
     if args.estimate_only:
@@ -65,6 +67,10 @@ def finder_problems(args: argparse.Namespace) -> list[str]:
         if value is not None and value < 1:
             problems.append(_("{option} must be a positive integer, got {value}").format(
                 option=name, value=value))
+    if args.start and args.most and args.start > args.most:  # it would start at --most
+        problems.append(_("--start {start} is above --most {most}: give a --start of at most "
+                          "{most}, or a larger --most").format(start=args.start,
+                                                              most=args.most))
     return problems
 
 

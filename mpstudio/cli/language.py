@@ -25,7 +25,8 @@ import os
 import re
 import sys
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import TextIO
 
 from mpstudio.engine import i18n
 from mpstudio.engine.i18n import N_, _, ngettext
@@ -78,6 +79,42 @@ def argument_error(message: str) -> str:
         return _("argument %(argument_name)s: %(message)s") % {
             "argument_name": _(exc.argument_name), "message": exc.message}
     return message
+
+
+# --- A language the terminal can write -----------------------------------------------
+# Characters every Chinese sentence is made of: an encoding that cannot write these (Big5,
+# ASCII, Latin-1) cannot show the catalog. GBK and GB18030 can, as UTF-8 does.
+_SAMPLES = {"zh_CN": "简体中文：训练数据，错误。"}
+ENGLISH_NAMES = {"zh_CN": "Simplified Chinese"}  # said in English: the terminal's own
+
+
+def can_write(language: str, streams: Sequence[TextIO]) -> bool:
+    """Whether each of ``streams`` can write ``language``'s characters."""
+    sample = _SAMPLES.get(language)
+    if sample is None:
+        return True
+    for stream in streams:
+        try:
+            sample.encode(getattr(stream, "encoding", None) or "utf-8")
+        except (UnicodeEncodeError, LookupError):
+            return False
+    return True
+
+
+def fit_to_terminal() -> str | None:
+    """English in place of a language stdout or stderr cannot write (any "zh*" locale
+    chose Chinese, and under zh_TW.Big5 help died with a UnicodeEncodeError and errors
+    came out in \\u escapes); the language given up, or None. Whatever else they cannot
+    write is escaped rather than raised."""
+    streams = (sys.stdout, sys.stderr)
+    for stream in streams:  # e.g. a "·" on an ASCII terminal: never a traceback
+        if getattr(stream, "errors", "") == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    wanted = i18n.language()
+    if can_write(wanted, streams):
+        return None
+    i18n.set_language("en")
+    return wanted
 
 
 # --- English for machines -----------------------------------------------------------

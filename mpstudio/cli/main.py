@@ -25,7 +25,14 @@ from mpstudio.cli.export_command import add_export_command, run_export_command
 from mpstudio.cli.find_batch_command import add_find_batch_command, run_find_batch_command
 from mpstudio.cli.hw_command import add_hw_command, run_hw_command
 from mpstudio.cli.json_failure import run_with_json_failure
-from mpstudio.cli.language import CellFormatter, argument_error, for_machines, install
+from mpstudio.cli.language import (
+    ENGLISH_NAMES,
+    CellFormatter,
+    argument_error,
+    fit_to_terminal,
+    for_machines,
+    install,
+)
 from mpstudio.cli.predict_command import add_predict_command, run_predict_command
 from mpstudio.cli.replay_command import add_replay_command, run_replay_command
 from mpstudio.cli.runs_command import add_runs_command, run_runs_command
@@ -126,7 +133,16 @@ def main(argv: list[str] | None = None) -> int:
     choice = _language_option(argv)
     if choice:  # before the parser: its help is written in the language chosen
         os.environ[ENV] = set_language(choice)  # processes started from here speak it too
+    given_up = fit_to_terminal()  # English where the terminal cannot write the language
+    if given_up and os.environ.get(ENV, "system") != "system":  # asked for: say why not
+        print(_("mpstudio: this terminal cannot write {language} (its encoding is "
+                "{encoding}), so mpstudio speaks English; for {language}, use a UTF-8 "
+                "locale (LANG={code}.UTF-8)").format(
+                    language=ENGLISH_NAMES[given_up], encoding=sys.stderr.encoding,
+                    code=given_up), file=sys.stderr)
     args = build_parser().parse_args(argv)
+    if given_up and args.command is not None:  # the processes it starts too (not the window)
+        os.environ[ENV] = "en"
     if args.log_level:
         set_level(args.log_level)  # the window, the engine and workers started from here too
     if args.command is None:

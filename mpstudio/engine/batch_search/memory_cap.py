@@ -18,6 +18,7 @@ TensorFlow aborted in pthread_create before the batch mattered.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from mpstudio.engine.i18n import _
@@ -27,14 +28,32 @@ from mpstudio.engine.i18n import _
 MIN_CAP_MIB = 16
 
 
-def cap_problem(mib: float | None) -> str | None:
-    """Why ``mib`` cannot be a memory cap (None: it can, or there is none)."""
+def cap_problem(mib: float | None, most_mib: float | None = None) -> str | None:
+    """Why ``mib`` cannot be a memory cap (None: it can, or there is none); ``most_mib``:
+    the most it may be (machine_memory_mib(), where the finder runs)."""
     if mib is None:
         return None
-    if isinstance(mib, bool) or not isinstance(mib, (int, float)) or mib < MIN_CAP_MIB:
-        return _("a memory cap must be at least {least} MiB, got {mib}").format(
+    if isinstance(mib, bool) or not isinstance(mib, (int, float)) or not math.isfinite(mib) \
+            or mib < MIN_CAP_MIB:  # nan, inf (1e400 reads as inf) cap nothing
+        return _("a memory cap must be a finite number, at least {least} MiB, got {mib}").format(
             least=MIN_CAP_MIB, mib=mib)
+    if most_mib is not None and mib > most_mib:
+        return _("a memory cap of {mib} MiB is more than this machine has ({most} MiB), so "
+                 "it would cap nothing: give a smaller cap, or none to use the whole "
+                 "device").format(mib=f"{mib:,.0f}" if mib < 1e15 else f"{mib:g}",
+                                  most=f"{most_mib:,.0f}")
     return None
+
+
+def machine_memory_mib() -> float:
+    """The most a cap could limit here: the larger of the machine's memory and its
+    largest GPU's (as the NVIDIA driver reports it; no TensorFlow)."""
+    import psutil
+
+    from mpstudio.engine.hardware.detect_gpu import nvml_scan
+
+    gpus = [gpu.memory_total for gpu in nvml_scan().gpus]
+    return max([psutil.virtual_memory().total, *gpus]) / 2**20
 
 
 def cap_target(gpus: Sequence[str]) -> str:

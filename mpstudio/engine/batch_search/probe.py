@@ -97,23 +97,30 @@ def _limit_memory(cap_mib: float | None) -> str:
 def try_batch(request: TryRequest) -> TryOutcome:
     """Train ``request.steps`` steps at the spec's batch; what happened. Call in a
     process of its own (the cap and the device memory are the process's)."""
-    from mpstudio.engine.batch_search.memory_cap import MemoryCapError
+    from mpstudio.engine.batch_search.memory_cap import MemoryCapError, cap_problem
     from mpstudio.engine.said import render
     from mpstudio.engine.spec import RunSpec, SpecError
 
     spec = RunSpec.from_dict(request.spec)
     batch = spec.batch_size
+    problem = cap_problem(request.cap_mib)  # a NaN cap would fail every try alike
+    if problem:
+        return TryOutcome(batch, ERROR, problem)
     started = time.perf_counter()
     try:
         _limit_memory(request.cap_mib)
-        from mpstudio.engine.trainer.runner import RunSetupError, run
+    except MemoryCapError as exc:
+        return TryOutcome(batch, ERROR, str(exc))
+    # Imported once the cap is set (it imports TensorFlow), and outside the try below,
+    # whose except clause names RunSetupError: an error before the import made that
+    # clause itself fail with an UnboundLocalError.
+    from mpstudio.engine.trainer.runner import RunSetupError, run
 
+    try:
         result = run(spec, _Quiet(), oom_retry=False)
     except SpecError as exc:
         if exc.batch_limit is not None:
             return TryOutcome(batch, TOO_LARGE, str(exc), batch_limit=exc.batch_limit)
-        return TryOutcome(batch, ERROR, str(exc))
-    except MemoryCapError as exc:
         return TryOutcome(batch, ERROR, str(exc))
     except MemoryError as exc:
         return TryOutcome(batch, OUT_OF_MEMORY, f"MemoryError: {exc}",

@@ -7,7 +7,6 @@ layer's pickled Python code, and opening a file must never run code.
 
 from __future__ import annotations
 
-import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,8 +80,9 @@ def source_from_file(path: str | Path) -> ExportSource:
 
 
 def load_model_file(path: str | Path) -> keras.Model:
-    """Open a .keras file in safe mode; any problem is an ExportError that names it."""
-    import mpstudio.engine.templates.sequence  # noqa: F401  (registers the custom layers)
+    """Open a .keras file in safe mode (model_file.py); any problem is an ExportError
+    that names it."""
+    from mpstudio.engine.model_file import ModelFileError, open_model_file
 
     path = Path(path)
     if not path.is_file():
@@ -93,79 +93,10 @@ def load_model_file(path: str | Path) -> keras.Model:
     if not zipfile.is_zipfile(path):  # Keras would say "file not found" here
         raise ExportError(_("cannot open {name}: it is damaged or not a Keras 3 model file "
                             "(a .keras file is a zip archive)").format(name=path.name))
-    refuse_zip_bomb(path)
     try:
-        return keras.saving.load_model(path, compile=False, safe_mode=True)
-    except ValueError as exc:
-        text = str(exc)
-        if "safe_mode" in text or "unsafe" in text or "Lambda" in text:
-            raise ExportError(_("refused to open {name}: {reason}").format(
-                name=path.name, reason=_code_in(text))) from None
-        raise ExportError(_("cannot open {name}: {reason}").format(
-            name=path.name, reason=_first_sentence(text))) from None
-    except Exception as exc:
-        raise ExportError(_("cannot open {name}: it is damaged or not a Keras 3 model file "
-                            "({error})").format(name=path.name,
-                                                error=f"{type(exc).__name__}: {exc}")) from None
-
-
-def _code_in(keras_text: str) -> str:
-    """What Keras' safe mode refused, in one line (its own text runs to paragraphs)."""
-    found = re.search(r"deserialization of an? `(\w+)`", keras_text)
-    kind = found.group(1) if found else "Lambda"
-    if kind == "TFSMLayer":
-        return _("it contains a TFSMLayer (a SavedModel whose code runs when loaded), and "
-                 "mpstudio opens model files in Keras' safe mode so that opening a file can "
-                 "never run code. Export that SavedModel itself, or rebuild the model from "
-                 "Keras layers")
-    return _("it contains Python code (a {kind} layer), and mpstudio opens model files in "
-             "Keras' safe mode so that opening a file can never run code. Replace the "
-             "{kind} with a registered custom layer and save it again").format(kind=kind)
-
-
-def _first_sentence(text: str) -> str:
-    line = next((s.strip() for s in text.splitlines() if s.strip()), text)
-    return line if len(line) <= 300 else line[:297] + "..."
-
-
-MAX_CONFIG_BYTES = 64 * 2**20  # a model's config.json is kilobytes, even for a big model
-MAX_RATIO = 200  # weights barely compress; zeros (a zip bomb) compress a thousandfold
-
-
-def refuse_zip_bomb(path: Path) -> None:
-    """Look at every member's declared size and compression before Keras reads any: a
-    4 MB file that unpacks to 4 GB of zeros would otherwise be read into memory.
-    (Python's zipfile never yields more than a member's declared size.)"""
-    import psutil
-
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = archive.infolist()
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise ExportError(_("cannot open {name}: it is damaged ({error})").format(
-            name=path.name, error=exc)) from None
-    total = 0
-    for member in members:
-        size = member.file_size
-        total += size
-        if member.filename.endswith(".json") and size > MAX_CONFIG_BYTES:
-            raise ExportError(_("refused to open {name}: its {member} unpacks to {size} MB "
-                                "(a model's is a few kB): the file is damaged or "
-                                "crafted").format(name=path.name, member=member.filename,
-                                                  size=f"{size / 2**20:,.0f}"))
-        ratio = size / max(1, member.compress_size)
-        if size > 2**20 and ratio > MAX_RATIO:
-            raise ExportError(_("refused to open {name}: its {member} unpacks {ratio}-fold "
-                                "to {size} MB, which trained weights never do: the file is "
-                                "damaged or crafted").format(
-                                    name=path.name, member=member.filename,
-                                    ratio=f"{ratio:,.0f}", size=f"{size / 2**20:,.0f}"))
-    available = psutil.virtual_memory().available
-    if total > available:
-        raise ExportError(_("cannot open {name}: it unpacks to {size} GB and this machine "
-                            "has {free} GB of memory free").format(
-                                name=path.name, size=f"{total / 2**30:,.1f}",
-                                free=f"{available / 2**30:,.1f}"))
+        return open_model_file(path)
+    except ModelFileError as exc:
+        raise ExportError(str(exc)) from None
 
 
 def float32_copy(model: keras.Model) -> keras.Model:

@@ -23,6 +23,8 @@ class ReportError(Exception):
 
 def _advice(err: OSError, path: Path) -> str:
     folder = path.parent
+    if err.errno in (errno.ENOENT, errno.ENOTDIR) and folder.is_dir():
+        err = PermissionError(errno.EACCES, err.strerror)  # /proc, /sys: it takes no files
     if err.errno == errno.ENOENT:
         return _("the folder {folder} does not exist; create it or choose another "
                  "folder").format(folder=folder)
@@ -34,6 +36,44 @@ def _advice(err: OSError, path: Path) -> str:
     if err.errno == errno.EISDIR:
         return _("a folder already has that name; choose another file name")
     return _("{reason}; choose another folder or file name").format(reason=err.strerror or err)
+
+
+def write_error(path: Path | str, *, make_folders: bool = False) -> OSError | None:
+    """The OSError that writing a file at ``path`` would meet, found before the work that
+    makes it (minutes of checks, half an install); None when it can be written. With
+    ``make_folders`` the missing folders are to be made: the nearest one that exists
+    must be a folder that takes new entries. Tries by creating and removing a temporary
+    file there, the way atomic writes will (root passes any permission check, but not
+    a read-only disk nor /proc)."""
+    path = Path(path)
+    if path.is_dir():
+        return IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    folder = path.parent
+    while not folder.exists():
+        if not make_folders or folder == folder.parent:
+            return FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(folder))
+        folder = folder.parent
+    if not folder.is_dir():  # a file where a folder should be
+        return NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".mpstudio-write-check-")
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):  # /proc, /sys: a folder taking no files
+            return PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(folder))
+        return type(exc)(exc.errno, exc.strerror, str(folder))
+    os.close(fd)
+    os.unlink(tmp)
+    return None
+
+
+def check_writable(path: Path | str) -> None:
+    """ReportError, worded as a failed write would be, when a report cannot be written at
+    ``path`` (its folder must exist): checked before the work that makes it."""
+    path = Path(path)
+    err = write_error(path)
+    if err is not None:
+        raise ReportError(_("Could not write {path}: {advice}.").format(
+            path=path, advice=_advice(err, path)))
 
 
 def document_mode(path: Path) -> int:

@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.model_file import ModelFileError, archive_problem, open_model_file
 
 MODEL_SUFFIX = ".keras"
 DESCRIPTION = N_("your model from a .keras file: its layers and weights, trained under the "
@@ -41,7 +42,7 @@ def model_file_problem(template: str) -> str | None:
     if not zipfile.is_zipfile(path):
         return _("model file {path} is not a Keras 3 .keras file (a zip archive): save the "
                  "model with `model.save(\"name.keras\")`").format(path=path)
-    return None
+    return archive_problem(path)  # export's checks: refused in seconds, nothing unpacked
 
 
 def load_user_model(template: str, input_shape: tuple[int, ...], num_classes: int,
@@ -59,11 +60,10 @@ def load_user_model(template: str, input_shape: tuple[int, ...], num_classes: in
     if problem:
         raise SpecError([problem])
     path = Path(template).expanduser()
-    try:
-        model = keras.saving.load_model(path, compile=False)
-    except Exception as exc:  # a custom layer not registered, a damaged zip
-        raise SpecError([_("cannot load model file {path}: {error}").format(
-            path=path, error=f"{type(exc).__name__}: {exc}")]) from None
+    try:  # as export opens one: checked again, in safe mode, refusals in one line
+        model = open_model_file(path)
+    except ModelFileError as exc:
+        raise SpecError([str(exc)]) from None
     try:
         model.inputs  # noqa: B018 - a Sequential saved before it was built has none
     except (AttributeError, ValueError):
