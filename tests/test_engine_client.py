@@ -208,6 +208,25 @@ def test_stop_now_ends_the_engine_and_says_it_was_asked_for(engine, qtbot):
     qtbot.waitUntil(lambda: engine.ready_now, timeout=READY_MS)
 
 
+def test_a_restart_never_waits_for_the_old_engine_and_starts_after_it_ended(engine, qtbot):
+    """The batch finder restarts the engine for a device's whole memory: the window's
+    thread went on only after the old process had ended (65-200 ms a time). Now restart()
+    returns at once; a job submitted right after it queues in the new link, whose process
+    starts only once the old one has ended (no two engines hold the device together)."""
+    old_pid = engine.pid
+    order: list[str] = []
+    engine.ready.connect(lambda *_: order.append("new ready"))
+    engine.restart()
+    assert _alive(old_pid)  # restart() returned without waiting for the old one's end
+    job = engine.submit(_preview())
+    qtbot.waitUntil(lambda: not _alive(old_pid), timeout=10_000)
+    order.append("old ended")
+    with qtbot.waitSignal(job.finished, timeout=READY_MS):
+        pass
+    assert order[0] == "old ended" and "new ready" in order
+    assert engine.pid not in (None, old_pid) and engine.starts == 2
+
+
 def test_a_comparison_crosses_as_plain_data_with_model_handles(engine, qtbot, tiny_spec):
     spec = tiny_spec.replace(precision="mixed_float16", log_every_steps=5)
     job = EngineJob("train", {"spec": spec, "comparison": CompareOptions(repeats=1)})

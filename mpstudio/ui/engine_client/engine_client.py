@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from mpstudio.engine.service import protocol as p
 from mpstudio.ui.engine_client.engine_end import EngineEnd
@@ -38,6 +38,7 @@ class EngineClient(QObject):
         self._link: EngineLink | None = None
         self._old_links: list[EngineLink] = []
         self._retired: list[EngineLink] = []  # engines ended on purpose by restart()
+        self._pending: EngineLink | None = None  # restart()'s new engine, not started yet
         self._shutting_down = False
         self._kill_requested = False
         self.engine_ready: p.EngineReady | None = None
@@ -57,7 +58,15 @@ class EngineClient(QObject):
         link.ended.connect(lambda code: self._on_ended(link, code))
         self._link = link
         self.starts += 1
+        if self._retired:  # restart(): its process starts once the old one has ended
+            self._pending = link
+            return
         link.start()
+
+    def _start_pending(self, link: EngineLink) -> None:
+        if self._pending is link and not self._shutting_down:
+            self._pending = None
+            link.start()
 
     @property
     def ready_now(self) -> bool:
@@ -95,12 +104,13 @@ class EngineClient(QObject):
             return
         self._retired.append(link)
         link.send(p.Shutdown())
-        # An idle engine ends at once; waiting for it (a second at most) keeps it from
-        # holding a GPU's memory while the new one's work starts.
-        if not link.wait(RESTART_WAIT_MS):
-            link.kill()
         self._link = None
         self.start()
+        # The new engine's process starts once the old one has ended (it would hold a
+        # GPU's memory while the new one's work starts), and the window never waits for
+        # that: work submitted now queues in the new link. An engine that has not ended
+        # within a second is killed.
+        QTimer.singleShot(RESTART_WAIT_MS, self, link.kill)
 
     def cancel(self, job: EngineJob) -> None:
         if job.job_id in self._jobs and self._link is not None:
@@ -212,8 +222,10 @@ class EngineClient(QObject):
     def _on_ended(self, link: EngineLink, exit_code: int) -> None:
         self._drain(link)  # what it said before it went
         link.wait()
-        if link in self._retired:  # restart() ended it: the new one is already there
+        if link in self._retired:  # restart() ended it: the new one starts now
             self._retired.remove(link)
+            if self._pending is not None and not self._retired:
+                self._start_pending(self._pending)
             return
         if link is self._link:
             self._link = None
