@@ -19,6 +19,7 @@ from mpstudio.engine.export.formats import export_label
 from mpstudio.engine.export.results import ExportError
 from mpstudio.engine.i18n import _
 from mpstudio.engine.spec import RunSpec, SpecError
+from mpstudio.engine.zip_reading import inflation
 
 
 @dataclass
@@ -129,7 +130,6 @@ def _first_sentence(text: str) -> str:
 
 
 MAX_CONFIG_BYTES = 64 * 2**20  # a model's config.json is kilobytes, even for a big model
-MAX_RATIO = 200  # weights barely compress; zeros (a zip bomb) compress a thousandfold
 
 
 def refuse_zip_bomb(path: Path) -> None:
@@ -153,8 +153,8 @@ def refuse_zip_bomb(path: Path) -> None:
                                 "(a model's is a few kB): the file is damaged or "
                                 "crafted").format(name=path.name, member=member.filename,
                                                   size=f"{size / 2**20:,.0f}"))
-        ratio = size / max(1, member.compress_size)
-        if size > 2**20 and ratio > MAX_RATIO:
+        ratio = inflation(member)  # weights barely compress; zeros pack a thousandfold
+        if ratio is not None:
             raise ExportError(_("refused to open {name}: its {member} unpacks {ratio}-fold "
                                 "to {size} MB, which trained weights never do: the file is "
                                 "damaged or crafted").format(
