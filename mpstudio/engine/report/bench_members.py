@@ -94,8 +94,8 @@ def read_member(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo,
     """The member's bytes, read no further than ``limit`` (nor its declared size)."""
     if info.file_size > limit:
         raise damaged(path, _("its {name} unpacks to {size} MB, more than a bundle's "
-                              "{name} ever holds").format(name=info.filename,
-                                                          size=_mb(info.file_size)))
+                              "file ever holds").format(name=repr(info.filename),
+                                                        size=_mb(info.file_size)))
     try:
         data = read_bounded(archive, info, min(limit, info.file_size))
     except (zipfile.BadZipFile, ValueError, RuntimeError, EOFError, OSError) as exc:
