@@ -15,7 +15,7 @@ from crafted_model_files import with_layer_class, with_member
 
 from mpstudio.cli import main
 from mpstudio.engine.events import CollectingReporter
-from mpstudio.engine.export import exporter, writers
+from mpstudio.engine.export import exporter, placement, writers
 from mpstudio.engine.export.exporter import export_models
 from mpstudio.engine.export.formats import FORMATS, default_path, export_format
 from mpstudio.engine.export.results import ExportError, ExportRequest
@@ -389,7 +389,7 @@ def test_a_killed_export_leaves_nothing_the_next_export_does_not_clear(mixed_mlp
                              "--format", "all", "-o", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     temp = Path(tempfile.gettempdir())
-    scratch = f"{writers.SCRATCH_PREFIX}{proc.pid}-"
+    scratch = f"{placement.SCRATCH_PREFIX}{proc.pid}-"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and not (
             out.is_dir() and any(".partial-" in p.name for p in out.iterdir())):
@@ -403,6 +403,64 @@ def test_a_killed_export_leaves_nothing_the_next_export_does_not_clear(mixed_mlp
     assert not [p for p in out.iterdir() if ".partial-" in p.name]
     assert not [p for p in temp.iterdir() if p.name.startswith(scratch)]
     assert (out / "again.keras").is_file()
+
+
+# A real writer of partials: the export's own staging and scratch code, in a process
+# of its own that then waits (to be killed, or to show that a live one's are kept).
+_WRITER = """
+import sys, time
+from pathlib import Path
+from mpstudio.engine.export.placement import Staging, scratch_folder
+stage = Staging(Path(sys.argv[1]), False, False)
+stage.path.write_bytes(b"half a model")
+print(stage.folder, scratch_folder(), flush=True)
+time.sleep(600)
+"""
+
+
+def test_any_later_export_clears_what_killed_exports_left_but_never_a_live_ones(tmp_path):
+    """kill -9 of an export left `deploy/.NAME.keras.partial-PID-*` and a temp
+    `mpstudio-export-PID-*` folder until an export with --overwrite happened to clear
+    them: the same export again, refused since its file exists (exit 2), left them. Now
+    any export clears them first, and so does the atomic-write helper in that folder;
+    a process still at work keeps its own."""
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from mpstudio.engine.report.files import atomic_write_text
+
+    deploy = tmp_path / "deploy"
+    deploy.mkdir()
+
+    def writer(name: str) -> tuple[subprocess.Popen, Path, Path]:
+        proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(deploy / name)],
+                                stdout=subprocess.PIPE, text=True)
+        staged, scratch = proc.stdout.readline().split()
+        return proc, Path(staged), Path(scratch)
+
+    live, live_stage, live_scratch = writer("other.keras")  # first: it clears as it starts
+    try:
+        killed, killed_stage, killed_scratch = writer("model.keras")
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+        assert killed_stage.name.startswith(f".model.keras.partial-{killed.pid}-")
+        assert killed_scratch.name.startswith(f"{placement.SCRATCH_PREFIX}{killed.pid}-")
+        source = tmp_path / "source.keras"
+        keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)]).save(source)
+        (deploy / "model.keras").write_bytes(source.read_bytes())  # exported before
+        assert main(["export", str(source), "--format", "keras", "-o",
+                     str(deploy / "model.keras")]) == 2  # it exists: refused at once
+        assert not killed_stage.exists() and not killed_scratch.exists()
+        assert (live_stage / "other.keras").is_file() and live_scratch.is_dir()
+    finally:
+        live.kill()
+        live.wait()
+    assert atomic_write_text(deploy / "notes.txt", "x") == deploy / "notes.txt"
+    assert sorted(p.name for p in deploy.iterdir()) == ["model.keras", "notes.txt"]
+    main(["export", str(source), "--format", "keras", "-o", str(deploy / "model.keras")])
+    assert not live_scratch.exists()
 
 
 def test_a_tfsmlayer_is_named_as_what_it_is_in_one_line(tmp_path):

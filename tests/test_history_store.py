@@ -347,3 +347,54 @@ def test_a_history_in_a_folder_that_cannot_be_written_reads_but_says_why_it_cann
                 os.seteuid(0)
             root.chmod(0o755)
         assert _digest(path) == before
+
+
+def test_a_wal_history_another_user_cannot_write_is_read_and_train_says_it_is_not_kept(
+        monkeypatch, capsys):
+    """A history as mpstudio leaves it (WAL mode; a clean close removes its -wal and
+    -shm) in a folder the user cannot write: SQLite must create the -shm index to read a
+    WAL file, so `runs list` said "attempt to write a readonly database. It is damaged or
+    not an mpstudio history", and `train` called it damaged too.
+
+    Recreated for real: the folder made 0555 and the file 0444 after a normal run, then
+    read by a user other than their owner: this test's own user, or, when it runs as
+    root (whom permissions do not stop), 'nobody' through seteuid (the real uid stays
+    root, so it can come back). SQLite then fails to create the -shm as it does for a
+    user reading another user's history."""
+    import tempfile
+    from pathlib import Path
+
+    from mpstudio.cli import main
+
+    with tempfile.TemporaryDirectory() as folder:  # in the system temp: 'nobody' reaches it
+        root = Path(folder)
+        path = root / "history.sqlite3"
+        monkeypatch.setenv(HISTORY_ENV, str(path))
+        # Run #1, and all that the commands import ('nobody' cannot read root's Python)
+        assert main(["train", "--steps", "2", "--batch-size", "32", "--json"]) == 0
+        main(["runs", "list"])
+        with RunStore(path) as store:
+            assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert sorted(p.name for p in root.iterdir()) == ["history.sqlite3", "runs"]
+        path.chmod(0o444)
+        root.chmod(0o555)
+        before = _digest(path)
+        capsys.readouterr()
+        try:
+            os.seteuid(65534) if os.geteuid() == 0 else None
+            assert main(["runs", "list", "--json"]) == 0, capsys.readouterr().err
+            assert [r["id"] for r in json.loads(capsys.readouterr().out)] == [1]
+            assert main(["train", "--steps", "2", "--batch-size", "32"]) == 0
+            err = capsys.readouterr().err
+            assert err.count("warning: the run history") == 1
+            assert (f"warning: the run history {path} is read-only here: its folder {root} "
+                    "is not writable (check its permissions, or set MPSTUDIO_HISTORY to a "
+                    "file in a folder you can write); this session's runs are not kept"
+                    in " ".join(err.split()))
+            assert "damaged" not in err and "saved in the run history" not in err
+        finally:
+            if os.geteuid() != os.getuid():
+                os.seteuid(0)
+            root.chmod(0o755)
+        assert _digest(path) == before
+        assert sorted(p.name for p in root.iterdir()) == ["history.sqlite3", "runs"]

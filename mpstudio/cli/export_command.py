@@ -25,7 +25,7 @@ from mpstudio.engine.export.formats import (
     export_format,
     unavailable_reason,
 )
-from mpstudio.engine.export.placement import target_problem
+from mpstudio.engine.export.placement import clear_killed_exports, target_problem
 from mpstudio.engine.i18n import _
 from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
 
@@ -108,6 +108,7 @@ def _make_all_folder(args: argparse.Namespace) -> Path | None:
 
 def run_export_command(args: argparse.Namespace) -> int:
     targets, problems = _targets(args)
+    clear_killed_exports(path.parent for _fmt, path in targets)  # even if refused below
     made = _make_all_folder(args) if targets and not problems else None
     for fmt, path in targets:
         problem = target_problem(path, fmt.is_folder, args.overwrite, command_line=True)

@@ -51,7 +51,11 @@ def add_runs_command(commands: Any) -> None:
     bundle.add_argument("target", metavar=_("COMPARISON_OR_RUN_ID"),
                         help=_("a run id (a run of a comparison brings the whole comparison) "
                                "or a comparison's id"))
-    bundle.add_argument("-o", "--output", required=True, metavar=_("BUNDLE.zip"))
+    bundle.add_argument("-o", "--output", required=True, metavar=_("BUNDLE.zip"),
+                        help=_("the zip to write (.zip is added when missing); an existing "
+                               "folder gets bench-ID.zip inside it"))
+    bundle.add_argument("--overwrite", action="store_true",
+                        help=_("replace a file that exists (without it, it is left alone)"))
     delete = sub.add_parser("delete", help=_("remove runs and their metrics from the history"))
     delete.add_argument("ids", type=int, nargs="+", metavar=_("ID"))
     delete.add_argument("--yes", action="store_true",
@@ -168,16 +172,26 @@ def _delete(store: RunStore, args: argparse.Namespace) -> int:
 
 
 def _bundle(store: RunStore, args: argparse.Namespace) -> int:
-    from mpstudio.engine.report.bench_bundle import benchmark_source, write_bundle
+    from mpstudio.engine.export.placement import target_problem
+    from mpstudio.engine.report.bench_bundle import (
+        benchmark_source,
+        bundle_file_name,
+        write_bundle,
+    )
     from mpstudio.engine.report.files import ReportError
 
     try:
         source = benchmark_source(store, args.target)
     except HistoryError as exc:  # an id that is not there: a usage error, as for the others
         return usage_error("runs bundle", [str(exc)])
-    path = Path(args.output)
-    if path.suffix.lower() != ".zip":
+    path = Path(args.output).expanduser()
+    if path.is_dir():  # as cp does: into the folder, under the default name
+        path = path / bundle_file_name(args.target)
+    elif path.suffix.lower() != ".zip":
         path = path.with_name(path.name + ".zip")
+    problem = target_problem(path, False, args.overwrite, command_line=True)
+    if problem:  # an existing file is replaced only with --overwrite, as export does
+        return usage_error("runs bundle", [problem])
     try:
         written = write_bundle(source, path, _machine())
     except ReportError as exc:

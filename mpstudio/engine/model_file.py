@@ -18,9 +18,9 @@ import zipfile
 from pathlib import Path
 
 from mpstudio.engine.i18n import _
+from mpstudio.engine.zip_reading import MAX_RATIO, inflation
 
 MAX_CONFIG_BYTES = 64 * 2**20  # a model's config.json is kilobytes, even for a big model
-MAX_RATIO = 200  # weights barely compress; zeros (a zip bomb) compress a thousandfold
 
 
 class ModelFileError(Exception):
@@ -49,8 +49,8 @@ def archive_problem(path: Path, *, max_config_bytes: int = MAX_CONFIG_BYTES,
                      "is a few kB): the file is damaged or crafted").format(
                          name=path.name, member=member.filename,
                          size=f"{size / 2**20:,.0f}")
-        ratio = size / max(1, member.compress_size)
-        if size > 2**20 and ratio > max_ratio:
+        ratio = inflation(member, max_ratio)  # weights barely compress; zeros a thousandfold
+        if ratio is not None:
             return _("refused to open {name}: its {member} unpacks {ratio}-fold to {size} "
                      "MB, which trained weights never do: the file is damaged or "
                      "crafted").format(name=path.name, member=member.filename,

@@ -10,7 +10,13 @@ import numpy as np
 import tensorflow as tf
 
 from mpstudio.engine.export.formats import export_format, unavailable_reason
-from mpstudio.engine.export.placement import Staging, os_error_text, tree_size
+from mpstudio.engine.export.placement import (
+    Staging,
+    clear_killed_exports,
+    os_error_text,
+    scratch_folder,
+    tree_size,
+)
 from mpstudio.engine.export.results import (
     ExportCancelled,
     ExportError,
@@ -21,7 +27,7 @@ from mpstudio.engine.export.results import (
 from mpstudio.engine.export.samples import ExportSamples, samples_for
 from mpstudio.engine.export.source import ExportSource
 from mpstudio.engine.export.verify import predict_keras, verify
-from mpstudio.engine.export.writers import WRITERS, Conversion, scratch_folder
+from mpstudio.engine.export.writers import WRITERS, Conversion
 from mpstudio.engine.i18n import N_, _
 
 Progress = Callable[[int, int, str], None]
@@ -50,6 +56,7 @@ def export_models(
             progress(step, total, text)
         step += 1
 
+    clear_killed_exports(request.path.parent for request in requests)
     scratch = scratch_folder()
     try:
         tick(_("loading held-out examples"))

@@ -9,14 +9,15 @@ import errno
 import os
 import shutil
 import tempfile
-import time
+from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 
 from mpstudio.engine.export.results import ExportError
 from mpstudio.engine.i18n import _
+from mpstudio.engine.partial_files import PARTIAL_MARK, partial_prefix, remove_stale_partials
 
-STAGING_MARK = ".partial-"  # in the staging folder's name, for tests and for people
+STAGING_MARK = PARTIAL_MARK  # in the staging folder's name, for tests and for people
 
 
 def os_error_text(exc: OSError, folder: Path) -> str:
@@ -72,34 +73,24 @@ def tree_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-OLD_UNOWNED_SECONDS = 24 * 3600  # a folder without an owner's pid (older releases)
+SCRATCH_PREFIX = "mpstudio-export-"  # an export's scratch folder in the temp folder
 
 
-def remove_stale_folders(parent: Path, mark: str, hidden: bool = False) -> list[Path]:
-    """Delete ``parent``'s folders named ``...{mark}{pid}-...`` (starting with a dot when
-    ``hidden``) whose process is gone: an export killed mid-way leaves its staging or
-    scratch folder, whatever it was exporting. Best effort."""
-    import psutil
+def scratch_folder() -> Path:
+    """A temp folder of this export's own; those of killed exports go first."""
+    temp = Path(tempfile.gettempdir())
+    remove_stale_partials(temp, SCRATCH_PREFIX, hidden=False)
+    return Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=temp))
 
-    removed = []
-    try:
-        entries = [e for e in parent.iterdir() if mark in e.name and e.is_dir()
-                   and (not hidden or e.name.startswith("."))]
-    except OSError:
-        return removed
-    for entry in entries:
-        owner = entry.name.split(mark, 1)[1].split("-", 1)[0]
-        try:
-            if owner.isdigit():
-                stale = not psutil.pid_exists(int(owner))
-            else:
-                stale = time.time() - entry.stat().st_mtime > OLD_UNOWNED_SECONDS
-        except OSError:
-            continue
-        if stale:
-            shutil.rmtree(entry, ignore_errors=True)
-            removed.append(entry)
-    return removed
+
+def clear_killed_exports(folders: Iterable[Path]) -> None:
+    """What exports killed mid-way left in ``folders`` (their staging folders) and in
+    the temp folder (their scratch folders): every export starts with this, even one
+    refused at once (``--format all`` again into the same folder, without
+    --overwrite), so nothing waits for an export that happens to replace a file."""
+    for folder in {Path(f) for f in folders}:
+        remove_stale_partials(folder)
+    remove_stale_partials(Path(tempfile.gettempdir()), SCRATCH_PREFIX, hidden=False)
 
 
 class Staging:
@@ -113,10 +104,8 @@ class Staging:
         problem = target_problem(self.target, is_folder, overwrite)
         if problem:
             raise ExportError(problem)
-        remove_stale_folders(self.target.parent, STAGING_MARK, hidden=True)  # killed exports
         try:
-            self.folder = Path(tempfile.mkdtemp(prefix=f".{self.target.name}{STAGING_MARK}"
-                                                       f"{os.getpid()}-",
+            self.folder = Path(tempfile.mkdtemp(prefix=partial_prefix(self.target.name),
                                                 dir=self.target.parent))
         except OSError as exc:
             raise ExportError(os_error_text(exc, self.target.parent)) from None

@@ -13,9 +13,7 @@ model from its input scaling's output on (model_input.without_input_scaling).
 from __future__ import annotations
 
 import logging
-import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from mpstudio.engine.export.converter_process import convert_in_own_process
-from mpstudio.engine.export.placement import remove_stale_folders, write_bytes
+from mpstudio.engine.export.placement import write_bytes
 from mpstudio.engine.export.results import ExportError
 from mpstudio.engine.export.source import ExportSource, float32_copy
 from mpstudio.engine.export.tflite_options import tflite_converter
@@ -193,13 +191,3 @@ WRITERS: dict[str, Callable[[Conversion, Path], list[str]]] = {
     "tflite-int8": tflite_writer("int8"),
     "onnx": write_onnx,
 }
-
-
-SCRATCH_PREFIX = "mpstudio-export-"
-
-
-def scratch_folder() -> Path:
-    """A temp folder of this export's own; those of killed exports go first."""
-    temp = Path(tempfile.gettempdir())
-    remove_stale_folders(temp, SCRATCH_PREFIX)
-    return Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=temp))

@@ -40,7 +40,7 @@ def check_history_file(path: Path) -> FileVerdict:
         not path.exists() or _can_write(path))
     if not path.exists() or path.stat().st_size == 0:
         return FileVerdict(False, 0, writable)
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=10.0)
+    conn = connect_read_only(path)
     try:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         tables = {row[0] for row in conn.execute(
@@ -56,6 +56,26 @@ def check_history_file(path: Path) -> FileVerdict:
     if version > 0 and not tables >= OUR_TABLES:
         raise NotAHistory(_("it lacks the run history's tables"))
     return FileVerdict(True, version, writable)
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that never writes. SQLite reads a WAL-mode file (as mpstudio leaves
+    its history) through a -shm index it creates when missing, which fails in a folder
+    this user cannot write (another user's history, a read-only mount): "attempt to
+    write a readonly database". Such a file is read as it lies on disk (``immutable``):
+    a writer's clean close has moved the WAL into it, and no writer here can change it.
+    Raise sqlite3.DatabaseError for a file that cannot be read either way."""
+    uri = path.resolve().as_uri()
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=10.0, isolation_level=None)
+    try:
+        conn.execute("PRAGMA user_version").fetchone()  # SQLite opens the file lazily
+        return conn
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if "readonly" not in str(exc) and "unable to open" not in str(exc):
+            raise
+    return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, timeout=10.0,
+                           isolation_level=None)
 
 
 def _can_write(path: Path) -> bool:

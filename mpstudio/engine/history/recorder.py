@@ -136,7 +136,11 @@ class RecordingReporter:
         """The history; when it cannot be opened, a store in memory for this process, so
         the comparison card still works (the warning says the run is not kept)."""
         try:
-            return self._open_store()
+            store = self._open_store()
+            if store.read_only:  # readable, not writable: said once, before the run
+                store.close()
+                raise HistoryError(store.read_only_reason())
+            return store
         except HistoryError as exc:
             self.persistent = False
             self.inner.emit(RunWarning(_("{error}; this session's runs are not kept").format(

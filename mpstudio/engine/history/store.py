@@ -29,7 +29,12 @@ from mpstudio.engine.events import (
     RunSummary,
     StepMetrics,
 )
-from mpstudio.engine.history.file_check import FileVerdict, NotAHistory, check_history_file
+from mpstudio.engine.history.file_check import (
+    FileVerdict,
+    NotAHistory,
+    check_history_file,
+    connect_read_only,
+)
 from mpstudio.engine.history.locations import HISTORY_ENV, history_path
 from mpstudio.engine.history.records import RunRow, StoredRun, summary_from_dict
 from mpstudio.engine.history.run_models import remove_run_folders
@@ -140,16 +145,21 @@ class RunStore:
             raise HistoryError(_("cannot read {where} read-only: it needs an upgrade to this "
                                  "mpstudio's format, which writes to it; run mpstudio where "
                                  "its folder is writable").format(where=where))
-        return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
-                               timeout=10.0, isolation_level=None)
+        try:
+            return connect_read_only(self.path)
+        except sqlite3.DatabaseError as exc:
+            raise HistoryError(_damaged(where, exc)) from None
+
+    def read_only_reason(self) -> str:
+        """Why nothing can be written here (a store opened read-only)."""
+        return _("the run history {path} is read-only here: its folder {folder} is not "
+                 "writable (check its permissions, or set {variable} to a file in a folder "
+                 "you can write)").format(path=self.path, folder=self.path.parent,
+                                          variable=HISTORY_ENV)
 
     def _writable(self) -> None:
         if self.read_only:
-            raise HistoryError(_("the run history {path} is read-only here: its folder "
-                                 "{folder} is not writable (check its permissions, or set "
-                                 "{variable} to a file in a folder you can write)").format(
-                                     path=self.path, folder=self.path.parent,
-                                     variable=HISTORY_ENV))
+            raise HistoryError(self.read_only_reason())
 
     def close(self) -> None:
         self._conn.close()

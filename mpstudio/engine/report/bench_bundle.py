@@ -103,6 +103,11 @@ def comparison_spec(runs: Sequence[StoredRun]) -> tuple[dict[str, Any], CompareO
                                 baseline_batch_size=batches[0] if batches else None)
 
 
+def bundle_file_name(target: str | int) -> str:
+    """The bundle's default file name: bench-ID.zip for a run or a comparison id."""
+    return f"bench-{str(target).strip().lstrip('#')}.zip"
+
+
 @contextlib.contextmanager
 def in_language(language: str) -> Iterator[None]:
     """The engine's sentences in ``language`` meanwhile (the bundle holds both)."""

@@ -2,7 +2,9 @@
 
 Each file goes to a temporary file in the same folder and is then renamed over the
 target (``os.replace`` is atomic on one file system), so a full disk, a crash or a
-bug halfway never leaves half a report, nor destroys a good one written before.
+bug halfway never leaves half a report, nor destroys a good one written before. The
+temporary file carries this process's pid (partial_files): a write killed halfway
+leaves it, and the next write into that folder removes it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from mpstudio.engine.i18n import _
+from mpstudio.engine.partial_files import partial_prefix, remove_stale_partials
 
 
 class ReportError(Exception):
@@ -98,8 +101,10 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> Path:
 
 def _atomic_write(path: Path, data: str | bytes, mode: str, **text_options: str | None) -> Path:
     tmp: str | None = None
+    remove_stale_partials(path.parent)  # what writes killed halfway left there
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=partial_prefix(path.name),
+                                   suffix=".tmp")
         with os.fdopen(fd, mode, **text_options) as f:
             f.write(data)
             f.flush()

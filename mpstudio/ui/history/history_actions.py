@@ -23,7 +23,7 @@ from mpstudio.engine.comparison.sizing import as_set
 from mpstudio.engine.history.records import StoredRun
 from mpstudio.engine.history.replay import replay_events
 from mpstudio.engine.history.store import HistoryError, RunStore
-from mpstudio.engine.report.bench_bundle import comparison_spec
+from mpstudio.engine.report.bench_bundle import bundle_file_name, comparison_spec
 from mpstudio.engine.run_labels import shown_label
 from mpstudio.engine.spec import RunSpec, SpecError
 from mpstudio.engine.spec_checks import spec_problems
@@ -340,7 +340,7 @@ class HistoryActions(QObject):
             return
         path = self.files.ask_save_path(QCoreApplication.translate(
             "HistoryActions", "Export the benchmark bundle"), tr(BUNDLE_FILTER),
-            f"bench-{run_id}.zip")
+            bundle_file_name(run_id))
         if path:
             self.files.remember(path)
             self.export_bundle(path, run_id)
