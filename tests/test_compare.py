@@ -230,3 +230,8 @@ def test_synthetic_data_gets_no_accuracy_verdict(tmp_path):
     card = card_for_comparison(runs)
     assert card.accuracy is None and card.verdict.kind != "accuracy_loss"
     assert "lost" not in card.verdict.sentence
+    # ... nor on the card: its accuracy rows say why they compare nothing (a replayed
+    # synthetic card showed "-6.25 pp")
+    rows = {r.name: r for r in card_rows(card)}
+    for name in ("final val accuracy", "best val accuracy"):
+        assert rows[name].change == "not compared: random labels"

@@ -307,3 +307,13 @@ class i18n_language:
 
 def _chinese() -> i18n_language:
     return i18n_language("zh_CN")
+
+
+def test_the_memory_rows_of_a_card_share_one_word_for_memory(zh):
+    """The card's estimate row read 显存估计 (GPU memory) beside 设备峰值内存 (device
+    memory), also for a CPU run: one device-neutral word for both."""
+    from mpstudio.engine.event_text import topic_text
+
+    estimate, peak = i18n._("memory estimate"), i18n._("peak device memory")
+    assert "内存" in estimate and "内存" in peak and "显存" not in estimate
+    assert "显存" not in topic_text("memory")

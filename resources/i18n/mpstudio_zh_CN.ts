@@ -2430,7 +2430,7 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     </message>
     <message>
         <source>Device memory estimate at batch {batch}: &lt;b&gt;{policy}&lt;/b&gt; {total}</source>
-        <translation>批次大小 {batch} 时的设备显存估计：&lt;b&gt;{policy}&lt;/b&gt; {total}</translation>
+        <translation>批次大小 {batch} 时的设备内存估计：&lt;b&gt;{policy}&lt;/b&gt; {total}</translation>
     </message>
     <message>
         <source> · {policy} {total} ({percent}% less under {chosen})</source>

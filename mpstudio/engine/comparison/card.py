@@ -222,6 +222,8 @@ class ComparisonCard:
     speed_sides: tuple[Side, Side] | None = None
     dataset_speedup: Spread = Spread(None, None, None, 0)
     speed_batch: int | None = None  # the speed pair's batch
+    # synthetic data: one random batch with random labels, so its accuracy means nothing
+    random_labels: bool = False
 
     @property
     def trials(self) -> int:
@@ -315,7 +317,8 @@ def build_card(
         accuracy_test(baseline, mixed, "test_hits", "test_accuracy", "test_examples", paired),
         differences, profile, batches, sized, mixed[0].spec.get("steps") if sized else None,
         speed_sides, dataset_speedup,
-        timed_runs[1][0].spec.get("batch_size") if speed_sides else None)
+        timed_runs[1][0].spec.get("batch_size") if speed_sides else None,
+        baseline[0].spec.get("dataset") == "synthetic")
 
 
 def scaled_batches(baseline: StoredRun, mixed: StoredRun) -> tuple[int, int] | None:

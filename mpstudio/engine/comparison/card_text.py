@@ -93,6 +93,8 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
                   else _("{percent:.1f}% more").format(percent=100 * -card.memory_saving))
     delta = _tested(card.accuracy, card.accuracy_delta_pp)
     best = _tested(card.best_accuracy, card.best_accuracy_delta_pp)
+    if card.random_labels:  # the verdict ignores it; so does the card
+        delta = best = _("not compared: random labels")
     estimates = _estimate_rows(b, m)
     steady = CardRow(_("steady examples/s"), spread_text(b.examples_per_sec, ",.0f"),
                      spread_text(m.examples_per_sec, ",.0f"), speed,
