@@ -107,6 +107,8 @@ def test_replay_prints_the_new_figures_beside_the_old(history, cli):
     cells = [c.strip() for c in re.split(r"[│|]", row) if c.strip()]
     assert cells[1] == old_speed and re.fullmatch(r"[\d,]+", cells[2])  # bundle, now
     assert re.fullmatch(r"[+-]\d+\.\d%", cells[3])
+    # one trial a side: its change comes with the word that its spread is unknown
+    assert "one trial a side, in the bundle and now" in " ".join(out.split())
     assert "initial weights: the same as the bundle's" in out
     assert "verdict in the bundle:" in out and "verdict now:" in out
     ids = [int(i) for i in re.findall(r"#(\d+)", err.split("saved in the run history as")[-1])]
@@ -129,6 +131,7 @@ def test_replay_json(history, cli):
     assert data["initial_weights"]["status"] == "match"
     assert len(data["runs"]) == 2 and data["machine"]["differs"] is False
     assert data["software"]["differences"] == []
+    assert data["trials"] == 1
 
 
 def _rewrite(source, target, change) -> None:

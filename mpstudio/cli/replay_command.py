@@ -96,6 +96,8 @@ def _print_outcome(outcome: ReplayOutcome, ids: list[int]) -> None:
         table.add_row(figure.name, figure.text(figure.old), figure.text(figure.new),
                       figure.change_text())
     out.print(table)
+    if outcome.spread_note():
+        out.print(outcome.spread_note(), markup=False)
     if outcome.verdict_old or outcome.verdict_new:
         out.print(_("verdict in the bundle: {verdict}").format(verdict=outcome.verdict_old),
                   markup=False)

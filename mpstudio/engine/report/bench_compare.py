@@ -174,6 +174,7 @@ class ReplayOutcome:
     machine_new: str
     software_old: dict[str, str]
     software_new: dict[str, str]
+    trials: int = 1  # a side's trials in the bundle: one says nothing of the spread
 
     @property
     def machine_differs(self) -> bool:
@@ -190,7 +191,16 @@ class ReplayOutcome:
                 "machine": {"bundle": self.machine_old, "now": self.machine_new,
                             "differs": self.machine_differs},
                 "software": {"bundle": self.software_old, "now": self.software_new,
-                             "differences": self.software_changes}}
+                             "differences": self.software_changes},
+                "trials": self.trials}
+
+    def spread_note(self) -> str:
+        """Why a single trial's change may be noise; "" with trials to measure it."""
+        if self.trials > 1:
+            return ""
+        return _("one trial a side, in the bundle and now: how much two runs differ by "
+                 "chance is unknown, so a change of some tens of percent in speed can be "
+                 "noise (a comparison of 3 trials a side measures the spread)")
 
 
 def replay_outcome(manifest: dict[str, Any], old_runs: Sequence[dict[str, Any]],
@@ -216,4 +226,6 @@ def replay_outcome(manifest: dict[str, Any], old_runs: Sequence[dict[str, Any]],
         machine_text(manifest.get("machine"), str(manifest.get("device", ""))),
         machine_text(machine_now, new_device),
         {str(k): str(v) for k, v in (manifest.get("software") or {}).items()},
-        software_versions(new_runs))
+        software_versions(new_runs),
+        int(_at(old_card, ("speedup", "n")) or 1) if manifest.get("kind") == "comparison"
+        else 1)
