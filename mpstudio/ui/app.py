@@ -171,7 +171,9 @@ def launch(argv: list[str] | None = None, language: str | None = None,
     else:
         QTimer.singleShot(0, window.start_background)
     try:
-        return app.exec()
+        code = app.exec()
+        log.info("window process ended with exit code %d", code)  # as the CLI's commands
+        return code
     finally:
         quit_signals.restore()
         errors.uninstall()
