@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from rich.console import Console
 
+from mpstudio.cli.trimmed_lines import TrimmedLines
 from mpstudio.engine.i18n import _
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -112,7 +113,10 @@ def error_line(command: str, problem: object) -> str:
 
 def make_console(stderr: bool) -> Console:
     plain = Console(stderr=stderr)  # a log file or pipe gets 80 columns: too narrow
-    return plain if plain.is_terminal else Console(stderr=stderr, width=110)
+    if plain.is_terminal:
+        return plain
+    # (without rich's padding to those 110 columns at each line's end)
+    return Console(file=TrimmedLines(stderr), width=110)  # type: ignore[arg-type]
 
 
 def usage_error(command: str, problems: list[str]) -> int:

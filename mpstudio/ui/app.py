@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 STARTED = time.perf_counter()  # as early as this module is imported (by `mpstudio`)
 
@@ -24,6 +26,16 @@ NO_DISPLAY = QT_TRANSLATE_NOOP(
 NO_WINDOW = QT_TRANSLATE_NOOP(
     "App", "QT_QPA_PLATFORM={platform} shows no window: the app runs invisibly until you "
     "press Ctrl-C here. Without a display, use `mpstudio train --help`.")
+# One line, said instead of Qt's abort (xcb_libraries); {libraries}: file names
+XCB_MISSING = QT_TRANSLATE_NOOP(
+    "App", "the window cannot open: Qt's X11 platform plugin (xcb) needs system libraries "
+    "that are not installed: {libraries}. Install them with `{command}` and start "
+    "mpstudio again.")
+XCB_MISSING_NO_COMMAND = QT_TRANSLATE_NOOP(
+    "App", "the window cannot open: Qt's X11 platform plugin (xcb) needs system libraries "
+    "that are not installed: {libraries}. Install the packages that provide them with "
+    "your distribution's package manager and start mpstudio again.")
+log = logging.getLogger(__name__)
 
 
 def _display_problem(language: str | None = None) -> str | None:
@@ -49,6 +61,24 @@ def _no_window_note(language: str | None = None) -> str | None:
         platform=platform)
 
 
+def _xcb_problem(language: str | None = None, plugin: Path | None = None) -> str | None:
+    """Which system libraries Qt's xcb plugin (``plugin``: this Qt's) would not find,
+    and how to install them, or None: Qt would abort on them, naming only the first."""
+    from mpstudio.ui import xcb_libraries as xcb
+
+    if not xcb.xcb_expected(os.environ, sys.platform):
+        return None
+    missing = xcb.missing_libraries(plugin or xcb.xcb_plugin())
+    if not missing:
+        return None
+    from mpstudio.ui.translations import translate_early
+
+    command = xcb.install_command(missing, xcb.os_release())
+    text = translate_early("App", XCB_MISSING if command else XCB_MISSING_NO_COMMAND,
+                           language or _saved_language())
+    return text.format(libraries=", ".join(missing), command=command)
+
+
 def _saved_language() -> str:
     """The choice saved under View > Language ("system" unless one was made)."""
     from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
@@ -56,9 +86,11 @@ def _saved_language() -> str:
     return GuiSettings(open_settings()).language()
 
 
-def launch(argv: list[str] | None = None, language: str | None = None) -> int:
+def launch(argv: list[str] | None = None, language: str | None = None,
+           xcb_plugin: Path | None = None) -> int:
     """Open the window; ``language``: this start's (``mpstudio --lang``), over the one
-    saved under View > Language."""
+    saved under View > Language; ``xcb_plugin``: the plugin whose libraries are checked
+    (default: this Qt's; tests pass a copy that needs a library nobody has)."""
     problem = _display_problem(language)
     if problem:
         print(f"mpstudio: {problem}", file=sys.stderr)
@@ -72,6 +104,11 @@ def launch(argv: list[str] | None = None, language: str | None = None) -> int:
     from mpstudio.ui.window.versions import ui_versions
 
     logs = configure_log("window", ui_versions())  # no file: said in the window's Log
+    problem = _xcb_problem(language, xcb_plugin)  # before QApplication loads the plugin
+    if problem:
+        log.error("%s", problem)
+        print(f"mpstudio: {problem}", file=sys.stderr)
+        return 1
     # TensorFlow loads in the engine process (started behind the window), which writes
     # what it prints to its log file, not this terminal (quiet_stderr.engine_log).
     from PySide6.QtCore import QCoreApplication, QTimer
@@ -134,7 +171,9 @@ def launch(argv: list[str] | None = None, language: str | None = None) -> int:
     else:
         QTimer.singleShot(0, window.start_background)
     try:
-        return app.exec()
+        code = app.exec()
+        log.info("window process ended with exit code %d", code)  # as the CLI's commands
+        return code
     finally:
         quit_signals.restore()
         errors.uninstall()

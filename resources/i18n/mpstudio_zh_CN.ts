@@ -167,6 +167,14 @@
         <translation>`QT_QPA_PLATFORM={platform}` 不显示窗口：程序会在后台不可见地运行，直到你在这里按 `Ctrl-C`。没有显示器时，请使用 `mpstudio train --help`。</translation>
     </message>
     <message>
+        <source>the window cannot open: Qt&apos;s X11 platform plugin (xcb) needs system libraries that are not installed: {libraries}. Install them with `{command}` and start mpstudio again.</source>
+        <translation>窗口无法打开：Qt 的 X11 平台插件（xcb）需要的系统库未安装：{libraries}。请用 `{command}` 安装后重新启动 mpstudio。</translation>
+    </message>
+    <message>
+        <source>the window cannot open: Qt&apos;s X11 platform plugin (xcb) needs system libraries that are not installed: {libraries}. Install the packages that provide them with your distribution&apos;s package manager and start mpstudio again.</source>
+        <translation>窗口无法打开：Qt 的 X11 平台插件（xcb）需要的系统库未安装：{libraries}。请用你的发行版的包管理器安装提供它们的软件包，然后重新启动 mpstudio。</translation>
+    </message>
+    <message>
         <source>{signal}: quitting as File &gt; Quit does</source>
         <translation>{signal}：按“文件 &gt; 退出”的方式退出</translation>
     </message>
