@@ -17,9 +17,9 @@ import keras
 import numpy
 import pytest
 import tensorflow as tf
+from bundled_history import bundled_history
 
 from mpstudio import __version__
-from mpstudio.cli import main
 from mpstudio.engine.history.locations import HISTORY_ENV
 from mpstudio.engine.history.schema import _SCHEMA_1, SCHEMA_VERSION
 from mpstudio.engine.history.store import RunStore
@@ -34,13 +34,8 @@ FILES = {"manifest.json", "spec.toml", "runs.json", "metrics.csv", "card.json", 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory):
     """One tiny comparison (runs #1 float32, #2 mixed_float16) and its bundle."""
-    folder = tmp_path_factory.mktemp("bench")
-    path = folder / "history.sqlite3"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(HISTORY_ENV, str(path))
-        assert main(["compare", "--steps", "12", "--batch-size", "32", "--json"]) == 0
-        assert main(["runs", "bundle", "2", "-o", str(folder / "bench.zip"), "--json"]) == 0
-    return path
+    return bundled_history(tmp_path_factory.mktemp("bench"),
+                           ["compare", "--steps", "12", "--batch-size", "32"], 2)
 
 
 @pytest.fixture

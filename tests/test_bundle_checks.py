@@ -21,8 +21,8 @@ import zlib
 from pathlib import Path
 
 import pytest
+from bundled_history import bundled_history
 
-from mpstudio.cli import main
 from mpstudio.engine.history.locations import HISTORY_ENV
 from mpstudio.engine.history.store import RunStore
 
@@ -30,13 +30,8 @@ from mpstudio.engine.history.store import RunStore
 @pytest.fixture(scope="module")
 def history(tmp_path_factory):
     """One tiny run (#1) and its bundle, bench.zip, beside the history."""
-    folder = tmp_path_factory.mktemp("bundle-checks")
-    path = folder / "history.sqlite3"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv(HISTORY_ENV, str(path))
-        assert main(["train", "--steps", "4", "--batch-size", "32", "--json"]) == 0
-        assert main(["runs", "bundle", "1", "-o", str(folder / "bench.zip"), "--json"]) == 0
-    return path
+    return bundled_history(tmp_path_factory.mktemp("bundle-checks"),
+                           ["train", "--steps", "4", "--batch-size", "32"], 1)
 
 
 @pytest.fixture
