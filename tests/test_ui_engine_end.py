@@ -52,6 +52,7 @@ def test_an_engine_killed_mid_run_fails_the_run_keeps_its_metrics_and_restarts(
         run = store.run(run_id)
     assert run.row.status == "failed" and "SIGKILL" in (run.failure or "")
     assert run.steps and run.row.examples_per_sec is not None  # what it measured is kept
+    assert run_id in w.history.visible_ids()  # listed at once, no manual refresh
     assert any("SIGKILL" in line for line in w.log.lines("error"))
     _run_again(qtbot, w)
     assert w.engine.pid != first_pid and w.engine.starts == 2

@@ -385,6 +385,9 @@ class MainWindow(QMainWindow):
                             "info" if stopped else "error")
         self.notices.log(message, "info" if stopped else "error")
         self.notices.status(status)
+        # the history holds the run (marked failed where the engine ended under it):
+        # list it now, not at the next manual refresh
+        self.history.refresh()
         self._run_done("stopped" if stopped else "failed")
 
     def _with_log(self, text: str) -> str:
