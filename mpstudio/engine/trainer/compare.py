@@ -20,6 +20,7 @@ import tensorflow as tf
 from mpstudio.engine.comparison.sizing import ComparisonSize, beyond_data_warning, sized_spec
 from mpstudio.engine.distribute.lr_plan import scaled_learning_rate
 from mpstudio.engine.events import Reporter, RunWarning
+from mpstudio.engine.i18n import _
 from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
 from mpstudio.engine.spec_checks import validate_spec
 from mpstudio.engine.trainer.compare_options import baseline_precision, comparison_problems
@@ -110,7 +111,7 @@ def comparison_sized(spec: RunSpec, reporter: Reporter, size: ComparisonSize | N
     from mpstudio.engine.prediction.run_prediction import run_device_rates
     from mpstudio.engine.trainer.monitor import WARMUP_STEPS
 
-    device = "this device"
+    device = _("this device")
     if size is None:
         if spec.distribute.strategy != "default":
             return spec, None

@@ -356,10 +356,8 @@ class BackgroundWork(QObject):
         self.check = check
         self.hardware.show_check(check)
         advice = check.advice
-        selected = advice.run_policy
         first = self.setup.first_comparison and not self.setup.precision_picked
-        if first and best_half_policy(advice):
-            selected = best_half_policy(advice)
+        selected = (first and best_half_policy(advice)) or advice.run_policy
         self.setup.set_verdicts(verdict_marks(advice, advice.run_device), advice.run_device,
                                 selected)
         self.setup.set_strategy_options(strategy_options(check.report, os.environ), os.environ)
