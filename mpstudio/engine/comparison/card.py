@@ -347,9 +347,10 @@ def accuracy_test(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun], hit
     pairs = [(b.summary, m.summary) for b, m in zip(baseline, mixed, strict=False)
              if b.summary is not None and m.summary is not None]
     if paired and pairs:
-        flags = [(decode_hits(getattr(b, hits)), decode_hits(getattr(m, hits)))
-                 for b, m in pairs]
-        if all(f is not None and g is not None for f, g in flags):
+        decoded = [(decode_hits(getattr(b, hits)), decode_hits(getattr(m, hits)))
+                   for b, m in pairs]
+        flags = [(f, g) for f, g in decoded if f is not None and g is not None]
+        if len(flags) == len(decoded):
             test = paired_accuracy([f for f, _ in flags], [g for _, g in flags],
                                    ACCURACY_TOLERANCE_PP)
             if test is not None:

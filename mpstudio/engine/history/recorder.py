@@ -58,7 +58,7 @@ class RecordingReporter:
         if type(event) is RunStarted:  # recorded first: the event carries its history id
             self._try_record(event)
             run_id = self._run_id if not self._broken and self.persistent else None
-            self.inner.emit(dataclasses.replace(event, run_id=run_id))  # type: ignore[arg-type]
+            self.inner.emit(dataclasses.replace(event, run_id=run_id))
             return
         self.inner.emit(event)
         self._try_record(event)

@@ -134,7 +134,7 @@ def _sides(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]):
 def _per_epoch(run: StoredRun, name: str, color: str, width: float,
                value: Callable[[Any], float | None]) -> ChartSeries | None:
     """A validation curve: dashed, a marker at each epoch's last step."""
-    pts = [(e.steps, value(e)) for e in run.epochs if value(e) is not None]
+    pts = [(e.steps, y) for e in run.epochs if (y := value(e)) is not None]
     if not pts:
         return None
     return ChartSeries(_("{name} (val)").format(name=name), [p[0] for p in pts],

@@ -89,9 +89,9 @@ class EngineLoop:
                 self.lanes.get(message.lane, self.lanes[p.MAIN_LANE]).put(job)
             elif isinstance(message, p.Cancel):
                 with self._jobs_lock:
-                    job = self.jobs.get(message.job_id)
-                if job is not None:
-                    job.stop_flag.set()
+                    cancelled = self.jobs.get(message.job_id)
+                if cancelled is not None:
+                    cancelled.stop_flag.set()
             elif isinstance(message, p.Shutdown):
                 self._end(orphaned=False)
                 return
