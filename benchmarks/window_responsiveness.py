@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
                    lambda: bool(ended), 900), flush=True)
     assert ended == ["finished"], w.banner.text()
 
-    w.actions.export_model.trigger()
+    w.window_actions.export_model.trigger()
     dialog = w.exports.dialog
     dialog.folder_edit.setText(str(folder))
     dialog.name_edit.setText("model")

@@ -47,7 +47,7 @@ def main(folder: str) -> int:
     ids = [run.id for run in w.last_outcome.stored]
     w.history_actions.compare_runs(ids[0], ids[1])
 
-    w.actions.export_model.trigger()
+    w.window_actions.export_model.trigger()
     dialog = w.exports.dialog
     dialog.folder_edit.setText(folder)
     dialog.name_edit.setText("model")

@@ -301,7 +301,7 @@ def test_help_opens_the_log_folder(qtbot, tmp_path, log_folder, opened):
     from gui_helpers import bare_window
 
     window = bare_window(qtbot, tmp_path / "window.ini")
-    action = window.actions.open_log_folder
+    action = window.window_actions.open_log_folder
     help_menu = next(a.menu() for a in window.menuBar().actions()
                      if a.text() == "&Help")
     assert action in help_menu.actions()

@@ -321,7 +321,7 @@ def test_the_window_finds_the_batches_in_a_fresh_engine(qtbot, window):
     qtbot.waitUntil(lambda: not w.engine.busy, timeout=RUN_TIMEOUT_MS)
     starts = w.engine.starts
     w.setup.set_spec(w.setup.spec().replace(precision="float32"))
-    w.actions.find_batch.trigger()
+    w.window_actions.find_batch.trigger()
     dialog = w.batch_finder.dialog
     assert dialog is not None and dialog.isVisible()
     assert not dialog.compare_button.isEnabled()

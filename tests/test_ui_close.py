@@ -85,7 +85,7 @@ def drive():
 
     def quit():
         print("run active:", window.runs.active, flush=True)
-        window.actions.quit.trigger()
+        window.window_actions.quit.trigger()
 
     when(lambda: window.setup.run_button.isEnabled(), run)
 

@@ -62,7 +62,7 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     assert w.card_view.rows_text() == [(r.name, r.baseline, r.mixed, r.change)
                                        for r in card_rows(card)]
     assert f"Verdict: {card.verdict.sentence}" in w.banner.text()
-    assert w.actions.export_report.isEnabled()
+    assert w.window_actions.export_report.isEnabled()
     assert sorted(w.history.selected_ids()) == [1, 2, 3, 4]  # the new runs, selected
     close_window(qtbot, w)
 
@@ -71,7 +71,7 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     assert w.setup.with_baseline() and w.setup.trials.value() == 2  # remembered
     assert not w.card_dock.isVisible()  # open at the last close, but there is no card yet
     assert w.history.visible_ids() == [4, 3, 2, 1]
-    assert not w.actions.export_report.isEnabled()
+    assert not w.window_actions.export_report.isEnabled()
     w.history.select_ids([1, 2])
     _click(qtbot, w.history.compare_button)
     again = w.card_view.card
@@ -95,7 +95,7 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     assert set(w.charts.point_counts()["loss"]) == {"#2 mixed_float16"}
     # a single run on the charts: the comparison's card goes with its charts
     assert w.card_view.card is None and not w.card_dock.isVisible()
-    assert not w.actions.export_report.isEnabled()
+    assert not w.window_actions.export_report.isEnabled()
     with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         _click(qtbot, w.history.rerun_button)
     assert ended.args == ["finished"]
@@ -109,7 +109,7 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     w.history.confirm_delete = lambda ids: True
     w.history.select_ids([5, 6, 7, 8])
     _click(qtbot, w.history.delete_button)
-    assert w.card_view.card is None and not w.actions.export_report.isEnabled()
+    assert w.card_view.card is None and not w.window_actions.export_report.isEnabled()
     with RunStore() as store:
         assert [r.id for r in store.runs()] == [4, 3, 2, 1]
     close_window(qtbot, w)

@@ -74,7 +74,7 @@ def test_stop_now_when_a_run_does_not_stop_in_time(qtbot, window):
         qtbot.mouseClick(w.setup.stop_button, Qt.MouseButton.LeftButton)
         assert w.state.run == "stopping" and w.setup.stop_button.text() == "Stop"
         qtbot.waitUntil(lambda: w.setup.stop_button.text() == "Stop now", timeout=10_000)
-        assert w.actions.stop.text() == "Stop &now" and w.state.run == "stuck"
+        assert w.window_actions.stop.text() == "Stop &now" and w.state.run == "stuck"
         qtbot.mouseClick(w.setup.stop_button, Qt.MouseButton.LeftButton)
     assert ended.args == ["stopped"]
     assert "Stopped now: the engine process was ended" in w.banner.text()

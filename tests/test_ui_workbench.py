@@ -42,7 +42,7 @@ def test_click_through_mixed_float16_then_with_a_float32_baseline(qtbot, window)
     assert counts["val_loss"]["mixed_float16"] == 1  # one epoch
     assert "finished" in w.status_text.text()
     assert "mixed_float16 finished" in w.banner.text()
-    assert w.actions.export_model.isEnabled()
+    assert w.window_actions.export_model.isEnabled()
     assert w.setup.run_button.isEnabled() and not w.setup.stop_button.isEnabled()
     # The GUI thread never stalled for long while TensorFlow trained.
     assert probe.ticks > 10
@@ -191,12 +191,12 @@ def test_export_the_trained_model_and_save_charts(qtbot, window, tmp_path):
     import keras
 
     w = window
-    assert not w.actions.export_model.isEnabled()
+    assert not w.window_actions.export_model.isEnabled()
     _set_up(w, "mixed_float16")
     _run(qtbot, w)
-    assert w.actions.export_model.isEnabled()
+    assert w.window_actions.export_model.isEnabled()
     target = tmp_path / "model.keras"
-    w.actions.export_model.trigger()
+    w.window_actions.export_model.trigger()
     dialog = w.exports.dialog
     dialog.folder_edit.setText(str(tmp_path))
     dialog.name_edit.setText("model")

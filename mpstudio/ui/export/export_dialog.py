@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QLineEdit,
     QMessageBox,
     QProgressBar,
@@ -376,6 +377,8 @@ class ExportDialog(QDialog):
         the screen leaves: Qt does not make a window's minimum height follow word wrap,
         so a short dialog would clip the format descriptions or scroll the results."""
         layout = self.layout()
+        if layout is None:  # set in __init__
+            return
         width = self.width()
         screen = self.screen()
         cap = int(screen.availableGeometry().height() * SCREEN_SHARE) if screen else 1 << 20
@@ -398,7 +401,7 @@ class ExportDialog(QDialog):
         return [view.detail.text() for view in self.results.views]
 
 
-def _height_for(layout: QVBoxLayout, width: int) -> int:
+def _height_for(layout: QLayout, width: int) -> int:
     needed = layout.totalHeightForWidth(width)
     return needed if needed >= 0 else layout.totalSizeHint().height()
 

@@ -138,8 +138,9 @@ class ExportResultsView(QWidget):
     def clear(self) -> None:
         while self._layout.count():
             item = self._layout.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
         self.views = []
         self.banner.setText("")
 

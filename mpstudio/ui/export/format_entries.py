@@ -38,7 +38,7 @@ def format_entry(fmt: ExportFormat) -> tuple[QWidget, QCheckBox]:
         if i:  # the install note
             label.setObjectName(f"format-{fmt.id}-note")
             label.setStyleSheet(f"color: {ERROR_COLOR};")
-            label.setToolTip(reason)
+            label.setToolTip(reason or "")
         layout.addWidget(label)
     layout.addStretch(1)  # entries side by side start level, however long their text
     return box, check

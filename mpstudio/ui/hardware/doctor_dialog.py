@@ -13,6 +13,7 @@ from PySide6.QtCore import (
     QCoreApplication,
     QModelIndex,
     QObject,
+    QPersistentModelIndex,
     QSize,
     Qt,
     Signal,
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from mpstudio.engine.doctor.checks import STATUS_COLOR
 from mpstudio.ui.engine_client.engine_job import EngineJob
+from mpstudio.ui.widgets.read_only_table import cell_text
 
 if TYPE_CHECKING:
 
@@ -66,7 +68,8 @@ class _ReasonDelegate(QStyledItemDelegate):
     the lines hold Chinese (their glyphs come from a fallback font with taller lines):
     a two-line reason would then be painted as one cut-off line."""
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+    def sizeHint(self, option: QStyleOptionViewItem,
+                 index: QModelIndex | QPersistentModelIndex) -> QSize:
         return super().sizeHint(option, index) + QSize(0, 3)
 
 
@@ -176,6 +179,10 @@ class DoctorDialog(QDialog):
             "DoctorDialog", "Checking {what} ({number} of {total})").format(
                 what=text, number=done + 1, total=total) if done < total else text)
 
+    def add_checks(self, checks: list[Check]) -> None:  # a job's events, as they come
+        for check in checks:
+            self.add_check(check)
+
     def add_check(self, check: Check) -> None:
         row = self.table.rowCount()
         self.table.insertRow(row)
@@ -205,8 +212,8 @@ class DoctorDialog(QDialog):
 
     def statuses(self) -> list[tuple[str, str, str]]:
         """(check, status, why) per row, as shown."""
-        return [(self.table.item(r, 1).text(), self.table.item(r, 2).text(),
-                 self.table.item(r, 3).text()) for r in range(self.table.rowCount())]
+        return [(cell_text(self.table, r, 1), cell_text(self.table, r, 2),
+                 cell_text(self.table, r, 3)) for r in range(self.table.rowCount())]
 
     # ------------------------------------------------------------ actions
     def _stop_clicked(self) -> None:
@@ -288,7 +295,7 @@ class DoctorActions(QObject):
                         shown=QCoreApplication.translate("DoctorDialog", "the training check"),
                         parent=self)
         job.progress.connect(dialog.set_progress)
-        job.events.connect(lambda checks: [dialog.add_check(c) for c in checks])
+        job.events.connect(dialog.add_checks)
         job.result.connect(self._finished)
         job.errored.connect(self._failed)
         job.finished.connect(job.deleteLater)

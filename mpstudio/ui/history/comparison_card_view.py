@@ -190,7 +190,8 @@ class ComparisonCardView(QWidget):
                 for r in range(self.table.rowCount())]
 
     def header_labels(self) -> list[str]:
-        return [self.table.horizontalHeaderItem(c).text() for c in range(COLUMNS)]
+        return [item.text() if (item := self.table.horizontalHeaderItem(c)) else ""
+                for c in range(COLUMNS)]
 
     def toggle_rule(self, *_: object) -> None:
         self.rule_label.setVisible(not self.rule_label.isVisibleTo(self))

@@ -117,7 +117,7 @@ class ScientificSpinBox(QDoubleSpinBox):
         except ValueError:
             return self.value()
 
-    def validate(self, text: str, pos: int) -> object:
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
         stripped = text.strip()
         try:
             value = float(stripped)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from mpstudio.ui.engine_client.engine_job import EngineJob
+from mpstudio.ui.widgets.read_only_table import cell_text
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction
@@ -174,6 +175,10 @@ class BatchFinderDialog(QDialog):
         self.progress_bar.setValue(done)
         self.status.setText(text)
 
+    def add_tries(self, tries: list[BatchTried]) -> None:  # a job's events, as they come
+        for tried in tries:
+            self.add_try(tried)
+
     def add_try(self, tried: BatchTried) -> None:
         from mpstudio.engine.batch_search.finder_text import outcome_text, peak_text
 
@@ -210,8 +215,8 @@ class BatchFinderDialog(QDialog):
 
     def outcomes(self) -> list[tuple[str, str, str]]:
         """(precision, batch, outcome) per row, as shown."""
-        return [(self.table.item(r, 0).text(), self.table.item(r, 2).text(),
-                 self.table.item(r, 3).text()) for r in range(self.table.rowCount())]
+        return [(cell_text(self.table, r, 0), cell_text(self.table, r, 2),
+                 cell_text(self.table, r, 3)) for r in range(self.table.rowCount())]
 
     def _stop_clicked(self) -> None:
         self.stop_button.setEnabled(False)
@@ -285,7 +290,7 @@ class BatchFinderActions(QObject):
             shown=QCoreApplication.translate(
                 "BatchFinderDialog", "the batch-size finder"), parent=self)
         job.progress.connect(dialog.set_progress)
-        job.events.connect(lambda tries: [dialog.add_try(t) for t in tries])
+        job.events.connect(dialog.add_tries)
         job.result.connect(self._finished)
         job.errored.connect(self._failed)
         job.finished.connect(job.deleteLater)

@@ -238,6 +238,8 @@ class LayerTable(QWidget):
         output_tip = QCoreApplication.translate("LayerTable", OUTPUT_TIP)
         for column in range(len(COLUMNS)):
             item = self.table.item(row, column)
+            if item is None:  # every cell of a filled row has one
+                continue
             item.setBackground(QBrush(OUTPUT_BACKGROUND))
             if item.foreground().style() == Qt.BrushStyle.NoBrush:  # keeps a cell's own colour
                 item.setForeground(QBrush(OUTPUT_TEXT))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QColor, QResizeEvent
+from PySide6.QtGui import QColor, QResizeEvent, QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -332,6 +332,13 @@ class SetupPanel(QWidget):
             return None
         return self.compare_options()
 
+    def release_button_row(self) -> None:
+        """Take Run and Stop (``button_row``) out of the form, for the window to pin
+        below its scroll area (shown on its own, the panel keeps them at its end)."""
+        layout = self.layout()
+        if layout is not None:
+            layout.removeWidget(self.button_row)
+
     def open_groups(self) -> list[str]:
         return [name for name, group in self.folding.items() if group.is_open]
 
@@ -478,8 +485,10 @@ class SetupPanel(QWidget):
             self.precision.setItemData(
                 i, QColor(color) if color else None, Qt.ItemDataRole.ForegroundRole
             )
-            if policy == "float8":  # offered only where float8 matmuls exist
-                self.precision.model().item(i).setEnabled(mark != "not supported")
+            model = self.precision.model()  # a combo box's own: a QStandardItemModel
+            if policy == "float8" and isinstance(model, QStandardItemModel):
+                # offered only where float8 matmuls exist
+                model.item(i).setEnabled(mark != "not supported")
         self._precision_changed()
 
     def _template_changed(self) -> None:

@@ -6,6 +6,7 @@ WorkbenchState together. Which controls are enabled follows ``controls(state)``.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -83,6 +84,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle(QCoreApplication.translate(
             "MainWindow", "mpstudio — mixed-precision workbench"))
+        # Before ending a run in progress; a quit signal and the tests answer it themselves.
+        self.confirm_close: Callable[[], bool] = self.ask_close
         self.state = WorkbenchState()
         self.engine = EngineClient(self)
         self.runs = RunController(self.engine, self.state, parent=self)
@@ -96,14 +99,14 @@ class MainWindow(QMainWindow):
         self._close_deadline.setInterval(int(CLOSE_WAIT_SECONDS * 1000))
         self._close_deadline.timeout.connect(self._end_engine_now)
         self._build()
-        self.actions = build_actions(self)
+        self.window_actions = build_actions(self)
         closable = [dock for dock in self.findChildren(QDockWidget)
                     if dock.features() & QDockWidget.DockWidgetFeature.DockWidgetClosable]
         self.view_menu = ViewMenu(self, sorted(closable, key=self._dock_order.index),
                                   self.settings)
         self.notices = Notices(self.log, self.status_text, self.banner)
         # Each collaborator gets the pieces it works with, never the window.
-        state, engine, notices, a = self.state, self.engine, self.notices, self.actions
+        state, engine, notices, a = self.state, self.engine, self.notices, self.window_actions
         self.background = BackgroundWork(engine, state, notices, self.setup, self.hardware,
                                          self.device_label, a, self.versions, self)
         self.files = FileActions(notices, self.setup, self.charts, a, self)
@@ -140,7 +143,7 @@ class MainWindow(QMainWindow):
         self.wheel_guard = WheelGuard(scroll)
         self.wheel_guard.guard(self.setup)
         # Run and Stop (Stop now) stay in view below the form, whatever its scroll.
-        self.setup.layout().removeWidget(self.setup.button_row)
+        self.setup.release_button_row()
         setup_area = QWidget()
         setup_column = QVBoxLayout(setup_area)
         setup_column.setContentsMargins(0, 0, 0, 6)
@@ -261,7 +264,7 @@ class MainWindow(QMainWindow):
         return dock
 
     def _connect(self) -> None:
-        a = self.actions
+        a = self.window_actions
         a.start.triggered.connect(self.start_run)
         a.stop.triggered.connect(self.stop_run)
         a.quit.triggered.connect(self.close)
@@ -425,7 +428,7 @@ class MainWindow(QMainWindow):
             QCoreApplication.translate(
                 "MainWindow", "{reason}: wait for it to end (or stop it)").format(
                     reason=QCoreApplication.translate("MainWindow", busy)))
-        a = self.actions
+        a = self.window_actions
         a.start.setEnabled(c.start)
         a.stop.setEnabled(c.stop)
         a.stop.setText(stop_text(c.stop_now))
@@ -472,8 +475,8 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     # -------------------------------------------------------------- closing
-    def confirm_close(self) -> bool:
-        """Ask before ending a run in progress (tests replace this)."""
+    def ask_close(self) -> bool:
+        """Ask before ending a run in progress (``confirm_close``)."""
         answer = QMessageBox.question(
             self, QCoreApplication.translate("MainWindow", "Stop the run and quit?"),
             QCoreApplication.translate("MainWindow",

@@ -31,7 +31,8 @@ class WindowActions:
     about: QAction
 
 
-def _action(window: QMainWindow, text: str, name: str, *keys: QKeySequence | str,
+def _action(window: QMainWindow, text: str, name: str,
+            *keys: QKeySequence | QKeySequence.StandardKey | str,
             tip: str = "") -> QAction:
     action = QAction(text, window)
     action.setObjectName(name)
