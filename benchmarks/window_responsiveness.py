@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="mpstudio-bench-"))
     os.environ.setdefault("MPSTUDIO_HISTORY", str(folder / "history.sqlite3"))
     os.environ.setdefault("MPSTUDIO_DATA_DIR", str(folder / "data"))
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    running = QApplication.instance()
+    app = running if isinstance(running, QApplication) else QApplication(sys.argv[:1])
     w = MainWindow(QSettings(str(folder / "window.ini"), QSettings.Format.IniFormat))
     w.confirm_close = lambda: True
     w.resize(1280, 720)
@@ -94,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
 
     w.window_actions.export_model.trigger()
     dialog = w.exports.dialog
+    assert dialog is not None  # Export model opened it
     dialog.folder_edit.setText(str(folder))
     dialog.name_edit.setText("model")
     for check in dialog.checks.values():

@@ -237,7 +237,8 @@ class ComparisonCard:
         return half / base if base and half else None
 
     def to_dict(self) -> dict[str, Any]:
-        return json_ready(asdict(self))
+        out: dict[str, Any] = json_ready(asdict(self))
+        return out
 
 
 def _speedups(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]) -> Spread:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from mpstudio.engine.comparison.paired_accuracy import LOSS, UNCLEAR, PairedAccuracy
 from mpstudio.engine.i18n import N_, _
@@ -77,7 +78,7 @@ class VerdictInputs:
     data_time_fraction: float | None  # of the mixed run
     # the advisor's word on the mixed precision on this device, as the run stored it: a
     # sentence or its message (shown in the reader's language), or an older plain string
-    advisor_reason: str | dict
+    advisor_reason: str | dict[str, Any]
     baseline_label: str = "float32"
     differences: str = ""  # what differs besides the precision (differences.py)
     profile_reason: str = ""  # the op profile's slowest ops, when one was taken
