@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if os.environ["QT_QPA_PLATFORM"] == "offscreen":
@@ -58,13 +62,36 @@ def logging_restored(monkeypatch):
     app_log._this_log = None
 
 
+@pytest.fixture(scope="session")
+def measured_cpu_rates(tmp_path_factory) -> Path:
+    """This CPU's rates (engine/prediction/cpu_rates.py), measured once for the session
+    in a process of their own, as a run measures them: the kept file to copy into each
+    test's data folder. Every run on a CPU predicts its step from them and measures them
+    where its cache folder has none; with a fresh folder for each test, that
+    micro-benchmark (six kernels in three precisions, 10-20 s of CPU) ran again in every
+    test, engine process and command that trains. A separate process: the measurement
+    starts TensorFlow's runtime, which some tests want to configure first."""
+    folder = tmp_path_factory.mktemp("cpu_rates")
+    code = ("from mpstudio.engine.prediction.cpu_rates import cached_cpu_rates, _cache_path; "
+            "assert cached_cpu_rates() is not None; print(_cache_path())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600, env=dict(os.environ, MPSTUDIO_DATA_DIR=str(folder)))
+    assert done.returncode == 0, done.stderr[-3000:]
+    kept = Path(done.stdout.strip().splitlines()[-1])
+    assert kept.is_file() and kept.parent == folder, done.stdout
+    return kept
+
+
 @pytest.fixture(autouse=True)
-def isolated_datasets(tmp_path_factory, monkeypatch):
+def isolated_datasets(tmp_path_factory, monkeypatch, measured_cpu_rates):
     """Downloads go to a fresh folder and never reach the network: the mirror is a
     closed local port, and Keras' own cache is an empty folder. Saved settings go to
     a fresh config folder, the run history to a fresh file, the engine log to a fresh
-    folder."""
+    folder. The data folder starts with this CPU's measured rates (measured_cpu_rates),
+    as a user's cache folder holds them after the first run."""
     root = tmp_path_factory.mktemp("data")
+    (root / "mpstudio").mkdir()
+    shutil.copy(measured_cpu_rates, root / "mpstudio" / measured_cpu_rates.name)
     monkeypatch.setenv("MPSTUDIO_CONFIG_DIR", str(root / "config"))
     monkeypatch.setenv("MPSTUDIO_LOG_DIR", str(root / "log"))
     monkeypatch.setenv("MPSTUDIO_DATA_DIR", str(root / "mpstudio"))
