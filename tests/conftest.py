@@ -214,3 +214,25 @@ def _alive(obj) -> bool:
     import shiboken6
 
     return shiboken6.isValid(obj)
+
+
+@pytest.fixture(autouse=True)
+def no_processes_left():
+    """A test ends every process it started (engines, commands, tries, TensorBoard):
+    one left running would take the CPU from every test after it and fail a later
+    test's count of its own processes. One still running a few seconds after the test
+    is ended here and fails the test, named."""
+    import psutil
+
+    yield  # autouse and first set up: torn down last, after the windows have closed
+    me = psutil.Process()
+    _gone, alive = psutil.wait_procs(me.children(recursive=True), timeout=5)
+    left = []
+    for proc in alive:
+        try:
+            left.append(f"{proc.pid}: {' '.join(proc.cmdline())[:200]}")
+            proc.kill()
+        except psutil.Error:  # ended meanwhile
+            continue
+    psutil.wait_procs(alive, timeout=5)
+    assert not left, "processes still running after the test: " + "; ".join(left)
