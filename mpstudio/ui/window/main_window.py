@@ -48,6 +48,7 @@ from mpstudio.ui.models.run_progress import RunProgress
 from mpstudio.ui.models.workbench_state import WorkbenchState, controls
 from mpstudio.ui.setup.batch_finder_dialog import BatchFinderActions
 from mpstudio.ui.setup.setup_panel import SetupPanel
+from mpstudio.ui.themed import as_banner
 from mpstudio.ui.widgets.wheel_guard import WheelGuard
 from mpstudio.ui.window.file_actions import FileActions
 from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
@@ -152,7 +153,7 @@ class MainWindow(QMainWindow):
         setup_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
 
         self.banner = QLabel()
-        self.banner.setObjectName("banner")
+        as_banner(self.banner)
         self.banner.setWordWrap(True)
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner.hide()
