@@ -95,6 +95,24 @@ def test_a_theme_switch_restyles_a_few_widgets_not_the_window(qtbot, tmp_path, a
     assert not light, light
 
 
+def test_every_label_in_view_reads_after_a_switch(qtbot, tmp_path, app):
+    """Secondary text took the palette's grey when it was made: made in the light theme,
+    it stayed black at half opacity on the dark one (1.5:1)."""
+    window = bare_window(qtbot, tmp_path / "window.ini")
+    for theme in ("dark", "light", "dark"):
+        window.view_menu.theme_actions[theme].trigger()
+        qtbot.wait(50)
+        faint = []
+        for label in window.findChildren(QLabel):
+            if label.isVisible() and label.text():
+                palette = label.palette()
+                text = palette.color(QPalette.ColorRole.WindowText)
+                ratio = contrast(text, palette.color(QPalette.ColorRole.Window))
+                if ratio < TEXT or text.alpha() < 255:
+                    faint.append((label.text()[:30], text.name(), text.alpha(), round(ratio, 1)))
+        assert not faint, (theme, faint)
+
+
 @pytest.mark.parametrize("before", ["light", "dark"])
 def test_the_dark_verdict_box_and_its_rule_link_read_on_the_dark_card(qtbot, tmp_path, app,
                                                                        before):

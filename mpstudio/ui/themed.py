@@ -24,9 +24,9 @@ class ThemeFollower(QObject):
     """Calls ``apply(widget, colors)`` now and after each turn of the theme (an event
     filter on the widget, its child: it goes with the widget)."""
 
-    def __init__(self, widget: QWidget, apply: Apply) -> None:
+    def __init__(self, widget: QWidget, apply: Apply, name: str) -> None:
         super().__init__(widget)
-        self.setObjectName("themeFollower")
+        self.setObjectName(name)
         self._apply = apply
         self._colors: ThemeColors | None = None
         widget.installEventFilter(self)
@@ -48,24 +48,20 @@ class ThemeFollower(QObject):
         return False
 
 
-def _follower(widget: QWidget) -> ThemeFollower | None:
-    return widget.findChild(ThemeFollower, "themeFollower",
-                            Qt.FindChildOption.FindDirectChildrenOnly)
-
-
-def follow_theme(widget: QWidget, apply: Apply) -> None:
-    """``apply(widget, colors)`` now and whenever the theme turns; a second call on the
-    same widget replaces the first's ``apply``."""
-    follower = _follower(widget)
+def follow_theme(widget: QWidget, apply: Apply, what: str = "colors") -> None:
+    """``apply(widget, colors)`` now and whenever the theme turns; a second call for the
+    same ``what`` on the same widget replaces the first's ``apply``."""
+    name = f"theme:{what}"
+    follower = widget.findChild(ThemeFollower, name, Qt.FindChildOption.FindDirectChildrenOnly)
     if follower is None:
-        ThemeFollower(widget, apply).follow(widget)
+        ThemeFollower(widget, apply, name).follow(widget)
     else:
         follower.set_apply(widget, apply)
 
 
 def themed_sheet(widget: QWidget, sheet: Callable[[ThemeColors], str]) -> None:
     """``widget``'s own style sheet, built from the theme's colours by ``sheet``."""
-    follow_theme(widget, lambda w, c: _set_sheet(w, sheet(c)))
+    follow_theme(widget, lambda w, c: _set_sheet(w, sheet(c)), "sheet")
 
 
 def _set_sheet(widget: QWidget, text: str) -> None:
@@ -76,7 +72,7 @@ def _set_sheet(widget: QWidget, text: str) -> None:
 def set_role(label: QLabel, role: str) -> None:
     """The label's text in the theme's colour for ``role`` ("hint", "error")."""
     label.setProperty("role", role)
-    if _follower(label) is not None:  # already themed: only the role changed
+    if label.styleSheet() == role_sheet(colors()):  # only the role changed: re-polish
         label.style().unpolish(label)
         label.style().polish(label)
     else:
