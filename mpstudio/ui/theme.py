@@ -175,9 +175,11 @@ def apply_theme(app: QGuiApplication, theme: str) -> bool:
     hints = app.styleHints()
     if theme == "system":
         hints.unsetColorScheme()
-        app.setPalette(QPalette())  # no roles set: the platform's palette again
-        # The links alone over it, so the rest still follows the platform
-        app.setPalette(_with_links(QPalette(), is_dark(app.palette())))
+        # The links alone: every other role is the platform's palette again
+        platform_dark = hints.colorScheme() == Qt.ColorScheme.Dark
+        app.setPalette(_with_links(QPalette(), platform_dark))
+        if is_dark(app.palette()) != platform_dark:  # a platform that says no scheme
+            app.setPalette(_with_links(QPalette(), not platform_dark))
     else:
         wanted = Qt.ColorScheme.Dark if theme == "dark" else Qt.ColorScheme.Light
         hints.setColorScheme(wanted)  # the platform's own dark or light, where it can

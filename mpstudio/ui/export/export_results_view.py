@@ -8,7 +8,6 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QCoreApplication, QSize, Qt, QTimer
-from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from mpstudio.engine.export.results import ExportOutcome
@@ -105,14 +104,6 @@ class OutcomeView(QFrame):
         return self.outcome.line()
 
 
-def _draw_off_screen(widget: QWidget) -> None:
-    """Draw ``widget`` once into an image: a widget's first paint builds what it keeps
-    (its children's polish, layouts, text engines), which showing seven rows for the
-    first time did all at once."""
-    widget.render(QImage(widget.sizeHint().expandedTo(QSize(1, 1)),
-                         QImage.Format.Format_ARGB32_Premultiplied))
-
-
 class RowsArea(QScrollArea):
     """A scroll area that asks for the height its rows were fitted to (a plain one
     guesses from its widget's size hint, which word wrap makes wrong)."""
@@ -153,7 +144,6 @@ class ExportResultsView(QWidget):
         self._layout.addStretch(1)  # rows stay at the top of a taller area
         self._rows: list[tuple[QFrame, OutcomeView]] = []  # (the rule above it, the row)
         self._wanted = 0  # rows prepare_rows was asked for
-        self._drawn = False  # the page drawn once off screen
         self.views: list[OutcomeView] = []  # the rows showing the last export's outcomes
 
     def clear(self) -> None:
@@ -188,7 +178,7 @@ class ExportResultsView(QWidget):
 
     def prepare_rows(self, count: int) -> None:
         """Have rows for ``count`` outcomes before they arrive: built one per turn of the
-        event loop, hidden and polished, so the results cost the window no new widget."""
+        event loop, hidden, so the results cost the window no new widget."""
         self._wanted = max(self._wanted, count)
         if len(self._rows) < self._wanted:
             QTimer.singleShot(0, self, self._prepare_next)
@@ -198,11 +188,8 @@ class ExportResultsView(QWidget):
             rule, view = self._add_row()
             rule.hide()
             view.hide()
-            _draw_off_screen(view)
+            view.ensurePolished()  # and its children: the style's work done now too
             QTimer.singleShot(0, self, self._prepare_next)
-        elif not self._drawn:  # the page around the rows: banner, scroll area, bars
-            self._drawn = True
-            _draw_off_screen(self)
 
     def _add_row(self) -> tuple[QFrame, OutcomeView]:
         rule = QFrame()

@@ -481,8 +481,9 @@ class SetupPanel(QWidget):
         follow_theme(self.precision, self._color_marks)
         self._precision_changed()
 
-    def _color_marks(self, combo: QComboBox, palette: ThemeColors) -> None:
+    def _color_marks(self, _combo: QWidget, palette: ThemeColors) -> None:
         """Each precision in its verdict's colour, in the theme in force."""
+        combo = self.precision
         for i in range(combo.count()):
             mark = self._marks.get(str(combo.itemData(i)), ("", ""))[0]
             color = mark_color(mark, palette)
