@@ -41,12 +41,13 @@ def test_the_guide_builds_strict_and_offline(tmp_path):
     anchor fails. A proxy that refuses every connection makes any download at build time
     fail too, and the pages must not load fonts or scripts from another site."""
     site = tmp_path / "site"
+    # Not --quiet: it drops the warnings before --strict counts them, and passes.
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1",
            "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
            "http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9",
            "NO_PROXY": "", "no_proxy": ""}
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+        [sys.executable, "-m", "mkdocs", "build", "--strict",
          "--config-file", str(ROOT / "mkdocs.yml"), "--site-dir", str(site)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stdout + done.stderr
