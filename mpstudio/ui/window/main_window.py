@@ -1,7 +1,8 @@
 """The workbench window: setup and the hardware check on the left, the live charts in
 the middle (a comparison's card in a tab beside them), the log and History below.
 Everything TensorFlow does happens in the engine process (EngineClient); this class
-only wires panels, jobs, events and the one WorkbenchState together. Which controls are enabled follows ``controls(state)``."""
+only wires panels, jobs, events and the one WorkbenchState together. Which controls
+are enabled follows ``controls(state)``."""
 
 from __future__ import annotations
 
