@@ -236,3 +236,48 @@ def no_processes_left():
             continue
     psutil.wait_procs(alive, timeout=5)
     assert not left, "processes still running after the test: " + "; ".join(left)
+
+
+# ------------------------------------------------------------------ CPU time per test
+# Wall time on a shared 2-core machine says more about the machine's load than about the
+# test (one test measured 115 s alone and 23 s of CPU). The CPU a test used, in this
+# process and in the processes it started and waited for, does not depend on the load:
+# the summary lists the tests above the budget, and the ten that used the most.
+CPU_BUDGET_S = 30.0
+_CPU_AT_START = pytest.StashKey[float]()
+
+
+def _cpu_seconds() -> float:
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    item.stash[_CPU_AT_START] = _cpu_seconds()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "teardown" and _CPU_AT_START in item.stash:
+        report.user_properties.append(("cpu_s", _cpu_seconds() - item.stash[_CPU_AT_START]))
+
+
+def pytest_terminal_summary(terminalreporter):
+    used = sorted(((dict(r.user_properties)["cpu_s"], r.nodeid)
+                   for reports in terminalreporter.stats.values() for r in reports
+                   if getattr(r, "when", "") == "teardown"
+                   and "cpu_s" in dict(getattr(r, "user_properties", ()))), reverse=True)
+    if not used:
+        return
+    over = [(s, n) for s, n in used if s > CPU_BUDGET_S]
+    terminalreporter.section(f"CPU time: {sum(s for s, _ in used):.0f} s in {len(used)} tests;"
+                             f" {len(over)} above {CPU_BUDGET_S:.0f} s")
+    for seconds, nodeid in used[:max(10, len(over))]:  # the costliest first
+        terminalreporter.write_line(f"{seconds:7.1f}s cpu  {nodeid}")
