@@ -94,6 +94,18 @@ def measured_cpu_rates(no_real_user_folders) -> Path:
     return kept
 
 
+@pytest.fixture(scope="session")
+def seed_cpu_rates(measured_cpu_rates):
+    """``seed(folder)``: a data folder a test names itself ($MPSTUDIO_DATA_DIR of a command
+    or an app it starts) starts with this CPU's measured rates, as the conftest's own do."""
+    from mpstudio.engine.prediction.cpu_rates import _cache_path
+
+    def seed(folder: Path) -> Path:
+        return Path(shutil.copy(measured_cpu_rates, _mkdir(folder) / _cache_path().name))
+
+    return seed
+
+
 def _measure_cpu_rates(kept: Path) -> None:
     folder = Path(tempfile.mkdtemp(prefix="cpu_rates-", dir=_mkdir(kept.parent)))
     measure = ("from mpstudio.engine.prediction.cpu_rates import cached_cpu_rates, _cache_path;"

@@ -46,10 +46,12 @@ def _line(checks, name):
 
 # ------------------------------------------------------------ the real command
 @pytest.fixture(scope="module")
-def quick_cli(tmp_path_factory):
+def quick_cli(tmp_path_factory, seed_cpu_rates):
     """`mpstudio doctor --quick --json -o report.html` in its own process, with the
-    settings, history and data folders of a fresh user (as conftest isolates them)."""
+    settings, history and data folders of a fresh user (as conftest isolates them: the
+    data folder holds this CPU's measured rates, tests/test_cpu_rates.py measures them)."""
     root = tmp_path_factory.mktemp("doctor")
+    seed_cpu_rates(root / "data")
     env = dict(os.environ)
     env.pop("TF_CPP_MIN_LOG_LEVEL", None)  # the CLI hides TensorFlow's chatter itself
     env.update(MPSTUDIO_CONFIG_DIR=str(root / "config"), MPSTUDIO_DATA_DIR=str(root / "data"),
