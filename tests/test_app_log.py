@@ -369,5 +369,5 @@ def test_a_run_that_cannot_start_names_the_engine_log(qtbot, window, tmp_path):
     text = log.read_text()
     assert "engine process started" in text and "TensorFlow" in text
     failed = text.index(" ERROR mpstudio.engine.service.engine_process: job ")
-    assert " train failed after " in text[failed:]
+    assert " TrainRequest failed after " in text[failed:]
     assert "Traceback (most recent call last):" in text[failed:]

@@ -13,9 +13,16 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 from mpstudio.engine.datasets.registry import availability, dataset_entry, is_registered
 from mpstudio.engine.distribute.options import strategy_options
 from mpstudio.engine.hardware.advisor import best_half_policy
+from mpstudio.engine.hardware.check import HardwareCheck
 from mpstudio.engine.i18n import _
+from mpstudio.engine.model_summary import ModelSummary
 from mpstudio.engine.said import render
-from mpstudio.ui.engine_client.engine_job import EngineJob
+from mpstudio.engine.service.job_requests import (
+    ApplyMemoryRequest,
+    HardwareCheckRequest,
+    InspectDatasetRequest,
+    ModelPreviewRequest,
+)
 from mpstudio.ui.setup.dataset_picker import describe_report
 from mpstudio.ui.setup.verdict_marks import verdict_marks
 
@@ -23,10 +30,11 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QLabel
 
     from mpstudio.engine.datasets.report import DataReport
-    from mpstudio.engine.hardware.check import HardwareCheck
+    from mpstudio.engine.hardware.gpu_memory import MemoryApplyResult
     from mpstudio.engine.service.protocol import EngineReady
     from mpstudio.ui.engine_client.engine_client import EngineClient
     from mpstudio.ui.engine_client.engine_end import EngineEnd
+    from mpstudio.ui.engine_client.engine_job import EngineJob
     from mpstudio.ui.hardware.hardware_panel import HardwarePanel
     from mpstudio.ui.models.workbench_state import WorkbenchState
     from mpstudio.ui.setup.setup_panel import SetupPanel
@@ -49,9 +57,9 @@ class BackgroundWork(QObject):
         self.check: HardwareCheck | None = None
         self._first_told = False  # a first launch's comparison was explained
         self._reports: dict[str, DataReport] = {}
-        self._hardware_job: EngineJob | None = None
+        self._hardware_job: EngineJob[HardwareCheck] | None = None
         self._engine_log = ""  # where the engine process's stderr goes, once it is ready
-        self._preview_job: EngineJob | None = None
+        self._preview_job: EngineJob[ModelSummary] | None = None
         self._preview_timer = QTimer(self)  # coalesces quick changes into one preview
         self._preview_timer.setObjectName("previewDebounce")
         self._preview_timer.setSingleShot(True)
@@ -184,17 +192,16 @@ class BackgroundWork(QObject):
             if not self.measuring:  # the panel went busy on the click: give it back
                 self.hardware.set_busy(False)
             return
-        job = EngineJob("hardware_check", {"measure": measure, "seconds_per_case": seconds,
-                                           "spec": self.setup.spec()},
-                        describe="the measurement" if measure else "the hardware check",
-                        parent=self)  # EngineEnd words these
+        job = self.engine.submit(
+            HardwareCheckRequest(measure, seconds, self.setup.spec()),
+            describe="the measurement" if measure else "the hardware check",
+            parent=self)  # EngineEnd words these
         if measure:
             job.progress.connect(self.hardware.set_progress)
-        job.result.connect(self._checked)
+        job.on_result(self._checked)
         job.errored.connect(lambda message: self._check_failed(job, message))
         job.finished.connect(self._check_ended)
-        job.finished.connect(job.deleteLater)
-        self._hardware_job = self.engine.submit(job)
+        self._hardware_job = job
         self.hardware.set_busy(True, QCoreApplication.translate("BackgroundWork", "Measuring…")
                                if measure else QCoreApplication.translate(
                                    "BackgroundWork", "Checking the hardware…"))
@@ -208,7 +215,7 @@ class BackgroundWork(QObject):
         if self._hardware_job is not None:
             self._hardware_job.cancel()
 
-    def _check_failed(self, job: EngineJob, message: str) -> None:
+    def _check_failed(self, job: EngineJob[HardwareCheck], message: str) -> None:
         if message == "cancelled":
             return
         self.hardware.show_error(message)
@@ -222,14 +229,12 @@ class BackgroundWork(QObject):
         self.state.update(measuring=False)
 
     def apply_memory(self, settings: Any) -> None:
-        job = EngineJob("apply_memory", {"settings": settings},
-                        describe="applying the GPU memory settings", parent=self)
-        job.result.connect(self._memory_applied)
+        job = self.engine.submit(ApplyMemoryRequest(settings),
+                                 describe="applying the GPU memory settings", parent=self)
+        job.on_result(self._memory_applied)
         job.errored.connect(self._memory_failed)
-        job.finished.connect(job.deleteLater)
-        self.engine.submit(job)
 
-    def _memory_applied(self, result: Any) -> None:
+    def _memory_applied(self, result: MemoryApplyResult) -> None:
         self.hardware.show_memory_result(result.status, result.message)
         self.notices.log(QCoreApplication.translate(
             "BackgroundWork", "GPU memory: {message}").format(message=result.message),
@@ -256,14 +261,12 @@ class BackgroundWork(QObject):
             self._show_report(dataset, self._reports[dataset])
             return
         picker.set_summary(QCoreApplication.translate("BackgroundWork", "reading…"))
-        job = EngineJob("inspect_dataset", {"dataset": dataset, "options": picker.options()},
-                        describe=f"reading {dataset}", shown=QCoreApplication.translate(
-                            "BackgroundWork", "reading {dataset}").format(dataset=dataset),
-                        data_lane=True, parent=self)
-        job.result.connect(lambda report: self._inspected(dataset, report))
+        job = self.engine.submit(
+            InspectDatasetRequest(dataset, picker.options()), describe=f"reading {dataset}",
+            shown=QCoreApplication.translate("BackgroundWork", "reading {dataset}").format(
+                dataset=dataset), parent=self)
+        job.on_result(lambda report: self._inspected(dataset, report))
         job.errored.connect(lambda message: self._inspect_failed(dataset, message))
-        job.finished.connect(job.deleteLater)
-        self.engine.submit(job)
 
     def _inspected(self, dataset: str, report: DataReport) -> None:
         self._reports[dataset] = report
@@ -324,27 +327,26 @@ class BackgroundWork(QObject):
         if self._preview_job is not None:
             self._preview_job.cancel()  # superseded
         shape, classes, scale = inputs
-        job = EngineJob("model_preview", {
-            "template": spec.template, "input_shape": shape, "num_classes": classes,
-            "policy": spec.precision, "input_scale": scale, "batch_size": spec.batch_size,
-            "float32_layers": tuple(spec.float32_layers),
-            "run_spec": spec},  # its optimizer and loss scaling: the memory estimate
+        job = self.engine.submit(ModelPreviewRequest(
+            spec.template, shape, classes, spec.precision, input_scale=scale,
+            batch_size=spec.batch_size, float32_layers=tuple(spec.float32_layers),
+            run_spec=spec),  # its optimizer and loss scaling: the memory estimate
             describe=f"building {spec.template}", shown=QCoreApplication.translate(
                 "BackgroundWork", "building {template}").format(template=spec.template),
             parent=self)
         template = spec.template
-        job.result.connect(lambda summary: self._previewed(job, summary, template))
+        job.on_result(lambda summary: self._previewed(job, summary, template))
         job.errored.connect(lambda message: self._preview_failed(job, message))
-        job.finished.connect(job.deleteLater)
-        self._preview_job = self.engine.submit(job)
+        self._preview_job = job
 
-    def _previewed(self, job: EngineJob, summary: Any, template: str) -> None:
+    def _previewed(self, job: EngineJob[ModelSummary], summary: ModelSummary,
+                   template: str) -> None:
         if job is self._preview_job:
             self._preview_job = None
         if not job.cancelled and not self.state.training:
             self.setup.layers.show_summary(summary, template)
 
-    def _preview_failed(self, job: EngineJob, message: str) -> None:
+    def _preview_failed(self, job: EngineJob[ModelSummary], message: str) -> None:
         if job is self._preview_job:
             self._preview_job = None
         if message != "cancelled" and not job.cancelled:
