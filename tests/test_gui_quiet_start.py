@@ -28,7 +28,7 @@ NO_GPU = not any(Path("/proc/driver/nvidia/gpus").glob("*"))
 
 # launch() as `mpstudio` runs it (the window shows, then closes at once); then a window
 # whose engine process loads TensorFlow while it reads an image folder (a dataset the
-# window remembered), as BackgroundWork.start does. Its stderr is the terminal's too.
+# window remembered), as MainWindow.start_background does. Its stderr is the terminal's too.
 LAUNCH_THEN_LOAD = """
 import os, sys
 os.environ["MPSTUDIO_EXIT_AFTER_SHOW"] = "1"

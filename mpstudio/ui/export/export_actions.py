@@ -78,6 +78,7 @@ class ExportActions(QObject):
         self.job: EngineJob[list[ExportOutcome]] | None = None  # the export running or queued
         export_action.triggered.connect(self.export_last_run)
         history.export_requested.connect(self.export_history_run)
+        state.observe(lambda _state: self.follow_state())
 
     # ------------------------------------------------------------- state
     def can_export(self) -> bool:
