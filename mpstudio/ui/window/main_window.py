@@ -50,6 +50,7 @@ from mpstudio.ui.models.workbench_state import WorkbenchState, controls
 from mpstudio.ui.setup.batch_finder_dialog import BatchFinderActions
 from mpstudio.ui.setup.setup_panel import SetupPanel
 from mpstudio.ui.setup.setup_preview import SetupPreview
+from mpstudio.ui.themed import as_banner
 from mpstudio.ui.widgets.wheel_guard import WheelGuard
 from mpstudio.ui.window.central_tabs import CentralTabs
 from mpstudio.ui.window.check_advice import CheckAdvice
@@ -160,7 +161,7 @@ class MainWindow(QMainWindow):
         setup_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
 
         self.banner = QLabel()
-        self.banner.setObjectName("banner")
+        as_banner(self.banner)
         self.banner.setWordWrap(True)
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner.hide()
