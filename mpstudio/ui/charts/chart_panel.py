@@ -74,9 +74,13 @@ def style_plot(plot: pg.PlotItem, title: str, legend: bool = True,
     is shown as it is (translated by the caller)."""
     font = QFont()
     font.setPointSizeF(8.5)
+    # pyqtgraph's automatic SI prefix rewrites an axis label's HTML on every range
+    # change, the hidden top and right axes' too (they follow the view all the same).
+    for side in ("top", "right"):
+        plot.getAxis(side).enableAutoSIPrefix(False)
     for side in ("left", "bottom"):
         axis = plot.getAxis(side)
-        axis.enableAutoSIPrefix(False)  # it rewrites the label's HTML on every range change
+        axis.enableAutoSIPrefix(False)
         axis.setTickFont(font)
         axis.setGrid(255)
         axis.setStyle(tickAlpha=255, maxTickLevel=1)

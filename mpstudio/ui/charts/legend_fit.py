@@ -43,7 +43,7 @@ class FittedLegend(ReusableLegend):
                          verSpacing=-4)
         self._plot = plot
         self._fitting = False
-        self._held = False
+        self._holds = 0  # hold() calls not yet released
         self._laid_out: tuple | None = None  # what the last layout was made for
         self._title_row = -1.0
         self.layout.setContentsMargins(0, 0, 0, 0)  # the grid width below is all of it
@@ -75,15 +75,16 @@ class FittedLegend(ReusableLegend):
         return [SAMPLE_WIDTH + SPACING + label.itemRect().width() for _, label in self.items]
 
     def hold(self) -> None:
-        """No layout until ``release`` (entries are about to change, several times)."""
-        self._held = True
+        """No layout until as many ``release`` calls (entries are about to change, several
+        times: it is laid out once, for the end result)."""
+        self._holds += 1
 
     def release(self) -> None:
-        self._held = False
+        self._holds = max(0, self._holds - 1)
         self.fit()
 
     def fit(self) -> None:
-        if self._fitting or self._held:
+        if self._fitting or self._holds:
             return  # setColumnCount below calls updateSize again
         plot = self._plot
         key = (plot.width(), plot.getAxis("left").geometry().right(), self._title_text,

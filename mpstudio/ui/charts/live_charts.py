@@ -78,6 +78,7 @@ class LiveCharts(QWidget):
         self._items: dict[str, RunItems] = {}  # the runs on the charts: label -> curves
         self._idle: list[RunItems] = []  # curves of runs cleared away, for the next runs
         self._starting = False  # cleared for a run: no step of it yet
+        self._hidden_hold = False  # the legends are held while the charts are hidden
         self.panel, self.plots = build_panel(GRID_CHARTS)
         rows, columns = grid_shape(len(GRID_CHARTS))
         self.underflow = UnderflowChart(self.panel, self.plots, CHART["underflow"], rows)
@@ -265,6 +266,11 @@ class LiveCharts(QWidget):
             if runs[label] is not items.run:
                 items.rebind(runs[label])
         new = [(label, run) for label, run in runs.items() if label not in self._items]
+        if not new:
+            return False
+        # Its entries, and the texts that change with them ("(no loss scaling)"), then
+        # one layout of each legend: each layout can move every chart's axes.
+        self._hold_legends(True)
         for label, run in new:
             others = sum(1 for other in self._items if not is_baseline(other))
             color = run_color(label, run.baseline, others)
@@ -274,7 +280,23 @@ class LiveCharts(QWidget):
             else:
                 items.reuse(run, color)
             self._items[label] = items
-        return bool(new)
+        self._update_annotations()
+        self._hold_legends(False)
+        return True
+
+    def _hold_legends(self, hold: bool) -> None:
+        for plot in self.plots.values():
+            if hold:
+                plot.header.hold()
+            else:
+                plot.header.release()
+        if not hold and self.panel.isVisible():
+            # A legend that grew a row changes its plot's title row, and the grid's rows
+            # follow only a layout pass later: left to Qt that is two passes, each moving
+            # every axis and repainting every chart. Both now, one paint after them.
+            for plot in self.plots.values():
+                plot.layout.activate()
+            self.panel.ci.layout.activate()
 
     def _take_idle(self, label: str, baseline: bool) -> RunItems | None:
         """Idle curves for a run: those of a run of that name, else of the same side of a
@@ -290,14 +312,15 @@ class LiveCharts(QWidget):
     def _show_empty(self, empty: bool) -> None:
         """The note instead of the charts, or the charts. While they are hidden their
         legends are held: a run's start changes every entry, laid out once when shown."""
-        for plot in self.plots.values():
-            if empty:
-                plot.header.hold()
-            else:
-                plot.header.release()
+        if empty and not self._hidden_hold:
+            self._hidden_hold = True
+            self._hold_legends(True)
         self.empty.setVisible(empty)
         self.panel.setVisible(not empty)
         self.readout.setVisible(not empty)
+        if not empty and self._hidden_hold:
+            self._hidden_hold = False
+            self._hold_legends(False)
 
     def _redraw(self, fit: bool = False) -> None:
         """Every changed buffer to its curve; ``fit``: the step axis to the data."""
