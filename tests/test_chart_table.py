@@ -75,17 +75,20 @@ def test_the_grid_shape_follows_the_count(count, shape):
 
 
 def test_the_panel_lays_out_any_number_of_charts(qapp):
-    """Five charts: three columns, two rows; only a chart with none under it names the
-    step axis; every chart shares the first one's step axis."""
+    """One chart more than the table: its grid shape's columns, row by row; only a chart
+    with none under it names the step axis; every chart shares the first one's."""
     extra = dataclasses.replace(GRID_CHARTS[0], name="extra")
-    panel, plots = build_panel((*GRID_CHARTS, extra))
+    charts = (*GRID_CHARTS, extra)
+    rows, columns = grid_shape(len(charts))
+    panel, plots = build_panel(charts)
     layout = panel.ci.layout
-    assert list(plots) == [*[c.name for c in GRID_CHARTS], "extra"]
+    assert list(plots) == [c.name for c in charts]
     for i, plot in enumerate(plots.values()):
-        assert layout.itemAt(i // 3, i % 3) is plot
+        assert layout.itemAt(i // columns, i % columns) is plot
     named = [name for name, plot in plots.items() if plot.getAxis("bottom").labelText]
-    assert named == ["throughput", "accuracy", "extra"]  # loss and loss scale: a chart under
-    first = plots["loss"].getViewBox()
+    assert named == [c.name for i, c in enumerate(charts) if i + columns >= len(charts)]
+    assert rows * columns >= len(charts) > (rows - 1) * columns
+    first = plots[charts[0].name].getViewBox()
     assert all(plot.getViewBox().linkedView(0) is first for plot in list(plots.values())[1:])
     panel.close()
 
