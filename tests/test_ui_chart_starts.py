@@ -26,8 +26,9 @@ def charts(qtbot):
     return widget
 
 
-def first_step(n: int = 1, accuracy: float = 0.1, loss: float = 2.3) -> StepMetrics:
-    return StepMetrics(step=n, epoch=1, loss=loss, accuracy=accuracy, loss_scale=32768.0,
+def first_step(n: int = 1, accuracy: float = 0.1, loss: float = 2.3,
+               scale: float | None = 32768.0) -> StepMetrics:
+    return StepMetrics(step=n, epoch=1, loss=loss, accuracy=accuracy, loss_scale=scale,
                        overflow_steps=0, examples_per_sec=None, step_time=3.0, warmup=True)
 
 
@@ -48,13 +49,15 @@ def test_a_new_run_waits_for_its_first_step_instead_of_showing_the_last_ranges(c
     # no data yet: the note, not empty axes from 0 to 4000 (the last comparison's)
     assert charts.empty.isVisible() and not charts.panel.isVisible()
     assert charts.empty.text() == STARTING_TEXT
-    charts.add_events([first_step(5), first_step(10)])
+    charts.add_events([first_step(5, scale=None), first_step(10, scale=None)])
     qtbot.waitUntil(charts.panel.isVisible, timeout=3000)
     settle(qtbot, charts)
     x_min, x_max = charts.plots["loss"].getViewBox().viewRange()[0]
     assert x_min <= 0 and 10 <= x_max <= 20  # the new run's steps, not the old ones'
     low, high = charts.plots["loss"].getViewBox().viewRange()[1]
     assert low <= 2.3 <= high and high - low < 2  # its loss, with a margin
+    # no loss scale in this run: a neutral range, not the last comparison's 2^13..2^16
+    assert charts.plots["loss_scale"].getViewBox().viewRange()[1] == pytest.approx([0, 16])
 
 
 def test_a_run_that_ends_before_its_first_step_says_so(charts, qtbot):

@@ -179,10 +179,13 @@ class RangeFollower:
     def __init__(
         self, plots: dict[str, pg.PlotItem], clock: Callable[[], float] = time.monotonic,
         limits: dict[str, tuple[float | None, float | None]] | None = None,
+        empty: dict[str, tuple[float, float]] | None = None,
     ) -> None:
-        """``limits``: chart name -> what its values can be (``follow_span``)."""
+        """``limits``: chart name -> what its values can be (``follow_span``); ``empty``:
+        chart name -> its y range until it has data (after ``reset``: not the last runs')."""
         self._clock = clock
         self._limits = limits or {}
+        self._empty = empty or {}
         self._widened: tuple[float, float] | None = None  # (when, at which step) it last grew
         self._views = {name: plot.getViewBox() for name, plot in plots.items()}
         self._master = next(iter(self._views.values()))  # the others are x-linked to it
@@ -204,6 +207,9 @@ class RangeFollower:
         for name, view in self._views.items():
             self.following_y[name] = True
             view.enableAutoRange(x=False, y=False)
+            if name in self._empty:
+                view.setYRange(*self._empty[name], padding=0)
+        self._master.setXRange(0, MIN_STEPS, padding=0.02)
 
     def update(
         self,

@@ -25,6 +25,7 @@ from mpstudio.engine.charts.chart_specs import (
     CHARTS,
     GRID_CHARTS,
     SERIES,
+    ChartSpec,
     grid_shape,
 )
 from mpstudio.engine.i18n import _
@@ -60,6 +61,16 @@ NO_STEP_TEXT = QT_TRANSLATE_NOOP("LiveCharts",
                                  "The run ended before its first step: nothing to chart.")
 
 
+def empty_range(chart: ChartSpec) -> tuple[float, float]:
+    """A chart's y range while it has no data: what its values can be, else 0 to 1; a
+    loss scale from 1 to 2¹⁶ (where mpstudio's dynamic scaling starts and stays)."""
+    if chart.axis == "log2":
+        return 0.0, 16.0
+    floor, ceiling = chart.y_limits
+    low = 0.0 if floor is None else floor
+    return low, low + 1.0 if ceiling is None else ceiling
+
+
 def tr(text: str) -> str:
     """A LiveCharts string marked with QT_TRANSLATE_NOOP, in the window's language."""
     return QCoreApplication.translate("LiveCharts", text)
@@ -83,8 +94,10 @@ class LiveCharts(QWidget):
         rows, columns = grid_shape(len(GRID_CHARTS))
         self.underflow = UnderflowChart(self.panel, self.plots, CHART["underflow"], rows)
         self.plots["underflow"] = self.underflow.plot  # its y range is its own (percent)
-        self._ranges = RangeFollower(self.plots, limits={
-            chart.name: chart.y_limits for chart in CHARTS if chart.axis == "linear"})
+        self._ranges = RangeFollower(
+            self.plots,
+            limits={chart.name: chart.y_limits for chart in CHARTS if chart.axis == "linear"},
+            empty={chart.name: empty_range(chart) for chart in CHARTS if chart.axis != "percent"})
         self._keys = {  # legend entries that explain a style, added once it appears
             name: legend_key(name) for name, spec in SERIES.items() if spec.legend == "key"
         }
