@@ -137,6 +137,16 @@ def centered_note(plot: pg.PlotItem) -> pg.TextItem:
     return note
 
 
+def empty_range(chart: ChartSpec) -> tuple[float, float]:
+    """A chart's y range while it has no data: what its values can be, else 0 to 1; a
+    loss scale from 1 to 2¹⁶ (where mpstudio's dynamic scaling starts and stays)."""
+    if chart.axis == "log2":
+        return 0.0, 16.0
+    floor, ceiling = chart.y_limits
+    low = 0.0 if floor is None else floor
+    return low, low + 1.0 if ceiling is None else ceiling
+
+
 def follow_span(
     current: tuple[float, float] | None, low: float, high: float,
     limits: tuple[float | None, float | None] = (None, None),

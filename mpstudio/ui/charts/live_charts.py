@@ -25,23 +25,24 @@ from mpstudio.engine.charts.chart_specs import (
     CHARTS,
     GRID_CHARTS,
     SERIES,
-    ChartSpec,
     grid_shape,
 )
 from mpstudio.engine.i18n import _
 from mpstudio.engine.run_labels import shown_label
 from mpstudio.ui.charts import chart_export
-from mpstudio.ui.charts.chart_items import RunItems, legend_key, run_color
+from mpstudio.ui.charts.chart_items import legend_key
 from mpstudio.ui.charts.chart_menu import ChartMenu
 from mpstudio.ui.charts.chart_panel import (
     RangeFollower,
     build_panel,
     centered_note,
+    empty_range,
     recolor_plot,
     warmup_region,
 )
+from mpstudio.ui.charts.curve_pool import CurvePool
 from mpstudio.ui.charts.hover_readout import HoverReadout
-from mpstudio.ui.charts.run_curves import ChartData, RunCurves, is_baseline
+from mpstudio.ui.charts.run_curves import ChartData, RunCurves
 from mpstudio.ui.charts.underflow_chart import UnderflowChart
 from mpstudio.ui.theme import LIGHT_CHARTS, ChartColors, chart_colors
 
@@ -61,16 +62,6 @@ NO_STEP_TEXT = QT_TRANSLATE_NOOP("LiveCharts",
                                  "The run ended before its first step: nothing to chart.")
 
 
-def empty_range(chart: ChartSpec) -> tuple[float, float]:
-    """A chart's y range while it has no data: what its values can be, else 0 to 1; a
-    loss scale from 1 to 2¹⁶ (where mpstudio's dynamic scaling starts and stays)."""
-    if chart.axis == "log2":
-        return 0.0, 16.0
-    floor, ceiling = chart.y_limits
-    low = 0.0 if floor is None else floor
-    return low, low + 1.0 if ceiling is None else ceiling
-
-
 def tr(text: str) -> str:
     """A LiveCharts string marked with QT_TRANSLATE_NOOP, in the window's language."""
     return QCoreApplication.translate("LiveCharts", text)
@@ -86,14 +77,14 @@ class LiveCharts(QWidget):
         super().__init__(parent)
         self.redraws = 0
         self._data = ChartData()
-        self._items: dict[str, RunItems] = {}  # the runs on the charts: label -> curves
-        self._idle: list[RunItems] = []  # curves of runs cleared away, for the next runs
         self._starting = False  # cleared for a run: no step of it yet
         self._hidden_hold = False  # the legends are held while the charts are hidden
         self.panel, self.plots = build_panel(GRID_CHARTS)
         rows, columns = grid_shape(len(GRID_CHARTS))
         self.underflow = UnderflowChart(self.panel, self.plots, CHART["underflow"], rows)
         self.plots["underflow"] = self.underflow.plot  # its y range is its own (percent)
+        self._pool = CurvePool(self.plots)
+        self._items = self._pool.items  # label -> the curves of each run on the charts
         self._ranges = RangeFollower(
             self.plots,
             limits={chart.name: chart.y_limits for chart in CHARTS if chart.axis == "linear"},
@@ -176,10 +167,7 @@ class LiveCharts(QWidget):
         self.hover.stop()
         self.hover.hide()
         self._show_empty(True)  # first: nothing below is laid out or painted while hidden
-        for items in self._items.values():
-            items.retire()
-            self._idle.append(items)
-        self._items.clear()
+        self._pool.clear()
         for series in self._keys_shown:
             self.plots[CHART_OF[series].name].legend.park([self._keys[series]])
         self._keys_shown.clear()
@@ -266,33 +254,16 @@ class LiveCharts(QWidget):
         self._redraw()
 
     def _add_new_runs(self) -> bool:
-        """Curves for the runs that have none yet, reused where a cleared run left some;
+        """Curves for the runs that have none yet (reused where a cleared run left some);
         True when there were such runs."""
         runs = self._data.runs
-        for label in [label for label in self._items if label not in runs]:
-            gone = self._items.pop(label)
-            gone.retire()
-            self._idle.append(gone)
-        # A label whose run was replaced (the next trial of a comparison) keeps its curves
-        # and legend entries; they redraw from the new run (legends do not re-flow well).
-        for label, items in self._items.items():
-            if runs[label] is not items.run:
-                items.rebind(runs[label])
-        new = [(label, run) for label, run in runs.items() if label not in self._items]
-        if not new:
+        if not self._pool.missing(runs):
+            self._pool.follow(runs)  # a run replaced under its label: redrawn from it
             return False
-        # Its entries, and the texts that change with them ("(no loss scaling)"), then
+        # Their entries, and the texts that change with them ("(no loss scaling)"), then
         # one layout of each legend: each layout can move every chart's axes.
         self._hold_legends(True)
-        for label, run in new:
-            others = sum(1 for other in self._items if not is_baseline(other))
-            color = run_color(label, run.baseline, others)
-            items = self._take_idle(label, run.baseline)
-            if items is None:
-                items = RunItems(run, self.plots, color)
-            else:
-                items.reuse(run, color)
-            self._items[label] = items
+        self._pool.follow(runs)
         self._update_annotations()
         self._hold_legends(False)
         return True
@@ -310,17 +281,6 @@ class LiveCharts(QWidget):
             for plot in self.plots.values():
                 plot.layout.activate()
             self.panel.ci.layout.activate()
-
-    def _take_idle(self, label: str, baseline: bool) -> RunItems | None:
-        """Idle curves for a run: those of a run of that name, else of the same side of a
-        comparison (the fewest legend texts and colours to change), else any."""
-        for matches in (lambda i: i.label == label, lambda i: is_baseline(i.label) == baseline,
-                        lambda i: True):
-            found = next((items for items in self._idle if matches(items)), None)
-            if found is not None:
-                self._idle.remove(found)
-                return found
-        return None
 
     def _show_empty(self, empty: bool) -> None:
         """The note instead of the charts, or the charts. While they are hidden their
