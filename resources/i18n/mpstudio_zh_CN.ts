@@ -3255,8 +3255,8 @@ then choose Run &gt; Open in TensorBoard again.</source>
         <translation>保存图表(&amp;C)…</translation>
     </message>
     <message>
-        <source>Save the four charts as PNG or SVG</source>
-        <translation>把四张图表保存为 PNG 或 SVG</translation>
+        <source>Save the charts as PNG or SVG</source>
+        <translation>把图表保存为 PNG 或 SVG</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
