@@ -54,7 +54,9 @@ def points(
     engine sent no figure; ``overflows_before``: the count of skipped steps before
     this batch (an "overflow" series marks the samples where it grew)."""
     x = table[X_FIELD[feed.event]]
-    y = table[feed.field] * feed.scale  # a copy: the selections below may write to it
+    y = table[feed.field]  # the column itself: copied below before anything writes to it
+    if feed.scale != 1.0:
+        y = y * feed.scale
     select = feed.select
     if select == "all":
         return x, y
@@ -65,7 +67,8 @@ def points(
         keep = grew & ~np.isnan(y)
     else:  # steady or warmup
         missing = np.isnan(y)
-        if missing.any() and batch_size:
+        if batch_size and missing.any():
+            y = y.copy()
             with np.errstate(divide="ignore", invalid="ignore"):
                 y[missing] = batch_size / table["step_time"][missing]
         warm = table["warmup"] > 0

@@ -29,6 +29,9 @@ from mpstudio.ui.charts.chart_buffer import DEFAULT_CAP, ChartBuffer, MarkerList
 _EMPTY = np.empty(0)
 
 SERIES = tuple(SPECS)  # series names, in the chart table's order
+_FED = {kind: [(name, spec.feed) for name, spec in SPECS.items() if spec.feed.event == kind]
+        for kind in ("step", "epoch", "underflow")}  # event kind -> the series it feeds
+_MARKERS = [name for name, spec in SPECS.items() if spec.feed.select == "overflow"]
 
 
 def chart_label(label: str) -> str:
@@ -112,18 +115,22 @@ class RunCurves:
         if underflow:
             self.underflow_last = underflow[-1]
             self.last_step = max(self.last_step, float(underflow[-1].step))
-        batches = {"step": steps, "epoch": epochs, "underflow": underflow}
-        tables = {kind: columns(events, kind) for kind, events in batches.items() if events}
-        for name, spec in SPECS.items():
-            table = tables.get(spec.feed.event)
-            if spec.feed.select == "overflow":  # markers come from scale changes too
-                x, y = points(spec.feed, table, None, self._overflow_steps) if table else (
-                    _EMPTY, _EMPTY)
-                self._add_markers(name, x, y, scale_changes)
-            elif table is not None:
-                self.buffers[name].extend(*points(spec.feed, table, self.batch_size))
-        if steps:
-            self._after_steps(tables["step"])
+        step_table = columns(steps, "step") if steps else None
+        for kind, events in (("step", steps), ("epoch", epochs), ("underflow", underflow)):
+            if not events:
+                continue
+            table = step_table if kind == "step" else columns(events, kind)
+            for name, feed in _FED[kind]:
+                if feed.select == "overflow":
+                    self._add_markers(name, *points(feed, table, None, self._overflow_steps),
+                                      scale_changes)
+                else:
+                    self.buffers[name].extend(*points(feed, table, self.batch_size))
+        if scale_changes and not steps:  # markers come from scale changes too
+            for name in _MARKERS:
+                self._add_markers(name, _EMPTY, _EMPTY, scale_changes)
+        if step_table is not None:
+            self._after_steps(step_table)
         if epochs:  # at the global step of each epoch's end, so epochs share the step axis
             self.last_step = max(self.last_step, float(epochs[-1].steps))
 
