@@ -243,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         tracer.start()
     began = time.perf_counter()
     w.start_background()
-    wait_until(app, lambda: w.background.check is not None and w.setup.run_button.isEnabled(),
+    wait_until(app, lambda: w.hardware_jobs.check is not None and w.setup.run_button.isEnabled(),
                300, "the engine")
     print(f"engine ready and hardware checked {time.perf_counter() - began:.1f} s after "
           f"start (engine pid {w.engine.pid})", flush=True)
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     if "theme" in phases:
         theme_phase(app, w)
     if "measure" in phases:
-        print(measured(app, "Hardware > Measure", lambda: w.background.run_check(True, 0.5),
+        print(measured(app, "Hardware > Measure", lambda: w.hardware_jobs.run_check(True, 0.5),
                        lambda: not w.state.measuring, 900), flush=True)
     if "finder" in phases:
         finder_phase(app, w)

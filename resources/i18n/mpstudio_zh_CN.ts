@@ -184,123 +184,6 @@
     </message>
 </context>
 <context>
-    <name>BackgroundWork</name>
-    <message>
-        <source>Loading TensorFlow…</source>
-        <translation>正在加载 TensorFlow…</translation>
-    </message>
-    <message>
-        <source>pid {pid}; its log: {log}</source>
-        <translation>进程号 {pid}；日志：{log}</translation>
-    </message>
-    <message>
-        <source>pid {pid}</source>
-        <translation>进程号 {pid}</translation>
-    </message>
-    <message>
-        <source>TensorFlow {tensorflow}, Keras {keras} loaded in the engine process ({process})</source>
-        <translation>TensorFlow {tensorflow}、Keras {keras} 已在引擎进程中加载（{process}）</translation>
-    </message>
-    <message>
-        <source>a fresh engine process is ready ({process})</source>
-        <translation>新的引擎进程已就绪（{process}）</translation>
-    </message>
-    <message>
-        <source>GPU memory: {message}</source>
-        <translation>GPU 显存：{message}</translation>
-    </message>
-    <message>
-        <source>Ready</source>
-        <translation>就绪</translation>
-    </message>
-    <message>
-        <source>TensorFlow could not load</source>
-        <translation>TensorFlow 无法加载</translation>
-    </message>
-    <message>
-        <source>TensorFlow could not load: {reason}</source>
-        <translation>TensorFlow 无法加载：{reason}</translation>
-    </message>
-    <message>
-        <source>TensorFlow could not load, so nothing can train: {reason}. Reinstall it (pip install -e .) and restart mpstudio.</source>
-        <translation>TensorFlow 无法加载，因此无法进行任何训练：{reason}。请重新安装（`pip install -e .`）并重新启动 mpstudio。</translation>
-    </message>
-    <message>
-        <source>starting a fresh engine process…</source>
-        <translation>正在启动新的引擎进程…</translation>
-    </message>
-    <message>
-        <source>{reason}; starting a fresh engine process (what it printed is in {log})</source>
-        <translation>{reason}；正在启动新的引擎进程（它输出的内容在 {log} 中）</translation>
-    </message>
-    <message>
-        <source>{reason}; starting a fresh engine process</source>
-        <translation>{reason}；正在启动新的引擎进程</translation>
-    </message>
-    <message>
-        <source>The engine process {how} while idle. A fresh one is starting; your setup is unchanged.</source>
-        <translation>引擎进程在空闲时{how}。新的引擎进程正在启动；你的设置保持不变。</translation>
-    </message>
-    <message>
-        <source>Measuring…</source>
-        <translation>正在测速…</translation>
-    </message>
-    <message>
-        <source>Checking the hardware…</source>
-        <translation>正在检测硬件…</translation>
-    </message>
-    <message>
-        <source>measuring float32, float16 and bfloat16 kernels ({seconds} s a case)</source>
-        <translation>正在为 float32、float16 和 bfloat16 计算内核测速（每项 {seconds} 秒）</translation>
-    </message>
-    <message>
-        <source>{description}
-{availability} (with progress, when you click Run)</source>
-        <translation>{description}
-{availability}（点击“运行”时进行，并显示进度）</translation>
-    </message>
-    <message>
-        <source>reading…</source>
-        <translation>正在读取…</translation>
-    </message>
-    <message>
-        <source>reading {dataset}</source>
-        <translation>读取 {dataset}</translation>
-    </message>
-    <message>
-        <source>No preview: the data could not be read.</source>
-        <translation>无预览：无法读取数据。</translation>
-    </message>
-    <message>
-        <source>The layer table appears when TensorFlow has loaded.</source>
-        <translation>TensorFlow 加载完成后将显示层表。</translation>
-    </message>
-    <message>
-        <source>The layer table appears once the data has been read.</source>
-        <translation>数据读取完成后将显示层表。</translation>
-    </message>
-    <message>
-        <source>building {template}</source>
-        <translation>构建 {template}</translation>
-    </message>
-    <message>
-        <source>No preview: {reason}</source>
-        <translation>无预览：{reason}</translation>
-    </message>
-    <message>
-        <source>recommended here: {policy} on {device}: {reason}</source>
-        <translation>本机推荐：在 {device} 上使用 {policy}：{reason}</translation>
-    </message>
-    <message>
-        <source>measurement stopped: verdicts use the cases that finished</source>
-        <translation>测速已停止：结论只依据已完成的测试项</translation>
-    </message>
-    <message>
-        <source>Your first run compares {policy} with float32 on {device}: speed, memory and accuracy side by side, with a verdict on whether mixed precision pays here ({recommended} is recommended). Untick Compare with float32 for a single run.</source>
-        <translation>您的第一次运行会在 {device} 上对比 {policy} 与 float32：速度、内存和准确率并排显示，并给出混合精度在此是否值得的结论（推荐的是 {recommended}）。取消勾选“与 float32 对比”即可只运行一次。</translation>
-    </message>
-</context>
-<context>
     <name>BatchFinderDialog</name>
     <message>
         <source>Find the largest batch</source>
@@ -509,6 +392,13 @@
     <message>
         <source>warm-up</source>
         <translation>预热</translation>
+    </message>
+</context>
+<context>
+    <name>CheckAdvice</name>
+    <message>
+        <source>Your first run compares {policy} with float32 on {device}: speed, memory and accuracy side by side, with a verdict on whether mixed precision pays here ({recommended} is recommended). Untick Compare with float32 for a single run.</source>
+        <translation>您的第一次运行会在 {device} 上对比 {policy} 与 float32：速度、内存和准确率并排显示，并给出混合精度在此是否值得的结论（推荐的是 {recommended}）。取消勾选“与 float32 对比”即可只运行一次。</translation>
     </message>
 </context>
 <context>
@@ -1017,6 +907,57 @@
     <message>
         <source>the engine process {how}</source>
         <translation>引擎进程{how}</translation>
+    </message>
+</context>
+<context>
+    <name>EngineStartup</name>
+    <message>
+        <source>pid {pid}; its log: {log}</source>
+        <translation>进程号 {pid}；日志：{log}</translation>
+    </message>
+    <message>
+        <source>pid {pid}</source>
+        <translation>进程号 {pid}</translation>
+    </message>
+    <message>
+        <source>TensorFlow {tensorflow}, Keras {keras} loaded in the engine process ({process})</source>
+        <translation>TensorFlow {tensorflow}、Keras {keras} 已在引擎进程中加载（{process}）</translation>
+    </message>
+    <message>
+        <source>a fresh engine process is ready ({process})</source>
+        <translation>新的引擎进程已就绪（{process}）</translation>
+    </message>
+    <message>
+        <source>GPU memory: {message}</source>
+        <translation>GPU 显存：{message}</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load</source>
+        <translation>TensorFlow 无法加载</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load, so nothing can train: {reason}. Reinstall it (pip install -e .) and restart mpstudio.</source>
+        <translation>TensorFlow 无法加载，因此无法进行任何训练：{reason}。请重新安装（`pip install -e .`）并重新启动 mpstudio。</translation>
+    </message>
+    <message>
+        <source>starting a fresh engine process…</source>
+        <translation>正在启动新的引擎进程…</translation>
+    </message>
+    <message>
+        <source>{reason}; starting a fresh engine process (what it printed is in {log})</source>
+        <translation>{reason}；正在启动新的引擎进程（它输出的内容在 {log} 中）</translation>
+    </message>
+    <message>
+        <source>{reason}; starting a fresh engine process</source>
+        <translation>{reason}；正在启动新的引擎进程</translation>
+    </message>
+    <message>
+        <source>The engine process {how} while idle. A fresh one is starting; your setup is unchanged.</source>
+        <translation>引擎进程在空闲时{how}。新的引擎进程正在启动；你的设置保持不变。</translation>
     </message>
 </context>
 <context>
@@ -1767,6 +1708,41 @@ Replace them?</source>
     <message>
         <source>failed</source>
         <translation>失败</translation>
+    </message>
+</context>
+<context>
+    <name>HardwareJobs</name>
+    <message>
+        <source>Loading TensorFlow…</source>
+        <translation>正在加载 TensorFlow…</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load: {reason}</source>
+        <translation>TensorFlow 无法加载：{reason}</translation>
+    </message>
+    <message>
+        <source>Measuring…</source>
+        <translation>正在测速…</translation>
+    </message>
+    <message>
+        <source>Checking the hardware…</source>
+        <translation>正在检测硬件…</translation>
+    </message>
+    <message>
+        <source>measuring float32, float16 and bfloat16 kernels ({seconds} s a case)</source>
+        <translation>正在为 float32、float16 和 bfloat16 计算内核测速（每项 {seconds} 秒）</translation>
+    </message>
+    <message>
+        <source>recommended here: {policy} on {device}: {reason}</source>
+        <translation>本机推荐：在 {device} 上使用 {policy}：{reason}</translation>
+    </message>
+    <message>
+        <source>measurement stopped: verdicts use the cases that finished</source>
+        <translation>测速已停止：结论只依据已完成的测试项</translation>
+    </message>
+    <message>
+        <source>GPU memory: {message}</source>
+        <translation>GPU 显存：{message}</translation>
     </message>
 </context>
 <context>
@@ -2977,6 +2953,43 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>The hardware check marks each precision with what it means on this machine.</source>
         <translation>硬件检测会标出每种精度在本机上的含义。</translation>
+    </message>
+</context>
+<context>
+    <name>SetupPreview</name>
+    <message>
+        <source>{description}
+{availability} (with progress, when you click Run)</source>
+        <translation>{description}
+{availability}（点击“运行”时进行，并显示进度）</translation>
+    </message>
+    <message>
+        <source>reading…</source>
+        <translation>正在读取…</translation>
+    </message>
+    <message>
+        <source>reading {dataset}</source>
+        <translation>读取 {dataset}</translation>
+    </message>
+    <message>
+        <source>No preview: the data could not be read.</source>
+        <translation>无预览：无法读取数据。</translation>
+    </message>
+    <message>
+        <source>The layer table appears when TensorFlow has loaded.</source>
+        <translation>TensorFlow 加载完成后将显示层表。</translation>
+    </message>
+    <message>
+        <source>The layer table appears once the data has been read.</source>
+        <translation>数据读取完成后将显示层表。</translation>
+    </message>
+    <message>
+        <source>building {template}</source>
+        <translation>构建 {template}</translation>
+    </message>
+    <message>
+        <source>No preview: {reason}</source>
+        <translation>无预览：{reason}</translation>
     </message>
 </context>
 <context>
