@@ -386,22 +386,6 @@
 <context>
     <name>ChartPanel</name>
     <message>
-        <source>Loss</source>
-        <translation>损失</translation>
-    </message>
-    <message>
-        <source>Loss scale</source>
-        <translation>损失缩放因子</translation>
-    </message>
-    <message>
-        <source>Throughput (examples/s)</source>
-        <translation>吞吐量（样本/秒）</translation>
-    </message>
-    <message>
-        <source>Accuracy</source>
-        <translation>准确率</translation>
-    </message>
-    <message>
         <source>step</source>
         <translation>步</translation>
     </message>
@@ -2317,46 +2301,6 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>将鼠标悬停在图表上即可读取数值。</translation>
     </message>
     <message>
-        <source>loss</source>
-        <translation>损失</translation>
-    </message>
-    <message>
-        <source>val loss</source>
-        <translation>验证损失</translation>
-    </message>
-    <message>
-        <source>loss scale</source>
-        <translation>损失缩放因子</translation>
-    </message>
-    <message>
-        <source>overflow, scale now</source>
-        <translation>溢出，当前缩放因子</translation>
-    </message>
-    <message>
-        <source>examples/s</source>
-        <translation>样本/秒</translation>
-    </message>
-    <message>
-        <source>warm-up examples/s</source>
-        <translation>预热 样本/秒</translation>
-    </message>
-    <message>
-        <source>accuracy</source>
-        <translation>准确率</translation>
-    </message>
-    <message>
-        <source>val accuracy</source>
-        <translation>验证准确率</translation>
-    </message>
-    <message>
-        <source>underflow without scaling</source>
-        <translation>无缩放时的下溢</translation>
-    </message>
-    <message>
-        <source>at the scale</source>
-        <translation>当前缩放下</translation>
-    </message>
-    <message>
         <source> @ step {step}</source>
         <translation>（第 {step} 步）</translation>
     </message>
@@ -2475,14 +2419,6 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>（无损失缩放）</translation>
     </message>
     <message>
-        <source>skipped steps</source>
-        <translation>跳过的步</translation>
-    </message>
-    <message>
-        <source>validation (epoch end)</source>
-        <translation>验证（每轮结束）</translation>
-    </message>
-    <message>
         <source>No run yet.
 
 Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R): the loss, the loss scale, the throughput and the accuracy stream here as it trains. Tick Compare with float32 to see both precisions side by side.</source>
@@ -2493,6 +2429,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>Starting: the charts appear with the run&apos;s first step.</source>
         <translation>正在启动：运行完成第一步后显示图表。</translation>
+    </message>
+    <message>
+        <source>The run ended before its first step: nothing to chart.</source>
+        <translation>运行在第一步之前就结束了：没有可绘制的数据。</translation>
     </message>
 </context>
 <context>
@@ -2755,17 +2695,6 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>stopped before the run started</source>
         <translation>在运行开始前已停止</translation>
-    </message>
-</context>
-<context>
-    <name>RunItems</name>
-    <message>
-        <source>without loss scaling</source>
-        <translation>无损失缩放</translation>
-    </message>
-    <message>
-        <source>at the current scale</source>
-        <translation>当前缩放因子下</translation>
     </message>
 </context>
 <context>
@@ -3182,10 +3111,6 @@ then choose Run &gt; Open in TensorBoard again.</source>
 <context>
     <name>UnderflowChart</name>
     <message>
-        <source>Gradient underflow in float16</source>
-        <translation>float16 中的梯度下溢</translation>
-    </message>
-    <message>
         <source>% of the nonzero gradient values float16 rounds to 0</source>
         <translation>非零梯度值中被 float16 舍入为 0 的百分比</translation>
     </message>
@@ -3354,8 +3279,8 @@ then choose Run &gt; Open in TensorBoard again.</source>
         <translation>保存图表(&amp;C)…</translation>
     </message>
     <message>
-        <source>Save the four charts as PNG or SVG</source>
-        <translation>把四张图表保存为 PNG 或 SVG</translation>
+        <source>Save the charts as PNG or SVG</source>
+        <translation>把图表保存为 PNG 或 SVG</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
