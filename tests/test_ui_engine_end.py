@@ -68,7 +68,7 @@ def test_stop_now_when_a_run_does_not_stop_in_time(qtbot, window):
     # The run must start in the engine at once: queued behind a model preview (the one
     # after the last test's run, on a busy machine), Stop would cancel it before it
     # ever got stuck.
-    qtbot.waitUntil(lambda: not w.background.preview_pending, timeout=TF_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not w.preview.preview_pending, timeout=TF_TIMEOUT_MS)
     with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
         qtbot.mouseClick(w.setup.stop_button, Qt.MouseButton.LeftButton)
@@ -94,7 +94,7 @@ def test_each_hardware_check_writes_one_log_line_also_when_the_engine_ends_under
         return [line for line in w.log.lines() if line.startswith("recommended here:")]
 
     assert len(recommended()) == 1  # the check the window ran at start
-    with qtbot.waitSignal(w.background.hardware_checked, timeout=TF_TIMEOUT_MS):
+    with qtbot.waitSignal(w.hardware_jobs.checked, timeout=TF_TIMEOUT_MS):
         qtbot.mouseClick(w.hardware.check_button, Qt.MouseButton.LeftButton)
     assert len(recommended()) == 2
     first_pid = w.engine.pid

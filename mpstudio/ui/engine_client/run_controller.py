@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 from mpstudio.engine.events import RunFailed, RunFinished, RunStarted
 from mpstudio.engine.history.store import HistoryError, RunStore
 from mpstudio.engine.run_session import TrainingOutcome
+from mpstudio.engine.service.job_requests import TrainRequest
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.spec_checks import spec_problems
 from mpstudio.engine.trainer.compare_options import CompareOptions, comparison_problems
@@ -40,7 +41,7 @@ class RunController(QObject):
         self.state = state
         self._open_history = open_history
         self.progress = RunProgress()
-        self.job: EngineJob | None = None
+        self.job: EngineJob[TrainingOutcome] | None = None
         self.open_run_id: int | None = None  # the history row of the run in progress
         self.failure_kind = ""  # the last ``failed``: stopped | crashed | failed
         self._stuck_timer = QTimer(self)
@@ -70,15 +71,14 @@ class RunController(QObject):
             return problems
         self.progress = RunProgress(runs_planned=comparison.runs if comparison else 1)
         self.open_run_id = None
-        job = EngineJob("train", {"spec": spec, "comparison": comparison},
-                        describe=f"the {spec.precision} run",
-                        shown=QCoreApplication.translate("RunController", "the {precision} run")
-                        .format(precision=spec.precision), parent=self)
+        job = self.engine.submit(
+            TrainRequest(spec, comparison), describe=f"the {spec.precision} run",
+            shown=QCoreApplication.translate("RunController", "the {precision} run")
+            .format(precision=spec.precision), parent=self)
         job.events.connect(self._on_events)
-        job.result.connect(self._on_result)
+        job.on_result(self._on_result)
         job.errored.connect(self._on_error)
-        job.finished.connect(job.deleteLater)
-        self.job = self.engine.submit(job)
+        self.job = job
         self.state.update(run="running")
         return []
 

@@ -1,7 +1,8 @@
-"""The workbench window: setup on the left, live charts in the middle, the hardware
-check on the right, the log below. Everything TensorFlow does happens in the engine
-process (EngineClient); this class only wires panels, jobs, events and the one
-WorkbenchState together. Which controls are enabled follows ``controls(state)``."""
+"""The workbench window: setup and the hardware check on the left, the live charts in
+the middle (a comparison's card in a tab beside them), the log and History below.
+Everything TensorFlow does happens in the engine process (EngineClient); this class
+only wires panels, jobs, events and the one WorkbenchState together. Which controls
+are enabled follows ``controls(state)``."""
 
 from __future__ import annotations
 
@@ -36,11 +37,11 @@ from mpstudio.engine.run_session import TrainingOutcome
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.trainer.compare_options import CompareOptions
 from mpstudio.ui.charts.live_charts import LiveCharts
-from mpstudio.ui.engine_client.background_work import BackgroundWork
 from mpstudio.ui.engine_client.engine_client import EngineClient
 from mpstudio.ui.engine_client.run_controller import RunController
 from mpstudio.ui.export.export_actions import ExportActions
 from mpstudio.ui.hardware.doctor_dialog import DoctorActions
+from mpstudio.ui.hardware.hardware_jobs import HardwareJobs
 from mpstudio.ui.hardware.hardware_panel import HardwarePanel
 from mpstudio.ui.history.comparison_card_view import ComparisonCardView
 from mpstudio.ui.history.history_actions import HistoryActions
@@ -49,7 +50,12 @@ from mpstudio.ui.models.run_progress import RunProgress
 from mpstudio.ui.models.workbench_state import WorkbenchState, controls
 from mpstudio.ui.setup.batch_finder_dialog import BatchFinderActions
 from mpstudio.ui.setup.setup_panel import SetupPanel
+from mpstudio.ui.setup.setup_preview import SetupPreview
+from mpstudio.ui.themed import as_banner
 from mpstudio.ui.widgets.wheel_guard import WheelGuard
+from mpstudio.ui.window.central_tabs import CentralTabs
+from mpstudio.ui.window.check_advice import CheckAdvice
+from mpstudio.ui.window.engine_startup import EngineStartup
 from mpstudio.ui.window.file_actions import FileActions
 from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
 from mpstudio.ui.window.help_dialogs import AboutDialog, MixedPrecisionHelp
@@ -107,14 +113,17 @@ class MainWindow(QMainWindow):
         self.notices = Notices(self.log, self.status_text, self.banner)
         # Each collaborator gets the pieces it works with, never the window.
         state, engine, notices, a = self.state, self.engine, self.notices, self.window_actions
-        self.background = BackgroundWork(engine, state, notices, self.setup, self.hardware,
-                                         self.device_label, a, self.versions, self)
+        self.startup = EngineStartup(engine, state, notices, self.versions, self)
+        self.hardware_jobs = HardwareJobs(engine, state, notices, self.hardware,
+                                          self.setup.spec, self)
+        self.preview = SetupPreview(engine, state, notices, self.setup, self)
+        self.check_advice = CheckAdvice(self.setup, self.device_label, notices)
         self.files = FileActions(notices, self.setup, self.charts, a, self)
         self.history_actions = HistoryActions(
-            state, notices, self.history, self.card_view, self.card_dock, self.charts,
-            self.setup, self.files, a, self.start_run, self)
+            state, notices, self.history, self.card_view, self.charts, self.setup,
+            self.files, a, self.start_run, self)
         self.history_actions.machine_report = lambda: (  # a bundle's hardware description
-            self.background.check.report.to_dict() if self.background.check else None)
+            self.hardware_jobs.check.report.to_dict() if self.hardware_jobs.check else None)
         self.exports = ExportActions(engine, state, notices, self.files, self.history,
                                      lambda: self.history_actions.store, a.export_model, self)
         self.tensorboard = TensorBoardActions(state, notices, self.history,
@@ -155,19 +164,21 @@ class MainWindow(QMainWindow):
         setup_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
 
         self.banner = QLabel()
-        self.banner.setObjectName("banner")
+        as_banner(self.banner)
         self.banner.setWordWrap(True)
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner.hide()
         self.pin_offer = PinOffer()  # under the banner: "keep this layer in float32..."
         self.pin_offer.pin_and_run.connect(self.pin_and_run)
         self.charts = LiveCharts()
+        self.card_view = ComparisonCardView()
+        self.central_tabs = CentralTabs(self.charts, self.card_view, self.state)
         center = QWidget()
         layout = QVBoxLayout(center)
         layout.setContentsMargins(6, 6, 6, 0)
         layout.addWidget(self.banner)
         layout.addWidget(self.pin_offer)
-        layout.addWidget(self.charts, 1)
+        layout.addWidget(self.central_tabs, 1)
         self.setCentralWidget(center)
 
         self.hardware = HardwarePanel()
@@ -184,17 +195,8 @@ class MainWindow(QMainWindow):
                                   "historyDock", self.history,
                                   Qt.DockWidgetArea.BottomDockWidgetArea)
         self.history_dock = history_dock
-        self.card_view = ComparisonCardView()
-        card_scroll = QScrollArea()
-        card_scroll.setWidget(self.card_view)
-        card_scroll.setWidgetResizable(True)
-        # the verdict wraps to the dock's width; only the card's table scrolls sideways
-        card_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.card_dock = self._dock(QCoreApplication.translate("MainWindow", "Comparison"),
-                                    "comparisonDock", card_scroll,
-                                    Qt.DockWidgetArea.RightDockWidgetArea)
         self._tab_groups = ((setup_dock, hardware_dock), (log_dock, history_dock))
-        self._dock_order = [setup_dock, hardware_dock, log_dock, history_dock, self.card_dock]
+        self._dock_order = [setup_dock, hardware_dock, log_dock, history_dock]
         self._saved_state: QByteArray | None = None
         self._arranged = False
 
@@ -232,15 +234,8 @@ class MainWindow(QMainWindow):
         # the Log under the charts: 230 px of a 940 px window, less of a 720 px one
         log_height = max(140, min(230, round(0.22 * self.height())))
         self.resizeDocks([self._tab_groups[1][0]], [log_height], Qt.Orientation.Vertical)
-        # the card's four columns need about 540 px; give them that where the window has
-        # room (1920 wide), 440 at 1280 so the charts keep theirs
-        card_width = max(440, min(540, round(0.28 * self.width())))
-        self.resizeDocks([self.card_dock], [card_width], Qt.Orientation.Horizontal)
         if self._saved_state is not None:
             self.restoreState(self._saved_state)
-        # No card at launch: an empty Comparison dock restored from the last session
-        # took 420 px from the charts. It opens with the next comparison.
-        self.card_dock.hide()
 
     def focusNextPrevChild(self, next_: bool) -> bool:
         """Tab skips the docks behind another's tab: Qt keeps their widgets in the focus
@@ -272,6 +267,9 @@ class MainWindow(QMainWindow):
         a.open_log_folder.triggered.connect(self.open_log_folder)
         a.about.triggered.connect(lambda: self._show_dialog(
             AboutDialog(self.versions, self.state.ready, self)))
+        a.hardware_check.triggered.connect(lambda: self.hardware_jobs.run_check(measure=False))
+        a.measure.triggered.connect(lambda: self.hardware_jobs.run_check(True, 0.5))
+        self.hardware_jobs.checked.connect(self.check_advice.show)
         self.setup.run_clicked.connect(self.start_run)
         self.setup.stop_clicked.connect(self.stop_run)
         self.runs.events.connect(self._on_events)
@@ -280,9 +278,10 @@ class MainWindow(QMainWindow):
         self.engine.jobs_changed.connect(self.maybe_finish_close)
 
     def start_background(self) -> None:
-        """Start the engine process, which loads TensorFlow; then check the hardware
-        (call after the window is shown)."""
-        self.background.start()
+        """Start the engine process, which loads TensorFlow (the hardware check follows
+        once it is ready), and read the dataset (call after the window is shown)."""
+        self.engine.start()
+        self.preview.inspect_dataset()
 
     # ----------------------------------------------------------------- runs
     def start_run(self) -> None:
@@ -362,7 +361,10 @@ class MainWindow(QMainWindow):
         status, text, level = describe_outcome(outcome)
         failed = any(r.failure is not None and r.failure.has_traceback
                      for r in outcome.results)  # the error's traceback is in the log
-        self.notices.banner(self._with_log(text) if failed else text, level)
+        if outcome.card is None:
+            self.notices.banner(self._with_log(text) if failed else text, level)
+        else:  # the Comparison tab opens on the verdict: a banner above it said it twice
+            self.notices.hide_banner()
         self.notices.status(status_line(status, text))
         self.pin_offer.offer(outcome)
         cost = self.pin_offer.report_cost(outcome, self.history_actions.store)
@@ -395,11 +397,11 @@ class MainWindow(QMainWindow):
 
     def _with_log(self, text: str) -> str:
         """A failure's banner, and where its details are: the engine's log."""
-        if not self.background.engine_log:
+        if not self.startup.engine_log:
             return text
         return text + "\n" + QCoreApplication.translate(
             "MainWindow", "Details in the engine's log: {log}").format(
-                log=self.background.engine_log)
+                log=self.startup.engine_log)
 
     def open_log_folder(self) -> None:
         """Help > Open log folder: the logs of the window, the engine and the CLI."""
@@ -412,7 +414,6 @@ class MainWindow(QMainWindow):
     def _run_done(self, status: str) -> None:
         self.progress.hide()
         self.setup.dataset.refresh_labels()  # a download makes a dataset offline
-        self.background.after_run()
         self.run_ended.emit(status)
         self.maybe_finish_close()
 
@@ -438,12 +439,10 @@ class MainWindow(QMainWindow):
         a.import_dataset.setEnabled(c.import_dataset)
         a.export_model.setEnabled(c.export_model)
         a.export_report.setEnabled(c.export_report)
-        self.hardware.set_run_active(state.training)
         if state.run == "stuck":
             self.notices.status(QCoreApplication.translate(
                 "MainWindow", "the run has not stopped yet (tracing or a long step): Stop "
                 "now ends the engine process"))
-        self.exports.follow_state()
 
     def _show_dialog(self, dialog: QWidget) -> None:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -513,7 +512,7 @@ class MainWindow(QMainWindow):
         self.shutdown()
         self._closed = True
         self.charts.finish()
-        self.background.stop_timers()
+        self.preview.stop_timers()
         event.accept()
         self.exports.close_dialog()  # a dialog left open would keep the app running
         self.doctor.close_dialog()
