@@ -66,7 +66,7 @@ def test_stop_now_when_a_run_does_not_stop_in_time(qtbot, window):
     ends as stopped."""
     w = window
     w.runs._stuck_timer.setInterval(50)
-    _set_up(w, template="resnet", epochs=1)
+    _set_up(w, template="cnn", epochs=1)  # its mixed step traces in over 50 ms
     w.setup.baseline.setChecked(True)
     w.setup.sizing.setChecked(False)
     with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
