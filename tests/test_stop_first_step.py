@@ -97,14 +97,17 @@ def test_a_stop_while_the_first_step_is_traced_ends_the_run_at_once(qtbot, windo
 @pytest.mark.slow
 def test_a_stop_pressed_before_the_run_began_ends_it_as_it_begins(qtbot, window):
     """Stop right after Run, while the data loads and the model is built: the run ends
-    when it begins (or before, when the stop reached it first), never after a step."""
+    when it begins (or before, when the stop reached it first), never after a step;
+    also when Stop now is on offer by then (its wait shortened here from 3 s)."""
     w = window
+    w.runs._stuck_timer.setInterval(50)
     _set_up(w)
     qtbot.waitUntil(lambda: not w.background.preview_pending, timeout=TF_TIMEOUT_MS)
     with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
         qtbot.mouseClick(w.setup.stop_button, Qt.MouseButton.LeftButton)
         assert w.state.run in ("stopping", "idle")
+        qtbot.waitUntil(lambda: w.state.run in ("stuck", "idle"))
     assert ended.args == ["stopped"]
     assert w.runs.progress.step == 0 and w.state.run == "idle"
     with RunStore() as store:

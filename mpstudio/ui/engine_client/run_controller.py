@@ -131,9 +131,10 @@ class RunController(QObject):
             elif kind is RunFinished or kind is RunFailed:
                 self.open_run_id = None
         self.events.emit(batch)
-        # Stop pressed while the data loaded or the model was built: the run has now
-        # begun tracing its first step, which the stop flag would wait for.
-        if (self.job is not None and self.state.run == "stopping" and not self._ended_at_once
+        # Stop pressed while the data loaded or the model was built (Stop now may be on
+        # offer by now): the run has begun tracing its first step, which the stop flag
+        # would wait for.
+        if (self.job is not None and self.stopping and not self._ended_at_once
                 and self._can_end_at_once()):
             self._end_at_once()
 
