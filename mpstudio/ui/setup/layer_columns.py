@@ -10,8 +10,14 @@ px for a resnet and cut "variables" and "params" off at the panel's edge.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt
-from PySide6.QtWidgets import QHeaderView, QMenu, QStyledItemDelegate, QTableWidget
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, QPoint, Qt
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QMenu,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableWidget,
+)
 
 NAME, TYPE, COMPUTE, VARIABLES, PARAMS, TENSOR_CORES = range(6)
 DETAILS = (TYPE, PARAMS)  # hidden until asked for; the rows' tips say them
@@ -23,7 +29,8 @@ NAME_MIN_CHARS = 12  # below this a name says too little: the table scrolls inst
 class _ElideRight(QStyledItemDelegate):
     """A Tensor Core note keeps its start ("no: units 10 → …"); names keep both ends."""
 
-    def initStyleOption(self, option, index) -> None:
+    def initStyleOption(self, option: QStyleOptionViewItem,
+                        index: QModelIndex | QPersistentModelIndex) -> None:
         super().initStyleOption(option, index)
         option.textElideMode = Qt.TextElideMode.ElideRight
 
