@@ -26,6 +26,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.framing import FrameWriter, read_frame
+from mpstudio.engine.service.job_requests import TrainRequest
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.spec_checks import validate_spec
 
@@ -46,7 +47,7 @@ class Engine:
     def train(self, spec: RunSpec) -> tuple[float, int]:
         """(steady examples/s, events received) of one run."""
         self.jobs += 1
-        self.writer.send(p.Submit(self.jobs, "train", {"spec": spec, "comparison": None}))
+        self.writer.send(p.Submit(self.jobs, TrainRequest(spec)))
         events = 0
         while True:
             message = read_frame(self.proc.stdout)

@@ -70,7 +70,7 @@ def test_a_stop_while_the_first_step_is_traced_ends_the_run_at_once(qtbot, windo
     w = window
     _set_up(w)
     # The run must start at once, not queue behind a model preview.
-    qtbot.waitUntil(lambda: not w.background.preview_pending, timeout=TF_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not w.preview.preview_pending, timeout=TF_TIMEOUT_MS)
     first_pid = w.engine.pid
     qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
     # The data is loaded and the model built: the first step is being traced.
@@ -102,7 +102,7 @@ def test_a_stop_pressed_before_the_run_began_ends_it_as_it_begins(qtbot, window)
     w = window
     w.runs._stuck_timer.setInterval(50)
     _set_up(w)
-    qtbot.waitUntil(lambda: not w.background.preview_pending, timeout=TF_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not w.preview.preview_pending, timeout=TF_TIMEOUT_MS)
     with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
         qtbot.mouseClick(w.setup.stop_button, Qt.MouseButton.LeftButton)

@@ -95,7 +95,7 @@ def test_each_hardware_check_writes_one_log_line_also_when_the_engine_ends_under
         return [line for line in w.log.lines() if line.startswith("recommended here:")]
 
     assert len(recommended()) == 1  # the check the window ran at start
-    with qtbot.waitSignal(w.background.hardware_checked, timeout=TF_TIMEOUT_MS):
+    with qtbot.waitSignal(w.hardware_jobs.checked, timeout=TF_TIMEOUT_MS):
         qtbot.mouseClick(w.hardware.check_button, Qt.MouseButton.LeftButton)
     assert len(recommended()) == 2
     first_pid = w.engine.pid

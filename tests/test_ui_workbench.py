@@ -159,7 +159,7 @@ def test_settings_persist_between_launches(qtbot, tmp_path):
     # Until the user picks a precision, the hardware check's recommendation is selected
     # (float32 on most CPUs, mixed_bfloat16 on an AMX one); every other choice carries
     # the Hardware card's words for it.
-    advice = first.background.check.advice
+    advice = first.hardware_jobs.check.advice
     recommended = advice.run_policy
     assert first.setup.spec().precision == recommended
     assert first.setup.precision.currentText() == f"{recommended} — recommended"
@@ -180,8 +180,8 @@ def test_settings_persist_between_launches(qtbot, tmp_path):
     assert (spec.precision, spec.epochs, spec.template, spec.batch_size) == (
         "mixed_bfloat16", 7, "cnn", 64)
     assert spec.learning_rate == pytest.approx(0.0123)
-    second.background.run_check(measure=False)  # a later check keeps the user's pick
-    qtbot.waitUntil(lambda: not second.background.measuring, timeout=RUN_TIMEOUT_MS)
+    second.hardware_jobs.run_check(measure=False)  # a later check keeps the user's pick
+    qtbot.waitUntil(lambda: not second.hardware_jobs.measuring, timeout=RUN_TIMEOUT_MS)
     assert second.setup.spec().precision == "mixed_bfloat16"
     assert second.setup.open_groups() == ["aids"]
     close_window(qtbot, second)
@@ -231,7 +231,7 @@ def test_a_first_launch_runs_a_comparison_and_says_what_it_shows(qtbot, tmp_path
 
     ini = tmp_path / "fresh.ini"
     first = open_window(qtbot, ini, first_launch=True)
-    advice = first.background.check.advice
+    advice = first.hardware_jobs.check.advice
     assert first.setup.with_baseline()
     assert first.setup.spec().precision == best_half_policy(advice) != "float32"
     assert "Your first run compares" in first.banner.text()

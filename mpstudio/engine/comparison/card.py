@@ -301,6 +301,7 @@ def build_card(
         mixed_step_time=timed_half.steady_step_time.median,
         data_time_fraction=timed_half.data_time_fraction.median,
         advisor_reason=render(mixed[0].hardware.get("advisor_reason", "")),
+        advisor_expected_gain=mixed[0].hardware.get("advisor_verdict") == "recommended",
         baseline_label=baseline_math(baseline[0]),
         differences=differences,
         profile_reason=slower_reason(profile, half.precision, device_phrase(half.device))

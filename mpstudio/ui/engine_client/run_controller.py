@@ -21,6 +21,7 @@ from mpstudio.engine.events import RunFailed, RunFinished, RunStarted
 from mpstudio.engine.first_step import FirstStepWatch, stopped_reason
 from mpstudio.engine.history.store import HistoryError, RunStore
 from mpstudio.engine.run_session import TrainingOutcome
+from mpstudio.engine.service.job_requests import TrainRequest
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.spec_checks import spec_problems
 from mpstudio.engine.trainer.compare_options import CompareOptions, comparison_problems
@@ -43,7 +44,7 @@ class RunController(QObject):
         self.state = state
         self._open_history = open_history
         self.progress = RunProgress()
-        self.job: EngineJob | None = None
+        self.job: EngineJob[TrainingOutcome] | None = None
         self.open_run_id: int | None = None  # the history row of the run in progress
         self.failure_kind = ""  # the last ``failed``: stopped | crashed | failed
         self._watch = FirstStepWatch()  # the job's: can a Stop end it at once?
@@ -79,15 +80,14 @@ class RunController(QObject):
         self._watch = FirstStepWatch()
         self._ended_at_once = False
         self._multiworker = spec.distribute.strategy == "multiworker"
-        job = EngineJob("train", {"spec": spec, "comparison": comparison},
-                        describe=f"the {spec.precision} run",
-                        shown=QCoreApplication.translate("RunController", "the {precision} run")
-                        .format(precision=spec.precision), parent=self)
+        job = self.engine.submit(
+            TrainRequest(spec, comparison), describe=f"the {spec.precision} run",
+            shown=QCoreApplication.translate("RunController", "the {precision} run")
+            .format(precision=spec.precision), parent=self)
         job.events.connect(self._on_events)
-        job.result.connect(self._on_result)
+        job.on_result(self._on_result)
         job.errored.connect(self._on_error)
-        job.finished.connect(job.deleteLater)
-        self.job = self.engine.submit(job)
+        self.job = job
         self.state.update(run="running")
         return []
 

@@ -37,7 +37,7 @@ from mpstudio.engine.export.results import ExportOutcome, ExportRequest
 from mpstudio.ui.export.export_results_view import ExportResultsView
 from mpstudio.ui.export.export_summary import written_note
 from mpstudio.ui.export.format_entries import format_entry
-from mpstudio.ui.hardware.gpu_memory_form import ERROR_COLOR
+from mpstudio.ui.themed import set_role
 from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
 
 DIALOG_WIDTH = 760  # two columns of formats with their descriptions on 2-3 lines
@@ -108,7 +108,7 @@ class ExportDialog(QDialog):
         form.setColumnStretch(1, 1)
         self.hint = wrapped_label()
         self.hint.setObjectName("exportHint")
-        self.hint.setStyleSheet(f"color: {ERROR_COLOR};")
+        set_role(self.hint, "error")
 
         self.progress = QProgressBar()
         self.progress.setObjectName("exportProgress")
@@ -119,6 +119,7 @@ class ExportDialog(QDialog):
 
         self.results = ExportResultsView()
         self.results.hide()
+        self.results.prepare_rows(len(FORMATS))  # in the background: none built at once
 
         self.export_button = QPushButton(QCoreApplication.translate("ExportDialog", "Export"))
         self.export_button.setObjectName("exportButton")

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from mpstudio.engine.doctor.checks import STATUS_COLOR
-from mpstudio.ui.engine_client.engine_job import EngineJob
+from mpstudio.engine.service.job_requests import DoctorRequest
 
 if TYPE_CHECKING:
 
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 
     from mpstudio.engine.doctor.checks import Check, DoctorReport
     from mpstudio.ui.engine_client.engine_client import EngineClient
+    from mpstudio.ui.engine_client.engine_job import EngineJob
     from mpstudio.ui.models.workbench_state import WorkbenchState
     from mpstudio.ui.window.notices import Notices
 
@@ -258,7 +259,7 @@ class DoctorActions(QObject):
         self.engine, self.state, self.notices = engine, state, notices
         self.window = window  # the dialog's parent
         self.dialog: DoctorDialog | None = None
-        self.job: EngineJob | None = None
+        self.job: EngineJob[DoctorReport] | None = None
         action.triggered.connect(self.open)
 
     @property
@@ -284,15 +285,14 @@ class DoctorActions(QObject):
             dialog.set_unavailable(QCoreApplication.translate(
                 "DoctorDialog", "{why}: start the check when it has ended.").format(why=why))
             return
-        job = EngineJob("doctor", {"quick": quick}, describe="the training check",
-                        shown=QCoreApplication.translate("DoctorDialog", "the training check"),
-                        parent=self)
+        job = self.engine.submit(
+            DoctorRequest(quick), describe="the training check",
+            shown=QCoreApplication.translate("DoctorDialog", "the training check"), parent=self)
         job.progress.connect(dialog.set_progress)
         job.events.connect(lambda checks: [dialog.add_check(c) for c in checks])
-        job.result.connect(self._finished)
+        job.on_result(self._finished)
         job.errored.connect(self._failed)
-        job.finished.connect(job.deleteLater)
-        self.job = self.engine.submit(job)
+        self.job = job
         dialog.started()
         self.notices.log(
             QCoreApplication.translate("DoctorDialog", "checking training on this machine "

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 from mpstudio.engine.memory_estimate import mib
 from mpstudio.engine.model_summary import ModelSummary
 from mpstudio.ui.setup.layer_columns import TENSOR_CORES, LayerColumns
+from mpstudio.ui.themed import set_role
 
 # The header texts, shown translated (context "LayerTable").
 COLUMNS = (QT_TRANSLATE_NOOP("LayerTable", "layer"), QT_TRANSLATE_NOOP("LayerTable", "type"),
@@ -141,7 +142,7 @@ class LayerTable(QWidget):
             "LayerTable", "Model preview appears when TensorFlow has loaded."))
         self.caption.setObjectName("modelCaption")
         self.caption.setWordWrap(True)
-        self.caption.setProperty("role", "hint")
+        set_role(self.caption, "hint")
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("layerTable")
         self.table.setHorizontalHeaderLabels(
