@@ -142,3 +142,27 @@ def test_other_runs_reuse_the_curves_under_their_own_names_and_colours(charts, q
     assert items.curves["loss"].opts["pen"].color().name() == items.color
     idle = [c for c in charts.plots["loss"].listDataItems() if not items.owns(c)]
     assert idle and all(len(c.xData if c.xData is not None else ()) == 0 for c in idle)
+
+
+def test_the_curves_take_the_themes_colours_and_follow_a_switch(charts, qtbot):
+    """The light theme's blue-grey float32 curve was 3.4:1 on the dark charts: the curves
+    are drawn in the theme's colours, those already drawn recoloured on a switch."""
+    from mpstudio.ui.theme import DARK_CHARTS, LIGHT_CHARTS
+
+    charts.set_colors(LIGHT_CHARTS)
+    charts.add_events(comparison_events(steps=400, steps_per_epoch=100))
+    charts.finish()
+    settle(qtbot, charts)
+
+    def pen_colors() -> dict[bool, str]:
+        return {is_baseline(label): items.curves["loss"].opts["pen"].color().name()
+                for label, items in charts._pool.items.items()}
+
+    assert pen_colors() == {True: LIGHT_CHARTS.baseline, False: LIGHT_CHARTS.mixed}
+    charts.set_colors(DARK_CHARTS)
+    assert pen_colors() == {True: DARK_CHARTS.baseline, False: DARK_CHARTS.mixed}
+    charts.clear()  # a later run's curves are made (or reused) in the current theme
+    charts.add_events(comparison_events(steps=200, steps_per_epoch=100))
+    charts.finish()
+    settle(qtbot, charts)
+    assert pen_colors() == {True: DARK_CHARTS.baseline, False: DARK_CHARTS.mixed}

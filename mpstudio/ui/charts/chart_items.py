@@ -18,10 +18,8 @@ from mpstudio.engine.charts.chart_specs import CHART, CHART_OF, GRID_CHARTS, SER
 from mpstudio.engine.i18n import _
 from mpstudio.engine.run_labels import shown_label
 from mpstudio.ui.charts.run_curves import RunCurves
+from mpstudio.ui.theme import ChartColors
 
-BASELINE_COLOR = "#5b7590"  # calm blue-grey: the float32 reference
-MIXED_COLOR = "#e8710a"  # strong orange: the run under study (a single run too)
-OTHER_COLORS = ("#2e8b57", "#8e5bb5", "#c0392b", "#1f9bb4")
 OVERFLOW_COLOR = "#d62728"
 WARMUP_COLOR = "#8c8c8c"
 TEXT_COLOR = "#333333"
@@ -30,10 +28,14 @@ ON_TOP = ("markers", "validation")  # styles drawn over the lines of every run
 LINE_ONLY = ("line", "step", "dashed_line")  # styles with no symbol at their points
 
 
-def run_color(label: str, baseline: bool, others_before: int) -> str:
+def run_color(baseline: bool, others_before: int, colors: ChartColors) -> str:
+    """The float32 reference, the run under study, then further runs in turn, in the
+    theme's colours (the light theme's blue-grey baseline was 3.4:1 on the dark charts)."""
     if baseline:
-        return BASELINE_COLOR
-    return MIXED_COLOR if others_before == 0 else OTHER_COLORS[(others_before - 1) % 4]
+        return colors.baseline
+    if others_before == 0:
+        return colors.mixed
+    return colors.others[(others_before - 1) % len(colors.others)]
 
 
 def series_style(style: Style, color: str) -> dict:
@@ -117,15 +119,19 @@ class RunItems:
         """Draw ``run`` (a run of another name maybe) in ``color`` with these items."""
         self.label = run.label
         self.rebind(run)
-        if color != self.color:
-            self.color = color
-            for series, curve in self.curves.items():
-                _restyle(curve, series_style(SERIES[series].style, color))
+        self.recolor(color)
         for series, curve in self.curves.items():
             text = self._legend_text(series)
             legend = self._plots[CHART_OF[series].name].legend
             if text is not None and not legend.unpark(curve, text):
                 legend.addItem(curve, text)
+
+    def recolor(self, color: str) -> None:
+        """Every curve of the run in ``color`` (a theme switch, or another run's turn)."""
+        if color != self.color:
+            self.color = color
+            for series, curve in self.curves.items():
+                _restyle(curve, series_style(SERIES[series].style, color))
 
     def update(self, run: RunCurves) -> bool:
         """Hand changed buffers to their curves; True when anything was redrawn."""

@@ -14,15 +14,25 @@ import pyqtgraph as pg
 
 from mpstudio.ui.charts.chart_items import RunItems, run_color
 from mpstudio.ui.charts.run_curves import RunCurves, is_baseline
+from mpstudio.ui.theme import ChartColors
 
 
 class CurvePool:
     """``items``: label -> the curves of each run on the charts."""
 
-    def __init__(self, plots: dict[str, pg.PlotItem]) -> None:
+    def __init__(self, plots: dict[str, pg.PlotItem], colors: ChartColors) -> None:
         self.items: dict[str, RunItems] = {}
         self._idle: list[RunItems] = []  # curves of runs cleared away, for the next runs
         self._plots = plots
+        self.colors = colors
+
+    def recolor(self, colors: ChartColors) -> None:
+        """Each run's curves in the theme's colours for its place (a theme switch)."""
+        self.colors = colors
+        others = 0
+        for label, items in self.items.items():
+            items.recolor(run_color(items.run.baseline, others, colors))
+            others += not is_baseline(label)
 
     def clear(self) -> None:
         """Every run's curves emptied and put aside (the charts are cleared)."""
@@ -47,7 +57,7 @@ class CurvePool:
             if label in self.items:
                 continue
             others = sum(1 for other in self.items if not is_baseline(other))
-            color = run_color(label, run.baseline, others)
+            color = run_color(run.baseline, others, self.colors)
             items = self._take(label, run.baseline)
             if items is None:
                 items = RunItems(run, self._plots, color)

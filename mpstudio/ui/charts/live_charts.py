@@ -83,7 +83,7 @@ class LiveCharts(QWidget):
         rows, columns = grid_shape(len(GRID_CHARTS))
         self.underflow = UnderflowChart(self.panel, self.plots, CHART["underflow"], rows)
         self.plots["underflow"] = self.underflow.plot  # its y range is its own (percent)
-        self._pool = CurvePool(self.plots)
+        self._pool = CurvePool(self.plots, LIGHT_CHARTS)
         self._items = self._pool.items  # label -> the curves of each run on the charts
         self._ranges = RangeFollower(
             self.plots,
@@ -142,6 +142,7 @@ class LiveCharts(QWidget):
     def set_colors(self, colors: ChartColors) -> None:
         """Light or dark (``theme.chart_colors``): everything drawn so far and after."""
         self.colors = colors
+        self._pool.recolor(colors)
         self.panel.setBackground(colors.background)
         for plot in self.plots.values():
             recolor_plot(plot, colors)
