@@ -2340,6 +2340,34 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>Tensor Core</translation>
     </message>
     <message>
+        <source>The layer&apos;s name; its tip gives its type and parameters. Right-click the header to show or hide columns.</source>
+        <translation>层的名称；悬停提示中有它的类型和参数。右键单击表头可显示或隐藏列。</translation>
+    </message>
+    <message>
+        <source>The Keras layer class</source>
+        <translation>Keras 层的类</translation>
+    </message>
+    <message>
+        <source>The dtype the layer computes in: float16 or bfloat16 is half precision, the part mixed precision speeds up</source>
+        <translation>该层计算所用的 dtype：float16 或 bfloat16 即半精度，也就是混合精度加速的部分</translation>
+    </message>
+    <message>
+        <source>The dtype the layer keeps its weights in: float32 under every mixed policy, so small updates are not lost</source>
+        <translation>该层保存权重所用的 dtype：在每种混合精度策略下都是 float32，因此微小的更新不会丢失</translation>
+    </message>
+    <message>
+        <source>The layer&apos;s parameters (weights)</source>
+        <translation>该层的参数（权重）数</translation>
+    </message>
+    <message>
+        <source>Whether the layer&apos;s sizes fit Tensor Cores under half precision, and what to change where they do not</source>
+        <translation>在半精度下该层的尺寸是否适合 Tensor Core，以及不适合时应改什么</translation>
+    </message>
+    <message>
+        <source>{name} ({kind}): {params} parameters</source>
+        <translation>{name}（{kind}）：{params} 个参数</translation>
+    </message>
+    <message>
         <source>The output layer computes in float32: the softmax and the loss stay exact even when the layers before it run in half precision.</source>
         <translation>输出层以 float32 计算：即使之前的层以半精度运行，softmax 和损失也保持精确。</translation>
     </message>
@@ -2592,6 +2620,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
         <translation>正在结束引擎进程…</translation>
     </message>
     <message>
+        <source>stop requested before the first step: ending the run now and starting a fresh engine process</source>
+        <translation>在第一步之前请求了停止：立即结束运行，并启动一个新的引擎进程</translation>
+    </message>
+    <message>
         <source>stopping before the next batch…</source>
         <translation>将在下一个批次之前停止…</translation>
     </message>
@@ -2683,6 +2715,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>the {precision} run</source>
         <translation>{precision} 运行</translation>
+    </message>
+    <message>
+        <source>stopped before the first step: nothing had trained yet, so the run ended at once; the History lists it as stopped</source>
+        <translation>在第一步之前停止：尚未训练任何内容，因此运行已立即结束；历史记录中将其列为“已停止”</translation>
     </message>
     <message>
         <source>stopped now: the engine process was ended; the run is kept as stopped with what it measured</source>

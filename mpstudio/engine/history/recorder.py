@@ -83,6 +83,18 @@ class RecordingReporter:
             return None
         return run_folder(self._run_id, self._store.path)
 
+    def end_open_run(self, status: str, reason: Any) -> None:
+        """End the run still open here as ``status``, with the metrics it recorded: a
+        stop that ended it before it could end itself (before its first step)."""
+        if self._run_id is None or self._store is None or self._broken:
+            return
+        try:
+            self._flush()
+            self._store.end_unfinished_run(self._run_id, status, reason)
+            self._run_id = None
+        except (sqlite3.Error, HistoryError, OSError) as exc:
+            self._give_up(exc)
+
     def close(self) -> None:
         """End recording: a run still open here ended without a result (an error that
         escaped the engine) and is marked failed; then the file is closed."""

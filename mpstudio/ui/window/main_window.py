@@ -326,7 +326,11 @@ class MainWindow(QMainWindow):
                                                            "ending the engine process…"))
             self.runs.stop_now()
         elif self.state.run == "running":
-            self.runs.stop()
+            if self.runs.stop():  # before its first step: ended now, the engine restarts
+                self.notices.log(QCoreApplication.translate(
+                    "MainWindow", "stop requested before the first step: ending the run "
+                    "now and starting a fresh engine process"))
+                return
             self.notices.status(QCoreApplication.translate("MainWindow",
                                                            "stopping before the next batch…"))
             self.notices.log(QCoreApplication.translate(
