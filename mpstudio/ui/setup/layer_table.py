@@ -148,8 +148,9 @@ class LayerTable(QWidget):
         self.table.setHorizontalHeaderLabels(
             [QCoreApplication.translate("LayerTable", c) for c in COLUMNS])
         for column, tip in enumerate(COLUMN_TIPS):
-            self.table.horizontalHeaderItem(column).setToolTip(
-                QCoreApplication.translate("LayerTable", tip))
+            header = self.table.horizontalHeaderItem(column)  # one per label set above
+            if header is not None:
+                header.setToolTip(QCoreApplication.translate("LayerTable", tip))
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
