@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from gui_helpers import RUN_TIMEOUT_MS, close_window, open_window, select
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
 
 from devtools.latency_probe import LatencyProbe
 from mpstudio.ui.setup.verdict_marks import precision_choice_text, verdict_marks
@@ -192,6 +193,9 @@ def test_export_the_trained_model_and_save_charts(qtbot, window, tmp_path):
 
     w = window
     assert not w.window_actions.export_model.isEnabled()
+    # The menus' actions are window_actions: QWidget.actions() is still Qt's (an attribute
+    # named actions shadowed it, so window.actions() raised TypeError; mypy found it).
+    assert all(isinstance(a, QAction) for a in w.actions())
     _set_up(w, "mixed_float16")
     _run(qtbot, w)
     assert w.window_actions.export_model.isEnabled()
