@@ -58,12 +58,12 @@ class CurvePool:
                 continue
             others = sum(1 for other in self.items if not is_baseline(other))
             color = run_color(run.baseline, others, self.colors)
-            items = self._take(label, run.baseline)
-            if items is None:
-                items = RunItems(run, self._plots, color)
+            taken = self._take(label, run.baseline)
+            if taken is None:
+                taken = RunItems(run, self._plots, color)
             else:
-                items.reuse(run, color)
-            self.items[label] = items
+                taken.reuse(run, color)
+            self.items[label] = taken
 
     def _retire(self, items: RunItems) -> None:
         items.retire()

@@ -16,7 +16,7 @@ import numpy as np
 
 from mpstudio.engine.charts.chart_specs import SERIES as SPECS
 from mpstudio.engine.charts.chart_specs import SeriesSpec
-from mpstudio.engine.charts.series_points import columns, points
+from mpstudio.engine.charts.series_points import EventKind, columns, points
 from mpstudio.engine.events import (
     EpochMetrics,
     GradientUnderflow,
@@ -116,10 +116,13 @@ class RunCurves:
             self.underflow_last = underflow[-1]
             self.last_step = max(self.last_step, float(underflow[-1].step))
         step_table = columns(steps, "step") if steps else None
-        for kind, events in (("step", steps), ("epoch", epochs), ("underflow", underflow)):
+        feeds: tuple[tuple[EventKind, Sequence[object]], ...] = (
+            ("step", steps), ("epoch", epochs), ("underflow", underflow))
+        for kind, events in feeds:
             if not events:
                 continue
-            table = step_table if kind == "step" else columns(events, kind)
+            table = (step_table if kind == "step" and step_table is not None
+                     else columns(events, kind))
             for name, feed in _FED[kind]:
                 if feed.select == "overflow":
                     self._add_markers(name, *points(feed, table, None, self._overflow_steps),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
@@ -26,7 +26,7 @@ from mpstudio.ui.charts.chart_axes import StepAxis, nice_ceil
 from mpstudio.ui.charts.chart_items import AXIS_COLOR, TEXT_COLOR
 from mpstudio.ui.charts.chart_panel import LEFT_AXIS_WIDTH, style_plot
 from mpstudio.ui.charts.legend_entries import ReusableLegend
-from mpstudio.ui.charts.run_curves import ChartData
+from mpstudio.ui.charts.run_curves import ChartData, RunCurves
 from mpstudio.ui.theme import ChartColors
 
 MEANING = QT_TRANSLATE_NOOP("UnderflowChart",
@@ -158,7 +158,7 @@ class UnderflowChart:
         self._text = ""
         self._top = 0.0
 
-    def _follow(self, runs: Sequence) -> None:
+    def _follow(self, runs: Iterable[RunCurves]) -> None:
         high = 0.0
         for run in runs:
             for series in self._series:
