@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from mpstudio.engine.trainer.aids.epoch_aids import EpochAids
 from mpstudio.engine.trainer.aids.example_hits import ExampleHits
-from mpstudio.engine.trainer.aids.held_out_test import HeldOutTest
+from mpstudio.engine.trainer.aids.held_out import HeldOutTest
 from mpstudio.engine.trainer.aids.input_wait import InputWait
 from mpstudio.engine.trainer.aids.run_profile import RunProfile
 from mpstudio.engine.trainer.aids.tensorboard_logs import TensorBoardLogs
