@@ -52,7 +52,8 @@ class EpochAids(TrainingAid):
 
     @classmethod
     def attach(cls, run: PreparedRun) -> EpochAids:
-        """Hooked into every run (each aid decides for itself whether it is on)."""
+        """Always attached: early stopping, the plateau and the checkpoint each read
+        their own switch at every epoch's end."""
         lr_control = None
         if run.spec.aids.reduce_lr_on_plateau:
             lr_control = LearningRateControl(run.optimizer, run.plan)
