@@ -6,6 +6,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -38,10 +40,15 @@ def test_every_picture_the_readme_shows_is_in_the_repository():
     assert ignored.stdout == "", f"git ignores {ignored.stdout.split()}"
 
 
-def readme_mpstudio_commands() -> list[str]:
-    """Every `mpstudio ...` command in the README's bash blocks (comments cut, `&&`
-    chains split)."""
-    text = (ROOT / "README.md").read_text()
+def guide_pages() -> list[Path]:
+    """The user guide's pages, English (NAME.md) and Simplified Chinese (NAME.zh.md)."""
+    return sorted((ROOT / "docs").rglob("*.md"))
+
+
+def mpstudio_commands(page: Path) -> list[str]:
+    """Every `mpstudio ...` command in a page's bash blocks (comments cut, `&&` chains
+    split; a line continued from a `VAR=... \\` line counts too)."""
+    text = page.read_text()
     out = []
     for block in re.findall(r"```bash\n(.*?)```", text, re.S):
         for line in block.splitlines():
@@ -52,22 +59,33 @@ def readme_mpstudio_commands() -> list[str]:
     return out
 
 
-def test_every_readme_command_parses():
-    """A README example with an option that no longer exists fails here, not for a
-    user (parsing only: nothing trains)."""
+@pytest.mark.parametrize("page", [ROOT / "README.md", *guide_pages()],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_command_in_the_readme_and_the_guide_parses(page):
+    """An example with an option that no longer exists fails here, not for a user
+    (parsing only: nothing trains). The README and every page of the guide, in both
+    languages."""
     import shlex
-
-    import pytest
 
     from mpstudio.cli.main import build_parser
 
-    commands = readme_mpstudio_commands()
-    assert any(c.startswith("mpstudio compare") for c in commands)
+    commands = mpstudio_commands(page)
+    if page.name == "README.md":
+        assert any(c.startswith("mpstudio compare") for c in commands)
     for command in commands:
         try:
             build_parser().parse_args(shlex.split(command)[1:])
-        except SystemExit as exc:
-            pytest.fail(f"README command does not parse ({exc.code}): {command}")
+        except SystemExit as exc:  # 0: --version or --help, which print and exit
+            if exc.code != 0:
+                pytest.fail(f"{page.name}: command does not parse ({exc.code}): {command}")
+
+
+def test_the_guide_shows_commands_to_parse():
+    """The check above is not vacuous: the guide holds commands of every kind."""
+    commands = [c for page in guide_pages() for c in mpstudio_commands(page)]
+    subcommands = {c.split()[1] for c in commands if not c.split()[1].startswith("-")}
+    assert {"train", "compare", "find-batch", "predict", "data", "hw", "doctor", "runs",
+            "replay", "export", "tensorboard", "desktop"} <= subcommands
 
 
 def test_every_relative_link_in_the_readme_exists():

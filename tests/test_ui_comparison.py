@@ -58,10 +58,12 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     assert w.setup.sizing.isChecked() and card.sized and card.verdict.kind != "too_short"
     assert ("training length", "sized by mpstudio") in [
         (name, change) for name, _, _, change in w.card_view.rows_text()]
-    assert w.card_dock.isVisible()
+    assert w.central_tabs.card_open  # the verdict in front, once: no banner repeats it
+    assert not w.banner.isVisible()
+    assert w.card_view.verdict.text() == card.verdict.sentence
     assert w.card_view.rows_text() == [(r.name, r.baseline, r.mixed, r.change)
                                        for r in card_rows(card)]
-    assert f"Verdict: {card.verdict.sentence}" in w.banner.text()
+    assert w.status_text.text().startswith("Comparison finished: ")
     assert w.actions.export_report.isEnabled()
     assert sorted(w.history.selected_ids()) == [1, 2, 3, 4]  # the new runs, selected
     close_window(qtbot, w)
@@ -69,7 +71,7 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     # A new session finds the runs in History and compares two of them.
     w = open_window(qtbot, tmp_path / "window.ini")
     assert w.setup.with_baseline() and w.setup.trials.value() == 2  # remembered
-    assert not w.card_dock.isVisible()  # open at the last close, but there is no card yet
+    assert not w.central_tabs.isTabVisible(1)  # no card yet in a new session
     assert w.history.visible_ids() == [4, 3, 2, 1]
     assert not w.actions.export_report.isEnabled()
     w.history.select_ids([1, 2])
@@ -77,6 +79,8 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     again = w.card_view.card
     assert again is not None and again.speedup == card.speedup
     assert again.accuracy_delta_pp == card.accuracy_delta_pp
+    assert w.central_tabs.card_open  # History's comparison opens its card too
+    assert w.status_text.text().startswith("Comparing #1 float32 baseline")
     assert set(w.charts.point_counts()["loss"]) == {"#1 float32 baseline",
                                                     "#2 mixed_float16"}
     report = tmp_path / "report.html"
@@ -94,7 +98,8 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     _click(qtbot, w.history.plot_button)
     assert set(w.charts.point_counts()["loss"]) == {"#2 mixed_float16"}
     # a single run on the charts: the comparison's card goes with its charts
-    assert w.card_view.card is None and not w.card_dock.isVisible()
+    assert w.card_view.card is None and not w.central_tabs.isTabVisible(1)
+    assert w.central_tabs.currentWidget() is w.charts
     assert not w.actions.export_report.isEnabled()
     with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         _click(qtbot, w.history.rerun_button)

@@ -372,10 +372,13 @@ def test_plotting_comparing_and_reporting_from_history_speak_chinese(qtbot, chin
         f"正在显示历史记录中的 #{single} mixed_float16（mnist / mlp）：已完成")
     assert window.card_view.card is None
     actions.compare_runs(bases[0], mixeds[0])
-    shown.append(window.banner.text())
-    assert window.banner.text().startswith(
+    shown.append(window.status_text.text())
+    assert window.status_text.text() == (
         f"对比 #{bases[0]} float32 基线（digits / mlp） 与 #{mixeds[0]} mixed_float16"
-        "（digits / mlp）：值得：")
+        "（digits / mlp）")
+    # the verdict is the card's, in its tab (the banner does not say it twice)
+    assert window.central_tabs.card_open and not window.banner.isVisible()
+    assert window.card_view.verdict.text().startswith("值得：")
     legend = [label.text for _, label in window.charts.plots["loss"].legend.items]
     assert legend[:2] == [f"#{bases[0]} float32 基线", f"#{mixeds[0]} mixed_float16"]
     assert window.card_view.card is not None

@@ -260,9 +260,10 @@ def test_the_working_window_speaks_chinese_train_compare_export_and_engine_end(
                for line in log), log
     assert any(line.startswith("本机推荐：在 ") for line in log), log
 
-    # A comparison on digits: its banner is the verdict, its status line the headline.
+    # A comparison on digits: its tab shows the verdict, its status line the headline.
     run_tiny_comparison(qtbot, w)
-    assert w.banner.text().startswith("结论："), w.banner.text()
+    assert w.central_tabs.card_open and not w.banner.isVisible()
+    assert w.central_tabs.tabText(1) == "对比"
     assert w.status_text.text().startswith("对比已完成：")
     assert w.status_text.text().endswith("。原因见“对比”卡片。")
     started = [line for line in w.log.lines() if line.startswith("开始训练：")]

@@ -424,6 +424,21 @@
     </message>
 </context>
 <context>
+    <name>CentralTabs</name>
+    <message>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>Comparison</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>The verdict and both sides&apos; figures of the comparison on the charts</source>
+        <translation>图表上这次对比的结论及双方的各项指标</translation>
+    </message>
+</context>
+<context>
     <name>ChartExport</name>
     <message>
         <source>charts are saved as .png or .svg; {name} has {suffix}</source>
@@ -2009,8 +2024,8 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>无法对比 #{a} 和 #{b}：{error}</translation>
     </message>
     <message>
-        <source>Comparing {baseline} with {mixed}: {verdict}</source>
-        <translation>对比 {baseline} 与 {mixed}：{verdict}</translation>
+        <source>Comparing {baseline} with {mixed}</source>
+        <translation>对比 {baseline} 与 {mixed}</translation>
     </message>
     <message>
         <source>Cannot re-run #{id}: {error}</source>
@@ -2627,10 +2642,6 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>History</source>
         <translation>历史记录</translation>
-    </message>
-    <message>
-        <source>Comparison</source>
-        <translation>对比</translation>
     </message>
     <message>
         <source>Loading TensorFlow…</source>

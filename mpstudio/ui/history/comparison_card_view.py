@@ -11,6 +11,7 @@ import re
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -39,6 +40,7 @@ TONE_COLORS = {
     "warn": ("#78350f", "#fffbeb", "#fcd34d"),
 }
 COLUMNS = 4  # figure, float32 side, mixed side, change
+WIDE_PAGE = 720  # px: the verdict beside the figures from here (the centre at 1280 wide)
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 # A CJK character with an opening bracket before it and closing punctuation after it, or
 # a run of anything else but spaces.
@@ -67,6 +69,7 @@ def _side_header(side: Side) -> str:
 
 class ComparisonCardView(QWidget):
     export_requested = Signal()
+    card_shown = Signal()  # a card to read: the window brings it to the front
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -113,25 +116,40 @@ class ComparisonCardView(QWidget):
             "ComparisonCardView",
             "Save the card, the curves and the runs' settings as an HTML report"))
 
-        link_row = QHBoxLayout()
-        link_row.addWidget(self.rule_link)
-        link_row.addStretch(1)
+        # The verdict and its rule in a column beside the figures: on a laptop screen
+        # (1280x720) the verdict above the table pushed the last rows below the fold.
+        # A narrow page stacks them (the verdict first).
+        self.verdict_column = QWidget()
+        self.verdict_column.setObjectName("verdictColumn")
+        verdict_layout = QVBoxLayout(self.verdict_column)
+        verdict_layout.setContentsMargins(0, 0, 0, 0)
+        verdict_layout.setSpacing(8)
+        verdict_layout.addWidget(self.verdict)
+        verdict_layout.addWidget(self.rule_link)
+        verdict_layout.addWidget(self.rule_label)
         buttons = QHBoxLayout()
-        buttons.addStretch(1)
         buttons.addWidget(self.export_button)
+        buttons.addStretch(1)
+        verdict_layout.addLayout(buttons)
+        verdict_layout.addStretch(1)
+        figures = QWidget()
+        figures_layout = QVBoxLayout(figures)
+        figures_layout.setContentsMargins(0, 0, 0, 0)
+        figures_layout.setSpacing(8)
+        figures_layout.addWidget(self.table)
+        self.op_profile = OpProfileView()
+        figures_layout.addWidget(self.op_profile)
+        figures_layout.addStretch(1)
+        self.columns = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self.columns.setSpacing(14)
+        self.columns.addWidget(self.verdict_column, 0)
+        self.columns.addWidget(figures, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 10, 10)
         layout.setSpacing(8)
         layout.addWidget(self.placeholder)
         layout.addWidget(self.heading)
-        layout.addWidget(self.verdict)
-        layout.addLayout(link_row)
-        layout.addWidget(self.rule_label)
-        layout.addWidget(self.table)
-        self.op_profile = OpProfileView()
-        layout.addWidget(self.op_profile)
-        layout.addLayout(buttons)
-        layout.addStretch(1)
+        layout.addLayout(self.columns, 1)
 
         self.rule_link.linkActivated.connect(self.toggle_rule)
         self.export_button.clicked.connect(self.export_requested)
@@ -168,7 +186,9 @@ class ComparisonCardView(QWidget):
                 self.table.setItem(r, c, item)
         self._set_filled(True)
         self.op_profile.show_table(profile_table(card))
+        self._arrange()
         self._fit_table()
+        self.card_shown.emit()
 
     def clear(self) -> None:
         """No card: say how to get one."""
@@ -215,6 +235,19 @@ class ComparisonCardView(QWidget):
         self.export_button.setEnabled(filled)
         self.export_button.setVisible(filled)
 
+    def _arrange(self) -> None:
+        """The verdict beside the figures where the page holds both (a third of it, so
+        the verdict's lines stay short enough to read), above them where it does not."""
+        width = self.width()
+        side_by_side = width >= WIDE_PAGE
+        self.columns.setDirection(QBoxLayout.Direction.LeftToRight if side_by_side
+                                  else QBoxLayout.Direction.TopToBottom)
+        if side_by_side:
+            self.verdict_column.setFixedWidth(max(240, min(420, round(width * 0.32))))
+        else:
+            self.verdict_column.setMinimumWidth(0)
+            self.verdict_column.setMaximumWidth(16777215)
+
     def _widest_number(self, column: int) -> int:
         """The widest one-line cell of ``column`` (figures, not the wrapping loss gap)."""
         metrics = self.table.fontMetrics()
@@ -225,6 +258,7 @@ class ComparisonCardView(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
+        self._arrange()
         self._fit_later()  # a narrower card may need the table's scroll bar (or not)
 
     def _fit_later(self, *_: object) -> None:

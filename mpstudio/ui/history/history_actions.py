@@ -31,8 +31,6 @@ from mpstudio.engine.trainer.compare_options import CompareOptions
 from mpstudio.ui.history.history_model import status_text
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QDockWidget
-
     from mpstudio.engine.run_session import TrainingOutcome
     from mpstudio.ui.charts.live_charts import LiveCharts
     from mpstudio.ui.history.comparison_card_view import ComparisonCardView
@@ -63,12 +61,12 @@ def run_title(run: StoredRun) -> str:
 
 class HistoryActions(QObject):
     def __init__(self, state: WorkbenchState, notices: Notices, history: HistoryPanel,
-                 card_view: ComparisonCardView, card_dock: QDockWidget, charts: LiveCharts,
+                 card_view: ComparisonCardView, charts: LiveCharts,
                  setup: SetupPanel, files: FileActions, actions: WindowActions,
                  start_run: Callable[[], None], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.state, self.notices, self.history = state, notices, history
-        self.card_view, self.card_dock, self.charts = card_view, card_dock, charts
+        self.card_view, self.charts = card_view, charts
         self.setup, self.files, self.start_run = setup, files, start_run
         self.store: RunStore | None = None
         self.sides: tuple[list[StoredRun], list[StoredRun]] | None = None  # on the card
@@ -126,16 +124,13 @@ class HistoryActions(QObject):
     def show_card(self, card: ComparisonCard,
                   sides: tuple[list[StoredRun], list[StoredRun]]) -> None:
         self.sides = sides
-        self.card_view.show_card(card)
-        self.card_dock.show()
-        self.card_dock.raise_()
+        self.card_view.show_card(card)  # the window's Comparison tab opens with it
         self.state.update(comparison_shown=True)
 
     def hide_card(self) -> None:
         """No comparison on the charts (a new run, a single run plotted): no card."""
         self.sides = None
         self.card_view.clear()
-        self.card_dock.hide()
         self.state.update(comparison_shown=False)
 
     # ------------------------------------------------------------ from History
@@ -193,10 +188,10 @@ class HistoryActions(QObject):
         self.charts.add_events(replay_events(mixed[0]))
         self.charts.finish()
         self.show_card(card, (list(base), list(mixed)))
-        self.notices.banner(QCoreApplication.translate(
-            "HistoryActions", "Comparing {baseline} with {mixed}: {verdict}").format(
-            baseline=run_title(base[0]), mixed=run_title(mixed[0]),
-            verdict=card.verdict.sentence), "info")
+        self.notices.hide_banner()  # the card's tab has the verdict
+        self.notices.status(QCoreApplication.translate(
+            "HistoryActions", "Comparing {baseline} with {mixed}").format(
+            baseline=run_title(base[0]), mixed=run_title(mixed[0])))
 
     def rerun(self, run_id: int) -> None:
         """Fill the form with the run's spec (a comparison's: the mixed spec with the

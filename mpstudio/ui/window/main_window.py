@@ -1,7 +1,8 @@
-"""The workbench window: setup on the left, live charts in the middle, the hardware
-check on the right, the log below. Everything TensorFlow does happens in the engine
-process (EngineClient); this class only wires panels, jobs, events and the one
-WorkbenchState together. Which controls are enabled follows ``controls(state)``."""
+"""The workbench window: setup and the hardware check on the left, the live charts in
+the middle (a comparison's card in a tab beside them), the log and History below.
+Everything TensorFlow does happens in the engine process (EngineClient); this class
+only wires panels, jobs, events and the one WorkbenchState together. Which controls
+are enabled follows ``controls(state)``."""
 
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ from mpstudio.ui.models.workbench_state import WorkbenchState, controls
 from mpstudio.ui.setup.batch_finder_dialog import BatchFinderActions
 from mpstudio.ui.setup.setup_panel import SetupPanel
 from mpstudio.ui.widgets.wheel_guard import WheelGuard
+from mpstudio.ui.window.central_tabs import CentralTabs
 from mpstudio.ui.window.file_actions import FileActions
 from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
 from mpstudio.ui.window.help_dialogs import AboutDialog, MixedPrecisionHelp
@@ -108,8 +110,8 @@ class MainWindow(QMainWindow):
                                          self.device_label, a, self.versions, self)
         self.files = FileActions(notices, self.setup, self.charts, a, self)
         self.history_actions = HistoryActions(
-            state, notices, self.history, self.card_view, self.card_dock, self.charts,
-            self.setup, self.files, a, self.start_run, self)
+            state, notices, self.history, self.card_view, self.charts, self.setup,
+            self.files, a, self.start_run, self)
         self.history_actions.machine_report = lambda: (  # a bundle's hardware description
             self.background.check.report.to_dict() if self.background.check else None)
         self.exports = ExportActions(engine, state, notices, self.files, self.history,
@@ -159,12 +161,14 @@ class MainWindow(QMainWindow):
         self.pin_offer = PinOffer()  # under the banner: "keep this layer in float32..."
         self.pin_offer.pin_and_run.connect(self.pin_and_run)
         self.charts = LiveCharts()
+        self.card_view = ComparisonCardView()
+        self.central_tabs = CentralTabs(self.charts, self.card_view, self.state)
         center = QWidget()
         layout = QVBoxLayout(center)
         layout.setContentsMargins(6, 6, 6, 0)
         layout.addWidget(self.banner)
         layout.addWidget(self.pin_offer)
-        layout.addWidget(self.charts, 1)
+        layout.addWidget(self.central_tabs, 1)
         self.setCentralWidget(center)
 
         self.hardware = HardwarePanel()
@@ -181,17 +185,8 @@ class MainWindow(QMainWindow):
                                   "historyDock", self.history,
                                   Qt.DockWidgetArea.BottomDockWidgetArea)
         self.history_dock = history_dock
-        self.card_view = ComparisonCardView()
-        card_scroll = QScrollArea()
-        card_scroll.setWidget(self.card_view)
-        card_scroll.setWidgetResizable(True)
-        # the verdict wraps to the dock's width; only the card's table scrolls sideways
-        card_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.card_dock = self._dock(QCoreApplication.translate("MainWindow", "Comparison"),
-                                    "comparisonDock", card_scroll,
-                                    Qt.DockWidgetArea.RightDockWidgetArea)
         self._tab_groups = ((setup_dock, hardware_dock), (log_dock, history_dock))
-        self._dock_order = [setup_dock, hardware_dock, log_dock, history_dock, self.card_dock]
+        self._dock_order = [setup_dock, hardware_dock, log_dock, history_dock]
         self._saved_state: QByteArray | None = None
         self._arranged = False
 
@@ -229,15 +224,8 @@ class MainWindow(QMainWindow):
         # the Log under the charts: 230 px of a 940 px window, less of a 720 px one
         log_height = max(140, min(230, round(0.22 * self.height())))
         self.resizeDocks([self._tab_groups[1][0]], [log_height], Qt.Orientation.Vertical)
-        # the card's four columns need about 540 px; give them that where the window has
-        # room (1920 wide), 440 at 1280 so the charts keep theirs
-        card_width = max(440, min(540, round(0.28 * self.width())))
-        self.resizeDocks([self.card_dock], [card_width], Qt.Orientation.Horizontal)
         if self._saved_state is not None:
             self.restoreState(self._saved_state)
-        # No card at launch: an empty Comparison dock restored from the last session
-        # took 420 px from the charts. It opens with the next comparison.
-        self.card_dock.hide()
 
     def focusNextPrevChild(self, next_: bool) -> bool:
         """Tab skips the docks behind another's tab: Qt keeps their widgets in the focus
@@ -359,7 +347,10 @@ class MainWindow(QMainWindow):
         status, text, level = describe_outcome(outcome)
         failed = any(r.failure is not None and r.failure.has_traceback
                      for r in outcome.results)  # the error's traceback is in the log
-        self.notices.banner(self._with_log(text) if failed else text, level)
+        if outcome.card is None:
+            self.notices.banner(self._with_log(text) if failed else text, level)
+        else:  # the Comparison tab opens on the verdict: a banner above it said it twice
+            self.notices.hide_banner()
         self.notices.status(status_line(status, text))
         self.pin_offer.offer(outcome)
         cost = self.pin_offer.report_cost(outcome, self.history_actions.store)
