@@ -24,8 +24,10 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
+from mpstudio.engine.events import RunSummary
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.framing import FrameWriter, read_frame
+from mpstudio.engine.service.job_requests import TrainRequest
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.spec_checks import validate_spec
 
@@ -38,25 +40,26 @@ class Engine:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.writer = FrameWriter(self.proc.stdin)
+        self.reader = self.proc.stdout
         self.jobs = 0
-        ready = read_frame(self.proc.stdout)
+        ready = read_frame(self.reader)
         if not isinstance(ready, p.EngineReady):
             raise SystemExit(f"the engine did not start: {ready}")
 
     def train(self, spec: RunSpec) -> tuple[float, int]:
         """(steady examples/s, events received) of one run."""
         self.jobs += 1
-        self.writer.send(p.Submit(self.jobs, "train", {"spec": spec, "comparison": None}))
+        self.writer.send(p.Submit(self.jobs, TrainRequest(spec)))
         events = 0
         while True:
-            message = read_frame(self.proc.stdout)
+            message = read_frame(self.reader)
             if isinstance(message, p.JobEvent):
                 events += 1
             elif isinstance(message, p.JobResult):
                 run = message.value.last
                 if run is None or not run.ok:
                     raise SystemExit(f"the engine's run failed: {run}")
-                return run.summary.steady_examples_per_sec, events
+                return _steady(run.summary), events
             elif isinstance(message, p.JobFailed):
                 raise SystemExit(f"the engine's run failed: {message.message}")
 
@@ -81,7 +84,13 @@ def in_process(spec: RunSpec) -> float:
     result = run(spec, CollectingReporter())
     if not result.ok:
         raise SystemExit(f"the in-process run failed: {result.failure}")
-    return result.summary.steady_examples_per_sec
+    return _steady(result.summary)
+
+
+def _steady(summary: RunSummary) -> float:
+    if summary.steady_examples_per_sec is None:
+        raise SystemExit("the run had too few steps after its warm-up to time")
+    return summary.steady_examples_per_sec
 
 
 def main(argv: list[str] | None = None) -> int:

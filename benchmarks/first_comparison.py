@@ -36,6 +36,7 @@ def main() -> None:
                                 CompareOptions(size=not args.no_sizing), record=True)
         seconds = time.perf_counter() - started
         card = session.card
+        assert card is not None  # a comparison's session has one
         found = re.search(r"interval (\d+\.\d+)-(\d+\.\d+)x", card.verdict.sentence)
         interval = f"{found[1]}-{found[2]}x" if found else "-"
         speedup = f"{card.speedup.median:.2f}x" if card.speedup.median else "-"

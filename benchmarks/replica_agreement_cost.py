@@ -45,6 +45,7 @@ def training_step(spec: RunSpec, agree: bool):
     """The engine's mirrored custom-loop step, with or without the agreement, warmed up
     (traced); returns a function that runs ``n`` steps and waits for them."""
     placement = place(spec)
+    assert placement.strategy is not None  # a mirrored one
     bundle = load_dataset(spec, replicas=placement.replicas)
     plan = LearningRatePlan(spec.learning_rate, placement.replicas, "linear", 0)
     precision.agree_across_replicas = AGREE if agree else (lambda optimizer: optimizer)

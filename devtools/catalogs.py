@@ -12,7 +12,9 @@ from __future__ import annotations
 import ast
 import gettext
 import string
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeGuard
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
@@ -20,6 +22,8 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 from mpstudio.engine.i18n import DOMAIN, LANGUAGES, LOCALE_DIR
+
+MessageText = str | Sequence[str]  # babel's: a plural message is a tuple (or list) of forms
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mpstudio"
 # The engine and the command line speak through gettext; the window through Qt (.ts),
@@ -128,26 +132,26 @@ def problems(lang: str) -> list[str]:
     for m in catalog:
         if not m.id or not _translated(m.string) or m.fuzzy:
             continue
-        singular = m.id[0] if isinstance(m.id, tuple) else m.id
-        expected = m.string[0] if isinstance(m.string, tuple) else m.string
+        singular = m.id if isinstance(m.id, str) else m.id[0]
+        expected = m.string if isinstance(m.string, str) else m.string[0]
         if compiled.gettext(singular) != expected:
             out.append(f"{mo.name} is older than the .po: run scripts/update_translations.py")
             break
     return out
 
 
-def _fields(message: str | tuple[str, ...]) -> set[str]:
+def _fields(message: MessageText | None) -> set[str]:
     """The names of a message's format fields ("{speed}", "{steps:,}" -> speed, steps):
     a translation must fill the same ones, or formatting it fails at run time."""
-    texts = message if isinstance(message, tuple) else (message,)
+    texts = (message,) if isinstance(message, str) else message or ()
     return {name.split(":")[0].split("!")[0] for text in texts
             for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
-def _translated(string: str | tuple[str, ...]) -> bool:
-    return all(string) if isinstance(string, tuple) else bool(string)
+def _translated(string: MessageText | None) -> TypeGuard[MessageText]:
+    return bool(string) if isinstance(string, str) or string is None else all(string)
 
 
-def _short(message: str | tuple[str, ...]) -> str:
-    text = message[0] if isinstance(message, tuple) else message
+def _short(message: MessageText) -> str:
+    text = message if isinstance(message, str) else message[0]
     return repr(text if len(text) <= 70 else text[:67] + "...")

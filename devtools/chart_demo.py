@@ -94,8 +94,8 @@ def synthetic_run(
 
 def comparison_events(steps: int = 400, steps_per_epoch: int = 80) -> list[Event]:
     """A float32 baseline and a mixed_float16 run of the same model, as a comparison sends."""
-    common = {"steps": steps, "steps_per_epoch": steps_per_epoch}
     baseline = synthetic_run("float32 baseline", "float32", loss_scale=None, speed=7_000.0,
-                             seed=1, **common)
-    mixed = synthetic_run("mixed_float16", speed=12_500.0, seed=2, **common)
+                             seed=1, steps=steps, steps_per_epoch=steps_per_epoch)
+    mixed = synthetic_run("mixed_float16", speed=12_500.0, seed=2, steps=steps,
+                          steps_per_epoch=steps_per_epoch)
     return [*baseline, *mixed]

@@ -23,10 +23,11 @@ def _resources_from_source_tree() -> None:
         return
     spec = spec_from_file_location("mpstudio.resources", top,
                                    submodule_search_locations=[str(top.parent)])
+    assert spec is not None and spec.loader is not None  # a .py file always has a loader
     module = module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    sys.modules[__name__].resources = module  # as an import would
+    globals()["resources"] = module  # as an import would (this module's attribute)
 
 
 _resources_from_source_tree()

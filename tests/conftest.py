@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if os.environ["QT_QPA_PLATFORM"] == "offscreen":
@@ -18,6 +23,8 @@ os.environ["MPSTUDIO_LANG"] = "en"
 import pytest
 
 from mpstudio.engine.spec import RunSpec
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # The user's folders each test redirects (isolated_datasets); a session-wide default
 # first, so a module-scoped fixture that runs a command before any test's own
@@ -58,12 +65,74 @@ def logging_restored(monkeypatch):
     app_log._this_log = None
 
 
+@pytest.fixture(scope="session", autouse=True)
+def measured_cpu_rates(no_real_user_folders) -> Path:
+    """This CPU's rates (engine/prediction/cpu_rates.py), measured as a run measures
+    them, in a process of their own: the kept file that each test's data folder starts
+    with. Every run on a CPU predicts its step from them and measures them where its
+    cache folder has none; with a fresh folder for each test, that micro-benchmark (six
+    kernels in three precisions, 10-20 s of CPU) ran again in every test, engine process
+    and command that trains. Kept between sessions in the temporary folder, for this
+    TensorFlow, core count and measuring code: a developer running one test does not
+    wait for it either. A separate process: the measurement starts TensorFlow's runtime,
+    which some tests configure first."""
+    import hashlib
+    import importlib.metadata
+
+    code = [ROOT / "mpstudio" / "engine" / "prediction" / "cpu_rates.py",
+            ROOT / "mpstudio" / "engine" / "hardware" / "microbench.py"]
+    key = hashlib.sha256(b"".join(p.read_bytes() for p in code) + str(
+        (importlib.metadata.version("tensorflow"), os.cpu_count())).encode()).hexdigest()
+    kept = Path(tempfile.gettempdir()) / "mpstudio-tests" / f"cpu_rates-{key[:16]}.json"
+    if not kept.is_file():
+        _measure_cpu_rates(kept)
+    # the session's own data folder too: module-scoped fixtures train before any test's
+    # folder exists
+    from mpstudio.engine.prediction.cpu_rates import _cache_path
+
+    shutil.copy(kept, _mkdir(_cache_path().parent) / _cache_path().name)
+    return kept
+
+
+@pytest.fixture(scope="session")
+def seed_cpu_rates(measured_cpu_rates):
+    """``seed(folder)``: a data folder a test names itself ($MPSTUDIO_DATA_DIR of a command
+    or an app it starts) starts with this CPU's measured rates, as the conftest's own do."""
+    from mpstudio.engine.prediction.cpu_rates import _cache_path
+
+    def seed(folder: Path) -> Path:
+        return Path(shutil.copy(measured_cpu_rates, _mkdir(folder) / _cache_path().name))
+
+    return seed
+
+
+def _measure_cpu_rates(kept: Path) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="cpu_rates-", dir=_mkdir(kept.parent)))
+    measure = ("from mpstudio.engine.prediction.cpu_rates import cached_cpu_rates, _cache_path;"
+               " assert cached_cpu_rates() is not None; print(_cache_path())")
+    done = subprocess.run([sys.executable, "-c", measure], capture_output=True, text=True,
+                          timeout=600, env=dict(os.environ, MPSTUDIO_DATA_DIR=str(folder)))
+    assert done.returncode == 0, done.stderr[-3000:]
+    written = Path(done.stdout.strip().splitlines()[-1])
+    assert written.parent == folder and written.is_file(), done.stdout
+    os.replace(written, kept)  # whole, also beside another worker measuring at once
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _mkdir(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @pytest.fixture(autouse=True)
-def isolated_datasets(tmp_path_factory, monkeypatch):
+def isolated_datasets(tmp_path_factory, monkeypatch, measured_cpu_rates):
     """Downloads go to a fresh folder and never reach the network: the mirror is a
     closed local port, and Keras' own cache is an empty folder. Saved settings go to
     a fresh config folder, the run history to a fresh file, the engine log to a fresh
-    folder."""
+    folder. The data folder starts with this CPU's measured rates (measured_cpu_rates),
+    as a user's cache folder holds them after the first run."""
+    from mpstudio.engine.prediction.cpu_rates import _cache_path
+
     root = tmp_path_factory.mktemp("data")
     monkeypatch.setenv("MPSTUDIO_CONFIG_DIR", str(root / "config"))
     monkeypatch.setenv("MPSTUDIO_LOG_DIR", str(root / "log"))
@@ -71,6 +140,8 @@ def isolated_datasets(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("MPSTUDIO_HISTORY", str(root / "history.sqlite3"))
     monkeypatch.setenv("MPSTUDIO_DATASETS_MIRROR", "http://127.0.0.1:9/")
     monkeypatch.setenv("KERAS_HOME", str(root / "keras"))
+    _mkdir(_cache_path().parent)
+    shutil.copy(measured_cpu_rates, _cache_path())
     return root
 
 
@@ -144,9 +215,11 @@ def no_qt_threads_or_timers_left(request):
     app = QApplication.instance()  # qtbot has closed its widgets by now (torn down first)
     app.processEvents()
     gc.collect()
-    threads = [o for o in gc.get_objects() if isinstance(o, QThread) and _alive(o)]
-    running = [t for t in threads if t.isRunning()]
-    timers = {id(o): o for o in gc.get_objects() if isinstance(o, QTimer) and _alive(o)}
+    # one pass over the heap (with TensorFlow loaded: some 400,000 objects, a tenth of a
+    # second a pass, in every GUI test)
+    found = [o for o in gc.get_objects() if isinstance(o, (QThread, QTimer)) and _alive(o)]
+    running = [t for t in found if isinstance(t, QThread) and t.isRunning()]
+    timers = {id(o): o for o in found if isinstance(o, QTimer)}
     for widget in app.topLevelWidgets():
         timers.update((id(t), t) for t in widget.findChildren(QTimer))
     active = [t for t in timers.values() if t.isActive()]
@@ -161,3 +234,70 @@ def _alive(obj) -> bool:
     import shiboken6
 
     return shiboken6.isValid(obj)
+
+
+@pytest.fixture(autouse=True)
+def no_processes_left():
+    """A test ends every process it started (engines, commands, tries, TensorBoard):
+    one left running would take the CPU from every test after it and fail a later
+    test's count of its own processes. One still running a few seconds after the test
+    is ended here and fails the test, named."""
+    import psutil
+
+    yield  # autouse and first set up: torn down last, after the windows have closed
+    me = psutil.Process()
+    _gone, alive = psutil.wait_procs(me.children(recursive=True), timeout=5)
+    left = []
+    for proc in alive:
+        try:
+            left.append(f"{proc.pid}: {' '.join(proc.cmdline())[:200]}")
+            proc.kill()
+        except psutil.Error:  # ended meanwhile
+            continue
+    psutil.wait_procs(alive, timeout=5)
+    assert not left, "processes still running after the test: " + "; ".join(left)
+
+
+# ------------------------------------------------------------------ CPU time per test
+# Wall time on a shared 2-core machine says more about the machine's load than about the
+# test (one test measured 115 s alone and 23 s of CPU). The CPU a test used, in this
+# process and in the processes it started and waited for, does not depend on the load:
+# the summary lists the tests above the budget, and the ten that used the most.
+CPU_BUDGET_S = 30.0
+_CPU_AT_START = pytest.StashKey[float]()
+
+
+def _cpu_seconds() -> float:
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    item.stash[_CPU_AT_START] = _cpu_seconds()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "teardown" and _CPU_AT_START in item.stash:
+        report.user_properties.append(("cpu_s", _cpu_seconds() - item.stash[_CPU_AT_START]))
+
+
+def pytest_terminal_summary(terminalreporter):
+    used = sorted(((dict(r.user_properties)["cpu_s"], r.nodeid)
+                   for reports in terminalreporter.stats.values() for r in reports
+                   if getattr(r, "when", "") == "teardown"
+                   and "cpu_s" in dict(getattr(r, "user_properties", ()))), reverse=True)
+    if not used:
+        return
+    over = [(s, n) for s, n in used if s > CPU_BUDGET_S]
+    terminalreporter.section(f"CPU time: {sum(s for s, _ in used):.0f} s in {len(used)} tests;"
+                             f" {len(over)} above {CPU_BUDGET_S:.0f} s")
+    for seconds, nodeid in used[:max(10, len(over))]:  # the costliest first
+        terminalreporter.write_line(f"{seconds:7.1f}s cpu  {nodeid}")

@@ -27,7 +27,7 @@ def main(folder: str) -> int:
     w.confirm_close = lambda: True
     w.show()
     w.start_background()
-    wait_until(app, lambda: w.background.check is not None and w.setup.run_button.isEnabled(),
+    wait_until(app, lambda: w.hardware_jobs.check is not None and w.setup.run_button.isEnabled(),
          180, "the engine and the hardware check")
     wait_until(app, lambda: w.setup.layers.summary is not None, 60, "the layer table")
 
@@ -47,14 +47,14 @@ def main(folder: str) -> int:
     ids = [run.id for run in w.last_outcome.stored]
     w.history_actions.compare_runs(ids[0], ids[1])
 
-    w.actions.export_model.trigger()
+    w.window_actions.export_model.trigger()
     dialog = w.exports.dialog
     dialog.folder_edit.setText(folder)
     dialog.name_edit.setText("model")
     w.exports.start_export(dialog.requests())
     wait_until(app, lambda: w.exports.job is None, 300, "the export")
 
-    w.background.run_check(measure=True, seconds=0.05)
+    w.hardware_jobs.run_check(measure=True, seconds=0.05)
     wait_until(app, lambda: not w.state.measuring, 300, "the measurement")
 
     w.close()
@@ -63,7 +63,7 @@ def main(folder: str) -> int:
     print(json.dumps({"ended": ended, "exported": sorted(p.name for p in Path(folder).iterdir()
                                                          if p.name.startswith("model")),
                       "card": w.card_view.card is not None, "loaded": loaded,
-                      "measured": bool(w.background.check.measurements)}))
+                      "measured": bool(w.hardware_jobs.check.measurements)}))
     return 0
 
 

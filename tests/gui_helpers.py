@@ -32,7 +32,7 @@ def open_window(qtbot, settings_file, first_launch: bool = False) -> MainWindow:
     qtbot.addWidget(window, before_close_func=lambda w: w._closed or close_window(qtbot, w))
     window.confirm_close = lambda: True
     window.show()
-    with qtbot.waitSignal(window.background.hardware_checked, timeout=TF_TIMEOUT_MS):
+    with qtbot.waitSignal(window.hardware_jobs.checked, timeout=TF_TIMEOUT_MS):
         window.start_background()
     qtbot.waitUntil(lambda: window.setup.run_button.isEnabled(), timeout=10_000)
     return window

@@ -301,7 +301,7 @@ def test_help_opens_the_log_folder(qtbot, tmp_path, log_folder, opened):
     from gui_helpers import bare_window
 
     window = bare_window(qtbot, tmp_path / "window.ini")
-    action = window.actions.open_log_folder
+    action = window.window_actions.open_log_folder
     help_menu = next(a.menu() for a in window.menuBar().actions()
                      if a.text() == "&Help")
     assert action in help_menu.actions()
@@ -364,10 +364,10 @@ def test_a_run_that_cannot_start_names_the_engine_log(qtbot, window, tmp_path):
         qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
     assert ended.args == ["failed"]
     log = Path(os.environ[app_log.LOG_DIR_ENV]) / "engine.log"
-    assert w.background.engine_log == str(log)
+    assert w.startup.engine_log == str(log)
     assert w.banner.text().endswith(f"Details in the engine's log: {log}"), w.banner.text()
     text = log.read_text()
     assert "engine process started" in text and "TensorFlow" in text
     failed = text.index(" ERROR mpstudio.engine.service.engine_process: job ")
-    assert " train failed after " in text[failed:]
+    assert " TrainRequest failed after " in text[failed:]
     assert "Traceback (most recent call last):" in text[failed:]

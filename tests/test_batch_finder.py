@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
 
 import pytest
 from gui_helpers import RUN_TIMEOUT_MS
@@ -141,18 +140,27 @@ def test_real_tries_fit_and_run_out_of_tensorflows_capped_allocator():
     assert too_large.outcome == TOO_LARGE and too_large.batch_limit == 1438
 
 
-def _tries_running() -> list[int]:
-    """The pids of try processes now alive."""
-    from pathlib import Path
+def _tries_running(of: int | None = None) -> list[int]:
+    """The pids of try processes now alive that process ``of`` (this one by default)
+    started, at any depth: the tries of tests running beside this one (pytest-xdist's
+    other worker, another checkout's suite) are not this test's."""
+    import psutil
 
     alive = []
-    for proc in Path("/proc").glob("[0-9]*"):
+    for proc in psutil.Process(of).children(recursive=True):
         try:
-            if b"batch_search.probe" in (proc / "cmdline").read_bytes():
-                alive.append(int(proc.name))
-        except OSError:
+            if "mpstudio.engine.batch_search.probe" in proc.cmdline():
+                alive.append(proc.pid)
+        except psutil.Error:  # ended meanwhile
             continue
     return alive
+
+
+def _any_alive(pids: list[int]) -> bool:
+    import psutil
+
+    return any(psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+               for pid in pids)
 
 
 def _wait_until(condition, seconds: float) -> bool:
@@ -202,12 +210,11 @@ def test_a_try_ends_with_the_process_that_started_it(tmp_path):
         "from mpstudio.engine.spec import RunSpec\n"
         "run_try(try_spec(RunSpec(epochs=1), 'float32', 128, 4000), None, 600, lambda: False)")])
     try:
-        assert _wait_until(lambda: any(
-            Path(f"/proc/{pid}/stat").read_text().split()[3] == str(starter.pid)
-            for pid in _tries_running()), 30)
+        assert _wait_until(lambda: _tries_running(of=starter.pid), 30)
+        tries = _tries_running(of=starter.pid)
         starter.send_signal(signal.SIGKILL)
         starter.wait(10)
-        assert _wait_until(lambda: not _tries_running(), 10)
+        assert _wait_until(lambda: not _any_alive(tries), 10)
     finally:
         starter.kill()
 
@@ -321,7 +328,7 @@ def test_the_window_finds_the_batches_in_a_fresh_engine(qtbot, window):
     qtbot.waitUntil(lambda: not w.engine.busy, timeout=RUN_TIMEOUT_MS)
     starts = w.engine.starts
     w.setup.set_spec(w.setup.spec().replace(precision="float32"))
-    w.actions.find_batch.trigger()
+    w.window_actions.find_batch.trigger()
     dialog = w.batch_finder.dialog
     assert dialog is not None and dialog.isVisible()
     assert not dialog.compare_button.isEnabled()

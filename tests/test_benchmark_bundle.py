@@ -219,7 +219,7 @@ def test_window_exports_the_bundle_from_history_and_the_file_menu(history, qtbot
     assert "exported the benchmark bundle" in window.log.toPlainText()
     menu.close()
     # File > Export benchmark bundle…: right after Export report, with a card shown.
-    file_menu = window.actions.export_report.associatedObjects()
+    file_menu = window.window_actions.export_report.associatedObjects()
     file_menu = next(m for m in file_menu if m is not window and hasattr(m, "actions"))
     names = [a.objectName() for a in file_menu.actions()]
     assert names[names.index("exportReport") + 1] == "exportBundle"

@@ -1,4 +1,4 @@
-"""The chart benchmark keeps working and reports its four figures (the timing targets
+"""The chart benchmarks keep working and report their figures (the timing targets
 are read from a full run on a quiet machine, not asserted here)."""
 
 from __future__ import annotations
@@ -30,3 +30,17 @@ def test_chart_benchmark_runs_and_prints_its_figures():
     assert int(redraws.group(1)) > 0 and float(redraws.group(3)) > 0
     assert float(stall.group(1)) >= 0
     assert int(memory.group(1)) > 0 and int(memory.group(2)) == 50_000
+
+
+def test_run_start_benchmark_runs_and_prints_each_phase():
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "chart_run_start.py"), "--cycles", "2"],
+        capture_output=True, text=True, timeout=300, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    phases = re.findall(rf"^ *(.+): stall +{NUMBER} \(.+\) +cpu +{NUMBER} \(.+\)$",
+                        proc.stdout, re.M)
+    assert [p[0] for p in phases] == ["clear (Run clicked)", "run 1 started",
+                                      "run 1 first steps", "run 2 started",
+                                      "run 2 first steps"], proc.stdout

@@ -193,9 +193,11 @@ def test_an_interrupt_that_aborts_prints_one_line_and_exits_130(when, tmp_path):
     env = dict(os.environ, MPSTUDIO_HISTORY=str(tmp_path / "h.sqlite3"))
     # steps of a few hundred ms, so the second Ctrl-C comes while the first waits for one
     # float32: float16 convolutions on an AVX512-FP16 CPU take TensorFlow's oneDNN 100x
-    # longer (a step of minutes, not a few hundred ms)
+    # longer (a step of minutes, not a few hundred ms). Epochs of 4 steps: "epoch 1/500"
+    # is printed as the first epoch ends (the default 8192 examples made that 32 steps,
+    # some 40 s of CPU, before the test could begin).
     slow = ["--dataset", "synthetic", "--synthetic-shape", "32,32,3", "--template", "resnet",
-            "--batch-size", "256", "--precision", "float32"]
+            "--batch-size", "256", "--precision", "float32", "--synthetic-samples", "1280"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "mpstudio", "train", "--epochs", "500", *slow],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,

@@ -16,11 +16,13 @@ import textwrap
 import time
 
 import pytest
+from history_fakes import summary
 
 from mpstudio.engine.distribute.cluster import ClusterError, lost_peer_message, read_cluster
 from mpstudio.engine.distribute.lr_plan import LearningRatePlan
 from mpstudio.engine.distribute.options import strategy_options
-from mpstudio.engine.events import CollectingReporter, EpochMetrics, RunStarted
+from mpstudio.engine.event_codec import event_to_json
+from mpstudio.engine.events import CollectingReporter, EpochMetrics, RunFinished, RunStarted
 from mpstudio.engine.hardware.report import TpuInfo
 from mpstudio.engine.spec import Distribution, RunSpec, SpecError
 from mpstudio.engine.spec_checks import spec_problems
@@ -410,10 +412,11 @@ def test_the_relay_ends_with_the_worker_even_if_a_grandchild_holds_its_output(mo
     with the output pipe open: the relay must end with the worker, not with the pipe."""
     from mpstudio.engine.distribute import worker_process
 
-    script = textwrap.dedent("""
+    script = textwrap.dedent(f"""
         import json, subprocess, sys
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-        print(json.dumps({"event": "Done", "id": None, "warnings": []}), flush=True)
+        print({json.dumps(json.dumps(event_to_json(RunFinished(summary()))))}, flush=True)
+        print(json.dumps({{"event": "Done", "id": None, "warnings": []}}), flush=True)
     """)
     monkeypatch.setattr(worker_process, "worker_command",
                         lambda config: [sys.executable, "-c", script])
@@ -423,6 +426,27 @@ def test_the_relay_ends_with_the_worker_even_if_a_grandchild_holds_its_output(mo
         spec, CollectingReporter(), dict(os.environ, TF_CONFIG=tf_config(free_ports(2), 1)))
     assert time.monotonic() - started < 15
     assert run_id is None and result.model is None
+    assert result.summary.status == "finished" and result.ok
+
+
+def test_a_worker_done_without_its_runs_end_is_a_setup_error_not_a_result(monkeypatch):
+    """Done with no RunFinished/RunFailed before it (one the relay could not read): a
+    RunResult would have no summary (mypy found it), so the worker's own words say
+    what happened instead."""
+    from mpstudio.engine.distribute import worker_process
+    from mpstudio.engine.trainer.runner import RunSetupError
+
+    script = textwrap.dedent("""
+        import json, sys
+        print(json.dumps({"event": "Done", "id": None, "warnings": []}), flush=True)
+        print("the worker lost its run's end", file=sys.stderr, flush=True)
+    """)
+    monkeypatch.setattr(worker_process, "worker_command",
+                        lambda config: [sys.executable, "-c", script])
+    spec = RunSpec(distribute=Distribution(strategy="multiworker"))
+    with pytest.raises(RunSetupError, match="the worker lost its run's end"):
+        worker_process.run_worker_process(
+            spec, CollectingReporter(), dict(os.environ, TF_CONFIG=tf_config(free_ports(2), 1)))
 
 
 # ------------------------------------------- an overflow on one replica of several

@@ -1,8 +1,9 @@
 """The window's engine process through its client: real jobs in a real process.
 
 Each test starts an engine (``python -m mpstudio.engine.service``, TensorFlow loaded
-there) and drives it as the window does: typed jobs with their own signals, cancels,
-a crash (kill -9 of the engine's pid), a shutdown that leaves no process behind.
+there) and drives it as the window does: typed requests whose jobs have their own
+signals, cancels, a crash (kill -9 of the engine's pid), a shutdown that leaves no
+process behind.
 """
 
 from __future__ import annotations
@@ -14,6 +15,14 @@ import time
 
 import pytest
 
+from mpstudio.engine.model_summary import ModelSummary
+from mpstudio.engine.service.job_requests import (
+    HardwareCheckRequest,
+    InspectDatasetRequest,
+    JobRequest,
+    ModelPreviewRequest,
+    TrainRequest,
+)
 from mpstudio.engine.trainer.compare_options import CompareOptions
 from mpstudio.ui.engine_client.engine_client import EngineClient
 from mpstudio.ui.engine_client.engine_end import EngineEnd
@@ -45,9 +54,12 @@ def engine(qtbot):
         assert not _alive(pid), "the engine process outlived its client"
 
 
-def _preview(template: str = "mlp", policy: str = "mixed_float16") -> EngineJob:
-    return EngineJob("model_preview", {"template": template, "input_shape": (8, 8, 1),
-                                       "num_classes": 10, "policy": policy})
+def _preview(template: str = "mlp", policy: str = "mixed_float16") -> ModelPreviewRequest:
+    return ModelPreviewRequest(template, (8, 8, 1), 10, policy)
+
+
+def _measure(seconds: float) -> HardwareCheckRequest:
+    return HardwareCheckRequest(measure=True, seconds_per_case=seconds)
 
 
 def _record(job: EngineJob) -> list[tuple[str, object]]:
@@ -63,11 +75,9 @@ def _record(job: EngineJob) -> list[tuple[str, object]]:
 def test_jobs_run_in_the_engine_process_in_order_with_their_own_signals(engine, qtbot):
     assert engine.engine_ready.pid != os.getpid()
     assert engine.engine_ready.versions["TensorFlow"]
-    jobs = [_preview("mlp", "float32"), _preview("mlp", "mixed_float16"),
-            _preview("cnn", "mixed_bfloat16")]
-    records = [_record(job) for job in jobs]
-    for job in jobs:
-        engine.submit(job)
+    requests = [_preview("mlp", "float32"), _preview("mlp", "mixed_float16"),
+                _preview("cnn", "mixed_bfloat16")]
+    records = [_record(engine.submit(request)) for request in requests]
     qtbot.waitUntil(lambda: all(r and r[-1][0] == "finished" for r in records),
                     timeout=60_000)
     for record in records:
@@ -78,14 +88,47 @@ def test_jobs_run_in_the_engine_process_in_order_with_their_own_signals(engine, 
     assert not engine.busy
 
 
+class _NewerRequest(JobRequest[None]):
+    """A request of a newer window: its class is not in the engine's mpstudio."""
+
+
+def test_a_typed_request_returns_its_typed_result_and_an_unknown_one_a_sentence(
+        engine, qtbot):
+    """The request's type picks the engine's job and the type of what comes back; a
+    request the engine has no job for, or cannot even read (a window of another
+    version), fails with a sentence that says so, and the engine goes on."""
+    unknown = _record(engine.submit(JobRequest()))
+    unreadable = _record(engine.submit(_NewerRequest()))
+    request = _preview("mlp", "float32")
+    job = engine.submit(request)
+    typed: list[ModelSummary] = []
+    job.on_result(typed.append)
+    seen = _record(job)
+    qtbot.waitUntil(lambda: bool(seen) and seen[-1][0] == "finished", timeout=60_000)
+    assert [kind for kind, _ in unknown] == ["started", "errored", "finished"]
+    assert unknown[1][1] == "the engine has no job 'JobRequest'"
+    assert [kind for kind, _ in unreadable] == ["started", "errored", "finished"]
+    assert unreadable[1][1].startswith(
+        "the engine process cannot read the window's _NewerRequest")
+    assert job.request is request and job.describe == "the model preview"
+    assert len(typed) == 1 and isinstance(typed[0], ModelSummary)
+    assert typed[0].policy == "float32"
+    assert engine.active() == [] and not engine.busy
+
+
+def test_only_a_job_request_can_be_submitted(qtbot):
+    client = EngineClient()
+    with pytest.raises(TypeError, match="not an engine job request"):
+        client.submit("model_preview")  # type: ignore[arg-type]
+    assert client.pid is None and not client.busy  # nothing started, nothing queued
+
+
 def test_a_failing_job_says_why_a_cancelled_one_never_starts_and_the_engine_goes_on(
         engine, qtbot):
     bad = _record(engine.submit(_preview(template="no_such_template")))
-    slow = EngineJob("hardware_check", {"measure": True, "seconds_per_case": 0.3})
-    queued = _preview()
+    slow = engine.submit(_measure(0.3))
+    queued = engine.submit(_preview())
     slow_seen, queued_seen = _record(slow), _record(queued)
-    engine.submit(slow)
-    engine.submit(queued)
     queued.cancel()
     qtbot.waitUntil(lambda: bool(bad) and bad[-1][0] == "finished", timeout=30_000)
     assert bad[-2][0] == "errored" and "no_such_template" in str(bad[-2][1])
@@ -104,12 +147,10 @@ def test_a_failing_job_says_why_a_cancelled_one_never_starts_and_the_engine_goes
 
 
 def test_dataset_summaries_do_not_wait_behind_the_main_lane(engine, qtbot):
-    slow = engine.submit(EngineJob("hardware_check",
-                                   {"measure": True, "seconds_per_case": 1.0}))
+    slow = engine.submit(_measure(1.0))
     qtbot.waitUntil(lambda: slow.state == "running", timeout=30_000)
-    read = EngineJob("inspect_dataset", {"dataset": "digits", "options": {}}, data_lane=True)
+    read = engine.submit(InspectDatasetRequest("digits", {}))
     seen = _record(read)
-    engine.submit(read)
     qtbot.waitUntil(lambda: bool(seen) and seen[-1][0] == "finished", timeout=30_000)
     assert slow.state == "running"  # the summary came back while the main lane worked
     report = next(value for kind, value in seen if kind == "result")
@@ -129,11 +170,10 @@ def test_images_read_while_tensorflow_loads_wait_for_it(qtbot, tmp_path):
     client = EngineClient()
     failed: list[str] = []
     client.load_failed.connect(failed.append)
-    read = EngineJob("inspect_dataset", {"dataset": str(root), "options": {}}, data_lane=True)
-    seen = _record(read)
     try:
         client.start()
-        client.submit(read)  # as BackgroundWork.start does, before the engine is ready
+        # as the window does at its start, before the engine is ready
+        seen = _record(client.submit(InspectDatasetRequest(str(root), {})))
         qtbot.waitUntil(lambda: bool(seen) and seen[-1][0] == "finished", timeout=READY_MS)
         qtbot.waitUntil(lambda: client.engine_ready is not None or bool(failed),
                         timeout=READY_MS)
@@ -148,14 +188,13 @@ def test_a_flood_of_events_reaches_the_gui_in_few_batches(engine, qtbot, tiny_sp
     """A run that reports every step, while the GUI thread is busy: what arrived in
     the meantime comes as one batch, not one signal per event."""
     spec = tiny_spec.replace(epochs=3)
-    job = EngineJob("train", {"spec": spec, "comparison": None})
+    job = engine.submit(TrainRequest(spec))
     batches: list[int] = []
     started: list = []
     job.events.connect(lambda batch: batches.append(len(batch)))
     job.events.connect(lambda batch: started.extend(
         e for e in batch if type(e).__name__ == "RunStarted"))
     done = _record(job)
-    engine.submit(job)
     qtbot.waitUntil(lambda: sum(batches) > 0, timeout=60_000)
     time.sleep(1.5)  # the GUI thread is busy: nothing is drained meanwhile
     qtbot.waitUntil(lambda: bool(done) and done[-1][0] == "finished", timeout=120_000)
@@ -171,11 +210,10 @@ def test_a_crash_mid_run_fails_the_job_says_how_and_a_fresh_engine_starts(
         engine, qtbot, tiny_spec):
     first_pid = engine.pid
     spec = tiny_spec.replace(epochs=200)  # long enough to be killed mid-run
-    job = EngineJob("train", {"spec": spec, "comparison": None}, describe="the float32 run")
+    job = engine.submit(TrainRequest(spec), describe="the float32 run")
     events: list = []
     job.events.connect(events.extend)
     seen = _record(job)
-    engine.submit(job)
     qtbot.waitUntil(lambda: sum(type(e).__name__ == "StepMetrics" for e in events) > 5,
                     timeout=120_000)
     ends: list[EngineEnd] = []
@@ -195,9 +233,7 @@ def test_a_crash_mid_run_fails_the_job_says_how_and_a_fresh_engine_starts(
 
 
 def test_stop_now_ends_the_engine_and_says_it_was_asked_for(engine, qtbot):
-    slow = engine.submit(EngineJob("hardware_check",
-                                   {"measure": True, "seconds_per_case": 2.0},
-                                   describe="the measurement"))
+    slow = engine.submit(_measure(2.0), describe="the measurement")
     seen = _record(slow)
     qtbot.waitUntil(lambda: slow.state == "running", timeout=30_000)
     with qtbot.waitSignal(engine.ended, timeout=30_000) as ended:
@@ -229,9 +265,8 @@ def test_a_restart_never_waits_for_the_old_engine_and_starts_after_it_ended(engi
 
 def test_a_comparison_crosses_as_plain_data_with_model_handles(engine, qtbot, tiny_spec):
     spec = tiny_spec.replace(precision="mixed_float16", log_every_steps=5)
-    job = EngineJob("train", {"spec": spec, "comparison": CompareOptions(repeats=1)})
+    job = engine.submit(TrainRequest(spec, CompareOptions(repeats=1)))
     seen = _record(job)
-    engine.submit(job)
     qtbot.waitUntil(lambda: bool(seen) and seen[-1][0] == "finished", timeout=180_000)
     outcome = next(value for kind, value in seen if kind == "result")
     assert [r.spec.precision for r in outcome.results] == ["float32", "mixed_float16"]

@@ -27,6 +27,7 @@ from mpstudio.engine.event_text import (
     oom_note,
     retry_line,
     started_lines,
+    summary_line,
     summary_rows,
     underflow_brief,
     underflow_line,
@@ -191,6 +192,14 @@ def test_the_summary_line_and_table_tell_the_same_story():
     out = io.StringIO()
     Console(file=out, width=200, color_system=None).print(summary_table(s))
     assert oom_note(s) in out.getvalue()
+
+
+def test_one_step_is_one_step():
+    """A run stopped at its first step read "stopped: 1 steps"."""
+    line = summary_line(summary(status="stopped", steps_done=1, overflow_steps=1))
+    assert ": 1 step in " in line and "1 overflow step skipped" in line
+    line = summary_line(summary(steps_done=2, overflow_steps=0))
+    assert ": 2 steps in " in line and "0 overflow steps skipped" in line
 
 
 @pytest.mark.parametrize(("value", "digits", "text"), [

@@ -227,7 +227,7 @@ def test_the_window_says_it_in_the_status_line_while_the_engine_starts(
     shown: list[tuple[str, str]] = []
     window.engine.starting.connect(lambda _note: shown.append(
         (window.status_text.text(), window.hardware.status_label.text())))
-    with qtbot.waitSignal(window.background.hardware_checked, timeout=TF_TIMEOUT_MS):
+    with qtbot.waitSignal(window.hardware_jobs.checked, timeout=TF_TIMEOUT_MS):
         window.start_background()
     assert shown == [(H100_NOTE, H100_NOTE)]
     assert H100_NOTE in window.log.lines("note")

@@ -28,7 +28,7 @@ NO_GPU = not any(Path("/proc/driver/nvidia/gpus").glob("*"))
 
 # launch() as `mpstudio` runs it (the window shows, then closes at once); then a window
 # whose engine process loads TensorFlow while it reads an image folder (a dataset the
-# window remembered), as BackgroundWork.start does. Its stderr is the terminal's too.
+# window remembered), as MainWindow.start_background does. Its stderr is the terminal's too.
 LAUNCH_THEN_LOAD = """
 import os, sys
 os.environ["MPSTUDIO_EXIT_AFTER_SHOW"] = "1"
@@ -36,7 +36,7 @@ from mpstudio.ui import app
 assert app.launch([]) == 0
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
-from mpstudio.ui.engine_client.engine_job import EngineJob
+from mpstudio.engine.service.job_requests import InspectDatasetRequest
 from mpstudio.ui.window.main_window import MainWindow
 window = MainWindow()
 window.show()
@@ -45,12 +45,11 @@ window.engine.ready.connect(lambda ready: (print("TensorFlow", ready.versions["T
                                            loop.quit()))
 window.engine.load_failed.connect(lambda message: (print("load failed", message),
                                                    loop.quit()))
-read = EngineJob("inspect_dataset", {"dataset": sys.argv[1], "options": {}}, data_lane=True)
-read.result.connect(lambda report: print("read", report.num_classes, "classes"))
-read.errored.connect(lambda message: print("read failed", message))
 QTimer.singleShot(120_000, loop.quit)
 window.engine.start()
-window.engine.submit(read)
+read = window.engine.submit(InspectDatasetRequest(sys.argv[1], {}))
+read.on_result(lambda report: print("read", report.num_classes, "classes"))
+read.errored.connect(lambda message: print("read failed", message))
 loop.exec()
 for line in window.log.lines():
     print("log:", line)

@@ -29,8 +29,9 @@ def _engine_of(proc: subprocess.Popen, seconds: float) -> psutil.Process:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
-def test_a_quit_signal_quits_like_file_quit(tmp_path, sig):
+def test_a_quit_signal_quits_like_file_quit(tmp_path, sig, seed_cpu_rates):
     config, history = tmp_path / "config", tmp_path / "history.sqlite3"
+    seed_cpu_rates(tmp_path / "data")  # the setup's prediction reads them, not measures
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", MPSTUDIO_CONFIG_DIR=str(config),
                MPSTUDIO_HISTORY=str(history), MPSTUDIO_DATA_DIR=str(tmp_path / "data"))
     proc = subprocess.Popen([sys.executable, "-m", "mpstudio"], env=env, text=True,

@@ -24,11 +24,12 @@ def test_quick_start_has_two_commands_launch_and_test():
     assert "pytest" in test and '".[test]"' in test
 
 
-def test_ci_runs_the_readme_test_command_and_the_linter():
+def test_ci_runs_the_readme_test_command_the_linter_and_the_type_checker():
     _, test = quick_start_commands()
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert test in ci
     assert ".venv/bin/ruff check ." in ci  # as README's Development section runs it
+    assert ".venv/bin/mypy" in ci  # the type checker, likewise
 
 
 def test_every_picture_the_readme_shows_is_in_the_repository():

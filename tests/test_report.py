@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from mpstudio.engine.charts.chart_specs import REPORT_CHARTS
 from mpstudio.engine.comparison.card import build_card
 from mpstudio.engine.comparison.card_text import card_rows
 from mpstudio.engine.events import EpochMetrics, RunSummary, StepMetrics
@@ -122,7 +123,7 @@ def test_html_is_self_contained_xml_with_the_cards_numbers():
     title = root.find(f"{XHTML}head/{XHTML}title").text
     assert title == "mpstudio comparison: mixed_float16 <fast> & co vs float32 baseline"
     svgs = list(root.iter(f"{SVG}svg"))
-    assert len(svgs) == 4
+    assert len(svgs) == len(REPORT_CHARTS)  # one per chart of the table's report charts
     assert all(svg_coordinates(root))  # every line has points
     # the spec row that differs is highlighted
     diff = [tr for tr in root.iter(f"{XHTML}tr") if tr.get("class") == "diff"]

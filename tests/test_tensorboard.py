@@ -158,7 +158,7 @@ def test_open_in_tensorboard_messages_and_server(window, qtbot, monkeypatch, log
                         lambda parent, title, text, *a, **k: shown.append(text))
     menu_texts = [a.text() for m in window.menuBar().actions() for a in m.menu().actions()]
     assert "Open in Tensor&Board" in menu_texts
-    action = window.actions.open_tensorboard
+    action = window.window_actions.open_tensorboard
 
     action.trigger()  # no run yet
     assert "select one in History" in shown[-1]

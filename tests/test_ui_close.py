@@ -10,14 +10,14 @@ import sys
 import time
 from pathlib import Path
 
-from mpstudio.ui.engine_client.engine_job import EngineJob
+from mpstudio.engine.service.job_requests import HardwareCheckRequest
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _measurement(seconds: float) -> EngineJob:
-    return EngineJob("hardware_check", {"measure": True, "seconds_per_case": seconds},
-                     describe="a slow measurement")
+def _measurement(window, seconds: float):
+    return window.engine.submit(HardwareCheckRequest(measure=True, seconds_per_case=seconds),
+                                describe="a slow measurement")
 
 
 def _gone(pid: int) -> bool:
@@ -31,7 +31,7 @@ def _gone(pid: int) -> bool:
 def test_a_window_closed_with_a_job_in_flight_stops_it_and_ends_the_engine(window, qtbot):
     """As when the model preview is still building after a run: pytest-qt's own close
     at teardown must not delete the window before its engine has ended."""
-    slow = window.engine.submit(_measurement(1.0))
+    slow = _measurement(window, 1.0)
     qtbot.waitUntil(lambda: slow.state == "running", timeout=10_000)
     pid = window.engine.pid
     window.close()
@@ -46,7 +46,7 @@ def test_a_window_closed_with_a_job_in_flight_stops_it_and_ends_the_engine(windo
 
 def test_teardown_closes_a_window_left_busy(window):
     """The test ends with a job running; the fixture's close must still end it cleanly."""
-    window.engine.submit(_measurement(2.0))
+    _measurement(window, 2.0)
 
 
 # The app as `mpstudio` starts it (cli.main, launch, app.exec), driven from inside:
@@ -85,7 +85,7 @@ def drive():
 
     def quit():
         print("run active:", window.runs.active, flush=True)
-        window.actions.quit.trigger()
+        window.window_actions.quit.trigger()
 
     when(lambda: window.setup.run_button.isEnabled(), run)
 

@@ -64,7 +64,7 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     assert w.card_view.rows_text() == [(r.name, r.baseline, r.mixed, r.change)
                                        for r in card_rows(card)]
     assert w.status_text.text().startswith("Comparison finished: ")
-    assert w.actions.export_report.isEnabled()
+    assert w.window_actions.export_report.isEnabled()
     assert sorted(w.history.selected_ids()) == [1, 2, 3, 4]  # the new runs, selected
     close_window(qtbot, w)
 
@@ -73,7 +73,7 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     assert w.setup.with_baseline() and w.setup.trials.value() == 2  # remembered
     assert not w.central_tabs.isTabVisible(1)  # no card yet in a new session
     assert w.history.visible_ids() == [4, 3, 2, 1]
-    assert not w.actions.export_report.isEnabled()
+    assert not w.window_actions.export_report.isEnabled()
     w.history.select_ids([1, 2])
     _click(qtbot, w.history.compare_button)
     again = w.card_view.card
@@ -100,7 +100,7 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     # a single run on the charts: the comparison's card goes with its charts
     assert w.card_view.card is None and not w.central_tabs.isTabVisible(1)
     assert w.central_tabs.currentWidget() is w.charts
-    assert not w.actions.export_report.isEnabled()
+    assert not w.window_actions.export_report.isEnabled()
     with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         _click(qtbot, w.history.rerun_button)
     assert ended.args == ["finished"]
@@ -114,7 +114,7 @@ def test_compare_read_the_card_restart_and_find_it_in_history(qtbot, tmp_path):
     w.history.confirm_delete = lambda ids: True
     w.history.select_ids([5, 6, 7, 8])
     _click(qtbot, w.history.delete_button)
-    assert w.card_view.card is None and not w.actions.export_report.isEnabled()
+    assert w.card_view.card is None and not w.window_actions.export_report.isEnabled()
     with RunStore() as store:
         assert [r.id for r in store.runs()] == [4, 3, 2, 1]
     close_window(qtbot, w)

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QDockWidget
 
-from mpstudio.ui.theme import DARK_CHARTS, LIGHT_CHARTS, is_dark
+from mpstudio.ui.theme import DARK, DARK_CHARTS, LIGHT_CHARTS, is_dark
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_the_theme_is_the_users_choice_and_is_remembered(qtbot, tmp_path, system
     title = window.charts.plots["loss"].header.title
     assert title.brush().color().name() == DARK_CHARTS.text
     assert DARK_CHARTS.background in window.charts.empty.styleSheet()
-    assert "#2b2d31" in QApplication.instance().styleSheet()  # the dark banner
+    assert DARK.plain[1] in window.banner.styleSheet()  # the dark banner
     window.close()
 
     again = bare_window(qtbot, settings)

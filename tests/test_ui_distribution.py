@@ -298,7 +298,7 @@ def test_a_multiworker_run_from_the_window(two_worker_cluster, window, qtbot):
         stored = store.run(rows[0].id)
     assert [e.loss for e in stored.epochs] == pytest.approx(
         [e["loss"] for e in theirs["epochs"]], rel=1e-6)
-    assert w.actions.export_model.isEnabled()  # the chief's kept model came back
+    assert w.window_actions.export_model.isEnabled()  # the chief's kept model came back
 
 
 @pytest.mark.slow

@@ -13,7 +13,7 @@ from mpstudio.engine.doctor.checks import NOT_RUN
 
 def test_the_dialog_runs_the_quick_check_stops_and_saves(qtbot, window, tmp_path):
     w = window
-    w.actions.check_training.trigger()
+    w.window_actions.check_training.trigger()
     dialog = w.doctor.dialog
     assert dialog is not None and dialog.isVisible()
     assert not dialog.save_button.isEnabled() and not dialog.stop_button.isEnabled()

@@ -59,22 +59,23 @@ def test_an_engine_killed_mid_run_fails_the_run_keeps_its_metrics_and_restarts(
 
 
 def test_stop_now_when_a_run_does_not_stop_in_time(qtbot, window):
-    """Stop pressed while the run builds and traces its first step: it cannot stop
-    until that step ends. Once Stop has waited (shortened here from 3 s), the button
-    says Stop now and ends the engine; the run ends as stopped."""
+    """Stop pressed while a comparison's mixed run traces its first step, its float32
+    baseline kept: the run cannot stop until that step ends (a Stop before a job's
+    first step ends it at once: test_stop_first_step.py). Once Stop has waited
+    (shortened here from 3 s), the button says Stop now and ends the engine; the run
+    ends as stopped."""
     w = window
     w.runs._stuck_timer.setInterval(50)
-    _set_up(w, template="resnet")
-    # The run must start in the engine at once: queued behind a model preview (the one
-    # after the last test's run, on a busy machine), Stop would cancel it before it
-    # ever got stuck.
-    qtbot.waitUntil(lambda: not w.background.preview_pending, timeout=TF_TIMEOUT_MS)
+    _set_up(w, template="cnn", epochs=1)  # its mixed step traces in over 50 ms
+    w.setup.baseline.setChecked(True)
+    w.setup.sizing.setChecked(False)
     with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: w.runs.progress.runs_started == 2, timeout=RUN_TIMEOUT_MS)
         qtbot.mouseClick(w.setup.stop_button, Qt.MouseButton.LeftButton)
         assert w.state.run == "stopping" and w.setup.stop_button.text() == "Stop"
         qtbot.waitUntil(lambda: w.setup.stop_button.text() == "Stop now", timeout=10_000)
-        assert w.actions.stop.text() == "Stop &now" and w.state.run == "stuck"
+        assert w.window_actions.stop.text() == "Stop &now" and w.state.run == "stuck"
         qtbot.mouseClick(w.setup.stop_button, Qt.MouseButton.LeftButton)
     assert ended.args == ["stopped"]
     assert "Stopped now: the engine process was ended" in w.banner.text()
@@ -94,7 +95,7 @@ def test_each_hardware_check_writes_one_log_line_also_when_the_engine_ends_under
         return [line for line in w.log.lines() if line.startswith("recommended here:")]
 
     assert len(recommended()) == 1  # the check the window ran at start
-    with qtbot.waitSignal(w.background.hardware_checked, timeout=TF_TIMEOUT_MS):
+    with qtbot.waitSignal(w.hardware_jobs.checked, timeout=TF_TIMEOUT_MS):
         qtbot.mouseClick(w.hardware.check_button, Qt.MouseButton.LeftButton)
     assert len(recommended()) == 2
     first_pid = w.engine.pid

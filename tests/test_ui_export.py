@@ -30,7 +30,7 @@ def _train(qtbot, w, precision: str = "mixed_float16") -> None:
     w.setup.baseline.setChecked(False)
     with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS) as ended:
         qtbot.mouseClick(w.setup.run_button, Qt.MouseButton.LeftButton)
-        assert not w.actions.export_model.isEnabled()  # not while the run trains
+        assert not w.window_actions.export_model.isEnabled()  # not while the run trains
     assert ended.args == ["finished"], w.banner.text()
 
 
@@ -123,10 +123,10 @@ def test_export_the_run_just_trained_to_every_format(qtbot, window, tmp_path):
     w = window
     out = tmp_path / "out"
     out.mkdir()
-    assert not w.actions.export_model.isEnabled()  # nothing trained yet
+    assert not w.window_actions.export_model.isEnabled()  # nothing trained yet
     _train(qtbot, w, "mixed_float16")
-    assert w.actions.export_model.isEnabled()
-    w.actions.export_model.trigger()
+    assert w.window_actions.export_model.isEnabled()
+    w.window_actions.export_model.trigger()
     dialog = w.exports.dialog
     assert dialog.isVisible() and not dialog.isModal()
     assert "mixed_float16" in dialog.heading.text()
@@ -221,7 +221,7 @@ def test_a_failed_check_heads_the_results_and_every_line_is_on_screen(qtbot, win
     the other files then read as written, not as files that were already there."""
     w = window
     _train(qtbot, w, "float32")
-    w.actions.export_model.trigger()
+    w.window_actions.export_model.trigger()
     dialog = w.exports.dialog
     available = [f for f in FORMATS if unavailable_reason(f) is None]
     _tick_only(dialog, [f.id for f in available])

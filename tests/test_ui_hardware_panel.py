@@ -26,11 +26,11 @@ from mpstudio.engine.hardware.measurement import DeviceMeasurement, KernelResult
 from mpstudio.engine.hardware.verdict_rules import Verdict
 from mpstudio.ui.hardware.hardware_panel import RUN_ACTIVE_TIP, HardwarePanel
 from mpstudio.ui.setup.verdict_marks import (
-    VERDICT_COLOR,
     mark_color,
     precision_choice_text,
     verdict_marks,
 )
+from mpstudio.ui.theme import colors
 
 POLICIES = ("float32", "mixed_float16", "mixed_bfloat16")
 UNCHANGED = MemoryApplyResult("unchanged", "TensorFlow default, applied to 1 GPU(s)")
@@ -79,8 +79,8 @@ def test_verdict_marks_for_the_setup_panel():
     assert precision_choice_text("mixed_float16", "recommended") == \
         "mixed_float16 — recommended"
     assert precision_choice_text("float32", "") == "float32"
-    assert mark_color("recommended") == VERDICT_COLOR[Verdict.RECOMMENDED]
-    assert mark_color("not supported") == VERDICT_COLOR[Verdict.UNSUPPORTED]
+    assert mark_color("recommended") == colors().verdict[Verdict.RECOMMENDED]
+    assert mark_color("not supported") == colors().verdict[Verdict.UNSUPPORTED]
     assert mark_color("") == ""
 
 
@@ -103,8 +103,9 @@ def test_a100_machine_shows_devices_verdicts_and_advice(panel):
     verdicts = {p: gpu.verdict_labels[p].text() for p in POLICIES}
     assert verdicts == {"float32": "works but slower", "mixed_float16": "recommended",
                         "mixed_bfloat16": "recommended"}
-    assert VERDICT_COLOR[Verdict.RECOMMENDED] in gpu.verdict_labels["mixed_bfloat16"].styleSheet()
-    assert VERDICT_COLOR[Verdict.SLOWER] in gpu.verdict_labels["float32"].styleSheet()
+    verdict = colors().verdict
+    assert verdict[Verdict.RECOMMENDED] in gpu.verdict_labels["mixed_bfloat16"].styleSheet()
+    assert verdict[Verdict.SLOWER] in gpu.verdict_labels["float32"].styleSheet()
     assert "no loss scaling" in gpu.reason_labels["mixed_bfloat16"].text()
     assert "TF32" in gpu.reason_labels["float32"].text()
     assert gpu.ratio_labels == {}  # nothing measured yet
@@ -128,7 +129,7 @@ def test_cpu_only_machine(panel):
     cpu = cards_by_device(panel)["CPU"]
     assert cpu.verdict_labels["mixed_bfloat16"].text() == "recommended"
     assert cpu.verdict_labels["mixed_float16"].text() == "measure to know"
-    assert VERDICT_COLOR[Verdict.MEASURE] in cpu.verdict_labels["mixed_float16"].styleSheet()
+    assert colors().verdict[Verdict.MEASURE] in cpu.verdict_labels["mixed_float16"].styleSheet()
     rows = dict(view.build_rows)
     assert rows["Build"].startswith("CPU-only")
     assert rows["GPUs"].startswith("none")
@@ -358,8 +359,8 @@ def test_apply_results_are_shown(panel):
     form = panel.memory_form
     panel.show_memory_result("needs_restart", RESTART)
     assert form.apply_label.text().startswith("Takes effect at next launch")
-    assert VERDICT_COLOR[Verdict.SLOWER] in form.apply_label.styleSheet()
+    assert colors().verdict[Verdict.SLOWER] in form.apply_label.styleSheet()
     failed = MemoryApplyResult("failed", "settings file x: growth must be true or false")
     panel.show_check(check_of(machine(), memory=failed))
     assert form.apply_label.text().startswith("Not applied: settings file x")
-    assert VERDICT_COLOR[Verdict.UNSUPPORTED] in form.apply_label.styleSheet()
+    assert colors().verdict[Verdict.UNSUPPORTED] in form.apply_label.styleSheet()

@@ -15,7 +15,7 @@ from mpstudio.engine.comparison.verdict import rule_text
 from mpstudio.engine.events import EpochMetrics, RunStarted, RunSummary, StepMetrics
 from mpstudio.engine.history.store import RunStore
 from mpstudio.engine.model_summary import ModelSummary
-from mpstudio.ui.history.comparison_card_view import PLACEHOLDER, TONE_COLORS, ComparisonCardView
+from mpstudio.ui.history.comparison_card_view import PLACEHOLDER, ComparisonCardView
 from mpstudio.ui.history.history_model import (
     ACCURACY,
     COLUMNS,
@@ -26,6 +26,7 @@ from mpstudio.ui.history.history_model import (
     HistoryTableModel,
 )
 from mpstudio.ui.history.history_panel import FILTER_PLACEHOLDER, RUNNING_TIP, HistoryPanel
+from mpstudio.ui.theme import colors
 
 CPU = "CPU (x86_64, 2 cores)"
 GPU = "GPU:0 NVIDIA H100 80GB HBM3 (compute capability 9.0)"
@@ -374,7 +375,7 @@ def test_card_view_shows_verdict_rows_and_headers(card_view, store, qtbot):
     verdict = card_view.findChild(type(card_view.verdict), "verdict")
     assert verdict.text() == card.verdict.sentence
     assert verdict.property("kind") == "worth_it" and verdict.property("tone") == "good"
-    assert TONE_COLORS["good"][1] in verdict.styleSheet()
+    assert colors().tones["good"][1] in verdict.styleSheet()
     assert card_view.rows_text() == [(r.name, r.baseline, r.mixed, r.change)
                                      for r in card_rows(card)]
     # The side headings, perhaps on two lines (the ids under the label).

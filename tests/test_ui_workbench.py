@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from gui_helpers import RUN_TIMEOUT_MS, close_window, open_window, select
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
 
 from devtools.latency_probe import LatencyProbe
 from mpstudio.ui.setup.verdict_marks import precision_choice_text, verdict_marks
@@ -42,7 +43,7 @@ def test_click_through_mixed_float16_then_with_a_float32_baseline(qtbot, window)
     assert counts["val_loss"]["mixed_float16"] == 1  # one epoch
     assert "finished" in w.status_text.text()
     assert "mixed_float16 finished" in w.banner.text()
-    assert w.actions.export_model.isEnabled()
+    assert w.window_actions.export_model.isEnabled()
     assert w.setup.run_button.isEnabled() and not w.setup.stop_button.isEnabled()
     # The GUI thread never stalled for long while TensorFlow trained.
     assert probe.ticks > 10
@@ -159,7 +160,7 @@ def test_settings_persist_between_launches(qtbot, tmp_path):
     # Until the user picks a precision, the hardware check's recommendation is selected
     # (float32 on most CPUs, mixed_bfloat16 on an AMX one); every other choice carries
     # the Hardware card's words for it.
-    advice = first.background.check.advice
+    advice = first.hardware_jobs.check.advice
     recommended = advice.run_policy
     assert first.setup.spec().precision == recommended
     assert first.setup.precision.currentText() == f"{recommended} — recommended"
@@ -180,8 +181,8 @@ def test_settings_persist_between_launches(qtbot, tmp_path):
     assert (spec.precision, spec.epochs, spec.template, spec.batch_size) == (
         "mixed_bfloat16", 7, "cnn", 64)
     assert spec.learning_rate == pytest.approx(0.0123)
-    second.background.run_check(measure=False)  # a later check keeps the user's pick
-    qtbot.waitUntil(lambda: not second.background.measuring, timeout=RUN_TIMEOUT_MS)
+    second.hardware_jobs.run_check(measure=False)  # a later check keeps the user's pick
+    qtbot.waitUntil(lambda: not second.hardware_jobs.measuring, timeout=RUN_TIMEOUT_MS)
     assert second.setup.spec().precision == "mixed_bfloat16"
     assert second.setup.open_groups() == ["aids"]
     close_window(qtbot, second)
@@ -191,12 +192,15 @@ def test_export_the_trained_model_and_save_charts(qtbot, window, tmp_path):
     import keras
 
     w = window
-    assert not w.actions.export_model.isEnabled()
+    assert not w.window_actions.export_model.isEnabled()
+    # The menus' actions are window_actions: QWidget.actions() is still Qt's (an attribute
+    # named actions shadowed it, so window.actions() raised TypeError; mypy found it).
+    assert all(isinstance(a, QAction) for a in w.actions())
     _set_up(w, "mixed_float16")
     _run(qtbot, w)
-    assert w.actions.export_model.isEnabled()
+    assert w.window_actions.export_model.isEnabled()
     target = tmp_path / "model.keras"
-    w.actions.export_model.trigger()
+    w.window_actions.export_model.trigger()
     dialog = w.exports.dialog
     dialog.folder_edit.setText(str(tmp_path))
     dialog.name_edit.setText("model")
@@ -231,7 +235,7 @@ def test_a_first_launch_runs_a_comparison_and_says_what_it_shows(qtbot, tmp_path
 
     ini = tmp_path / "fresh.ini"
     first = open_window(qtbot, ini, first_launch=True)
-    advice = first.background.check.advice
+    advice = first.hardware_jobs.check.advice
     assert first.setup.with_baseline()
     assert first.setup.spec().precision == best_half_policy(advice) != "float32"
     assert "Your first run compares" in first.banner.text()

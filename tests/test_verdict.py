@@ -25,8 +25,8 @@ GPU = "GPU:0 NVIDIA H100 80GB HBM3 (compute capability 9.0)"
 def run(run_id: int, precision: str, speed: float, val: float, *, status="finished",
         device="CPU (x86_64, 2 cores)", role="single", trial=1, memory=None,
         advisor="no native float16 arithmetic on this CPU", steps_done=500,
-        data_fraction=None, float32_math="float32", examples=100_000, spec=None
-        ) -> StoredRun:
+        data_fraction=None, float32_math="float32", examples=100_000, spec=None,
+        advisor_verdict="works but slower") -> StoredRun:
     """A stored run whose ``examples`` validation flags give accuracy ``val``: the first
     examples right, so two runs' flags nest (they disagree only on the difference)."""
     label = "float32 baseline" if precision == "float32" else precision
@@ -39,7 +39,8 @@ def run(run_id: int, precision: str, speed: float, val: float, *, status="finish
         row=RunRow(run_id, 0.0, label, status, "digits", "mlp", precision, speed, val,
                    "c" if role != "single" else None, role, trial, 1),
         spec={"precision": precision, **(spec or {})},
-        hardware={"device": device, "advisor_reason": advisor, "float32_math": float32_math},
+        hardware={"device": device, "advisor_reason": advisor, "float32_math": float32_math,
+                  "advisor_verdict": advisor_verdict},
         model={}, dataset_summary="", steps_per_epoch=10, total_steps=steps_done,
         summary=s, failure=None, finished=1.0, model_paths=(), steps=(), epochs=(),
         scale_changes=(),
@@ -147,6 +148,18 @@ def test_slower_names_the_advisors_reason_on_a_cpu():
     assert c.verdict.kind == "slower"
     assert "Slower on this hardware" in c.verdict.sentence
     assert "no native float16 arithmetic on this CPU" in c.verdict.sentence
+
+
+def test_slower_where_the_advice_expected_a_gain_does_not_cite_it_as_the_cause():
+    """On an AMX CPU the advice recommends mixed_bfloat16 ("AMX multiplies bfloat16 many
+    times faster"); a model that still ran slower must not end its verdict on that
+    promise as if it were the reason."""
+    amx = "AMX tile units multiply bfloat16 many times faster than float32"
+    c = card(1000, 600, 0.9, 0.9, advisor=amx, advisor_verdict="recommended")
+    assert c.verdict.kind == "slower"
+    assert "the hardware check expected a gain here (" + amx in c.verdict.sentence
+    assert "profile its ops" in c.verdict.sentence
+    assert not c.verdict.sentence.rstrip(".").endswith(amx)
 
 
 def test_slower_because_input_bound():

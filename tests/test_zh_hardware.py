@@ -300,13 +300,14 @@ def test_a_stopped_doctor_reads_in_chinese(qtbot, chinese):
 
 
 # ---------------------------------------------------------------- the console
-def test_mpstudio_doctor_speaks_chinese_in_a_terminal(tmp_path):
+def test_mpstudio_doctor_speaks_chinese_in_a_terminal(tmp_path, seed_cpu_rates):
     """``mpstudio --lang zh_CN doctor --quick --templates mlp``: the table, its lines and
     the summary in Chinese; the JSON it writes alongside stays English."""
     env = dict(os.environ, COLUMNS="220", MPSTUDIO_CONFIG_DIR=str(tmp_path / "config"),
                MPSTUDIO_DATA_DIR=str(tmp_path / "data"),
                MPSTUDIO_HISTORY=str(tmp_path / "history.sqlite3"))
     env.pop("MPSTUDIO_LANG", None)
+    seed_cpu_rates(tmp_path / "data")
     out = tmp_path / "doctor.json"
     done = subprocess.run([sys.executable, "-m", "mpstudio", "--lang", "zh_CN", "doctor",
                            "--quick", "--templates", "mlp", "--json-out", str(out)],

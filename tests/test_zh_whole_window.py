@@ -64,8 +64,8 @@ def test_a_chinese_session_meets_no_english(qtbot, tmp_path, chinese):
 
     # Every dialog the menus open without a file chooser: the guide, About, the
     # training check and the export of the model just trained.
-    for action in (w.actions.help_page, w.actions.about, w.actions.check_training,
-                   w.actions.export_model):
+    a = w.window_actions
+    for action in (a.help_page, a.about, a.check_training, a.export_model):
         assert action.isEnabled(), action.text()
         before = {id(x) for x in QApplication.topLevelWidgets() if x.isVisible()}
         action.trigger()

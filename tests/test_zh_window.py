@@ -116,15 +116,15 @@ def test_message_boxes_and_file_dialogs_say_it_in_chinese(qtbot, tmp_path, chine
         return QMessageBox.StandardButton.No
 
     monkeypatch.setattr(QMessageBox, "question", question)
-    assert not type(w).confirm_close(w)
+    assert not w.ask_close()
     assert asked == [("停止运行并退出？", "有运行正在进行。要停止它并退出 mpstudio 吗？")]
     titles = []
     w.files.ask_open_path = lambda title, filters: titles.append((title, filters)) or ""
     w.files.ask_save_path = lambda title, filters, name: titles.append((title, filters)) or ""
-    w.actions.import_dataset.trigger()
-    w.actions.open_config.trigger()
-    w.actions.save_config.trigger()
-    w.actions.save_charts.trigger()
+    w.window_actions.import_dataset.trigger()
+    w.window_actions.open_config.trigger()
+    w.window_actions.save_config.trigger()
+    w.window_actions.save_charts.trigger()
     assert titles[0] == ("导入数据集文件",
                          "数据集 (*.npz *.csv);;NumPy 归档 (*.npz);;CSV 表格 (*.csv)")
     assert titles[-1] == ("保存图表", "PNG 图像 (*.png);;SVG 图像 (*.svg)")
@@ -277,7 +277,7 @@ def test_the_working_window_speaks_chinese_train_compare_export_and_engine_end(
     # Export the run just trained: the form, then the results of a real export.
     out = tmp_path / "out"
     out.mkdir()
-    w.actions.export_model.trigger()
+    w.window_actions.export_model.trigger()
     dialog = w.exports.dialog
     assert dialog.heading.text().startswith("运行 ")
     assert dialog.heading.text().endswith(" · mlp · mixed_float16（刚训练完的运行）")

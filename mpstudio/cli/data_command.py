@@ -49,7 +49,7 @@ def run_data_command(args: argparse.Namespace) -> int:
 
 
 def _list(as_json: bool) -> int:
-    rows = []
+    rows: list[dict[str, Any]] = []  # as --json prints them
     for name in dataset_names():
         entry, avail = dataset_entry(name), availability(name)
         rows.append({"name": name, "origin": entry.origin, "offline": avail.offline,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.console import Group, RenderableType
+from rich.console import Group, JustifyMethod, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -131,12 +131,14 @@ def verdict_table(advice: Advice) -> Table:
 def measurement_table(measurements: Sequence[DeviceMeasurement]) -> Table:
     table = Table(title=_("Measured: forward + backward, TFLOP/s (x = speed vs float32)"),
                   title_justify="left")
-    for column, justify in ((_("device"), "left"), (_("kernel"), "left"),
-                            ("float32", "right"), ("float16", "right"), ("bfloat16", "right")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        (_("device"), "left"), (_("kernel"), "left"),
+        ("float32", "right"), ("float16", "right"), ("bfloat16", "right"))
+    for column, justify in columns:
         table.add_column(column, justify=justify)
     for m in measurements:
         for kernel in m.kernels:
-            cells = []
+            cells: list[str | Text] = []
             for dtype in ("float32", *HALF_DTYPES):
                 result = m.result(kernel, dtype)
                 if result is None:

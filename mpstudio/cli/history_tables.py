@@ -8,7 +8,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from mpstudio.engine.comparison.card import ComparisonCard
+from mpstudio.engine.comparison.card import ComparisonCard, Side
 from mpstudio.engine.comparison.card_text import (
     PROFILE_TITLE,
     card_rows,
@@ -126,7 +126,7 @@ def run_detail(run: StoredRun) -> Group:
     return Group(*parts)
 
 
-def side_title(side) -> str:  # type: ignore[no-untyped-def]
+def side_title(side: Side) -> str:
     """"float32 baseline (#3, #5, #7)", its label shown in the language in force."""
     return _("{label} ({ids})").format(label=shown_label(side.label),
                                        ids=", ".join(f"#{i}" for i in side.run_ids))
@@ -152,6 +152,6 @@ def card_table(card: ComparisonCard) -> Group:
                 caption=profile.note, caption_justify="left")
     for i, head in enumerate(profile.headers):
         ops.add_column(head, justify="left" if i == 0 else "right", no_wrap=i == 0)
-    for row in profile.rows:
-        ops.add_row(*row)
+    for cells in profile.rows:
+        ops.add_row(*cells)
     return Group(table, verdict, ops)

@@ -40,7 +40,7 @@ class _Watch:
 
 def run_with_json_failure(command: str, run: Callable[[], int]) -> int:
     out, err = _Watch(sys.stdout), _Watch(sys.stderr)
-    sys.stdout, sys.stderr = out, err  # type: ignore[assignment]
+    sys.stdout, sys.stderr = out, err
     try:
         code = run()
     finally:

@@ -25,7 +25,7 @@ import os
 import re
 import sys
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TextIO
 
 from mpstudio.engine import i18n
@@ -229,7 +229,9 @@ class CellFormatter(argparse.HelpFormatter):
             return super()._fill_text(text, width, indent)
         return "\n".join(indent + line for line in wrap(text, width - len(indent)))
 
-    def _format_usage(self, usage, actions, groups, prefix):  # type: ignore[no-untyped-def]
+    def _format_usage(self, usage: str | None, actions: Iterable[argparse.Action],
+                      groups: Iterable[argparse._MutuallyExclusiveGroup],
+                      prefix: str | None) -> str:
         """argparse wraps the usage by characters and indents its continuation by the
         prefix's characters: with wide ones, indent by columns and narrow the width
         until every line fits."""

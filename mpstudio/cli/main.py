@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from mpstudio import __version__
 from mpstudio.cli.data_command import add_data_commands, run_data_command
@@ -68,7 +68,7 @@ _RUNNERS: dict[str, Runner] = {
 
 
 class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", CellFormatter)
         super().__init__(*args, **kwargs)
 

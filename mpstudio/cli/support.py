@@ -9,11 +9,15 @@ import logging
 import signal
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from mpstudio.cli.trimmed_lines import TrimmedLines
 from mpstudio.engine.i18n import _
+
+if TYPE_CHECKING:
+    from mpstudio.engine.first_step import FirstStepWatch
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # the shell's code for a process ended by SIGINT
@@ -154,8 +158,10 @@ def ctrl_c_held() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def ctrl_c_stops(reporter) -> Iterator[None]:
-    """First Ctrl-C stops cooperatively after the current step; a second one aborts."""
+def ctrl_c_stops(reporter, watch: FirstStepWatch | None = None) -> Iterator[None]:
+    """First Ctrl-C stops cooperatively after the current step; a second one aborts.
+    ``watch``: a run that has not finished its first step (tracing it can take seconds)
+    has nothing to keep, and the first Ctrl-C ends it at once (StoppedBeforeFirstStep)."""
 
     def handler(signum, frame):
         # The abort handler first: a second Ctrl-C that arrives while this one still
@@ -163,6 +169,10 @@ def ctrl_c_stops(reporter) -> Iterator[None]:
         # not be taken for the first one again.
         signal.signal(signal.SIGINT, signal.default_int_handler)
         reporter.stop()
+        if watch is not None and watch.nothing_to_keep:
+            from mpstudio.engine.first_step import StoppedBeforeFirstStep
+
+            raise StoppedBeforeFirstStep
         print("\n" + _("stopping after this step (Ctrl-C again to abort)"), file=sys.stderr)
 
     previous = signal.signal(signal.SIGINT, handler)

@@ -275,6 +275,13 @@ def train_from_command(command: str, spec: RunSpec, comparison: CompareOptions |
     code of a run that ended early (said in one line)."""
     from mpstudio.cli.console import ConsoleReporter
     from mpstudio.engine.datasets.errors import DataLoadStopped
+    from mpstudio.engine.first_step import (
+        FirstStepWatch,
+        StoppedBeforeFirstStep,
+        WatchingReporter,
+        stopped_reason,
+    )
+    from mpstudio.engine.said import render
 
     with ctrl_c_held(), tensorflow_logs_hidden():
         from mpstudio.engine.hardware.gpu_memory import apply_saved_gpu_memory
@@ -297,14 +304,24 @@ def train_from_command(command: str, spec: RunSpec, comparison: CompareOptions |
                               summaries=comparison is None,  # a comparison prints its card
                               results=make_console(stderr=False))
     front: Any = EventPrinter(console) if events else console
+    watch = None
+    if spec.distribute.strategy != "multiworker":  # workers stop together, after a step
+        watch = FirstStepWatch()
+        front = WatchingReporter(front, watch)
     try:
-        with ctrl_c_stops(front):
+        with ctrl_c_stops(front, watch):
             # the window's engine process takes the same path (run_session)
             return train_session(spec, front, comparison, record=record)
     except SpecError as exc:
         return usage_error(command, exc.problems)
     except (runner.RunSetupError, DataLoadStopped) as exc:
         return ended_early(command, exc)
+    except StoppedBeforeFirstStep:
+        console.close()  # its live lines first, then the sentence
+        print("\n" + _("mpstudio {command}: {reason}; the run is in the history as "
+                       "stopped").format(command=command, reason=render(stopped_reason())),
+              file=sys.stderr)
+        return EXIT_OK  # a stop the user asked for, as after a step
     finally:
         console.close()
 

@@ -104,7 +104,7 @@ class AppSettings:
     gpu_memory: GpuMemorySettings = field(default_factory=GpuMemorySettings)
 
     def to_dict(self) -> dict[str, Any]:
-        memory = {"growth": self.gpu_memory.growth}
+        memory: dict[str, bool | int] = {"growth": self.gpu_memory.growth}
         if self.gpu_memory.limit_mb is not None:
             memory["limit_mb"] = self.gpu_memory.limit_mb
         return {"gpu_memory": memory}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import platform
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import keras
@@ -71,7 +71,7 @@ def _tf32(gpus: Sequence[TfGpu], tf32_on: bool | None) -> str:
 
 
 def run_devices(placement: Placement | None = None, gpus: Sequence[TfGpu] | None = None,
-                tf32_on: bool | None = None, environ: dict[str, str] | None = None,
+                tf32_on: bool | None = None, environ: Mapping[str, str] | None = None,
                 ) -> RunDevices:
     """The devices a run with ``placement`` (None: the default strategy) computes on.
     ``gpus``/``tf32_on``/``environ`` default to this machine's."""

@@ -78,7 +78,7 @@ def _value(hint: Any, value: Any) -> Any:
     if origin in (typing.Union, types.UnionType):
         options = [a for a in typing.get_args(hint) if a is not type(None)]
         return _value(options[0], value) if len(options) == 1 else value
-    if dataclasses.is_dataclass(hint) and isinstance(value, dict):
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint) and isinstance(value, dict):
         return _build(hint, value)
     if origin is tuple and isinstance(value, list):
         args = typing.get_args(hint)

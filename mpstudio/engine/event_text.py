@@ -245,7 +245,8 @@ def failed_line(label: str, e: RunFailed, retry_follows: bool = False) -> str:
 def summary_line(s: RunSummary) -> str:
     """One line a user scans: status, speed, accuracy, loss scaling, and what the
     training aids did."""
-    parts = [_("{label} {status}: {steps} steps in {duration}").format(
+    parts = [ngettext("{label} {status}: {steps} step in {duration}",
+                      "{label} {status}: {steps} steps in {duration}", s.steps_done).format(
                  label=shown_label(s.label), status=status_text(s.status), steps=s.steps_done,
                  duration=fmt_duration(s.total_time)),
              _("steady {rate}").format(rate=fmt_rate(s.steady_examples_per_sec))]
@@ -254,7 +255,8 @@ def summary_line(s: RunSummary) -> str:
     if s.test_accuracy is not None:
         parts.append(_("test accuracy {accuracy}").format(accuracy=fmt_pct(s.test_accuracy)))
     if s.loss_scale_mode == "dynamic":
-        parts.append(_("{count} overflow steps skipped").format(count=s.overflow_steps))
+        parts.append(ngettext("{count} overflow step skipped", "{count} overflow steps skipped",
+                              s.overflow_steps).format(count=s.overflow_steps))
     where = distribution_text(s)
     if where:
         parts.insert(1, where)

@@ -86,6 +86,7 @@ def train_session(spec: RunSpec, reporter: Reporter, comparison: CompareOptions 
     it goes unless ``record`` is False (a multi-worker worker that is not the chief).
     Raises SpecError, RunSetupError and DataLoadStopped as the runner does."""
     from mpstudio.engine.comparison.card import card_for_comparison
+    from mpstudio.engine.first_step import StoppedBeforeFirstStep, stopped_reason
     from mpstudio.engine.history.recorder import RecordingReporter
     from mpstudio.engine.trainer import compare, runner
 
@@ -104,6 +105,10 @@ def train_session(spec: RunSpec, reporter: Reporter, comparison: CompareOptions 
             if keep is not None:
                 keep(results[0])
         stored = recorder.stored() if recorder is not None else []
+    except StoppedBeforeFirstStep:  # the CLI's Ctrl-C while the first step was traced
+        if recorder is not None:
+            recorder.end_open_run("stopped", stopped_reason())
+        raise
     finally:
         if recorder is not None:
             recorder.close()

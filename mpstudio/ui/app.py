@@ -114,7 +114,8 @@ def launch(argv: list[str] | None = None, language: str | None = None,
     from PySide6.QtCore import QCoreApplication, QTimer
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    running = QApplication.instance()
+    app = running if isinstance(running, QApplication) else QApplication(argv or sys.argv[:1])
     app.setApplicationName("mpstudio")  # X11's window class: the entry's StartupWMClass
     app.setOrganizationName("mpstudio")
     from mpstudio.ui.app_icon import apply_identity

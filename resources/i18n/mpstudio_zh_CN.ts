@@ -184,123 +184,6 @@
     </message>
 </context>
 <context>
-    <name>BackgroundWork</name>
-    <message>
-        <source>Loading TensorFlow…</source>
-        <translation>正在加载 TensorFlow…</translation>
-    </message>
-    <message>
-        <source>pid {pid}; its log: {log}</source>
-        <translation>进程号 {pid}；日志：{log}</translation>
-    </message>
-    <message>
-        <source>pid {pid}</source>
-        <translation>进程号 {pid}</translation>
-    </message>
-    <message>
-        <source>TensorFlow {tensorflow}, Keras {keras} loaded in the engine process ({process})</source>
-        <translation>TensorFlow {tensorflow}、Keras {keras} 已在引擎进程中加载（{process}）</translation>
-    </message>
-    <message>
-        <source>a fresh engine process is ready ({process})</source>
-        <translation>新的引擎进程已就绪（{process}）</translation>
-    </message>
-    <message>
-        <source>GPU memory: {message}</source>
-        <translation>GPU 显存：{message}</translation>
-    </message>
-    <message>
-        <source>Ready</source>
-        <translation>就绪</translation>
-    </message>
-    <message>
-        <source>TensorFlow could not load</source>
-        <translation>TensorFlow 无法加载</translation>
-    </message>
-    <message>
-        <source>TensorFlow could not load: {reason}</source>
-        <translation>TensorFlow 无法加载：{reason}</translation>
-    </message>
-    <message>
-        <source>TensorFlow could not load, so nothing can train: {reason}. Reinstall it (pip install -e .) and restart mpstudio.</source>
-        <translation>TensorFlow 无法加载，因此无法进行任何训练：{reason}。请重新安装（`pip install -e .`）并重新启动 mpstudio。</translation>
-    </message>
-    <message>
-        <source>starting a fresh engine process…</source>
-        <translation>正在启动新的引擎进程…</translation>
-    </message>
-    <message>
-        <source>{reason}; starting a fresh engine process (what it printed is in {log})</source>
-        <translation>{reason}；正在启动新的引擎进程（它输出的内容在 {log} 中）</translation>
-    </message>
-    <message>
-        <source>{reason}; starting a fresh engine process</source>
-        <translation>{reason}；正在启动新的引擎进程</translation>
-    </message>
-    <message>
-        <source>The engine process {how} while idle. A fresh one is starting; your setup is unchanged.</source>
-        <translation>引擎进程在空闲时{how}。新的引擎进程正在启动；你的设置保持不变。</translation>
-    </message>
-    <message>
-        <source>Measuring…</source>
-        <translation>正在测速…</translation>
-    </message>
-    <message>
-        <source>Checking the hardware…</source>
-        <translation>正在检测硬件…</translation>
-    </message>
-    <message>
-        <source>measuring float32, float16 and bfloat16 kernels ({seconds} s a case)</source>
-        <translation>正在为 float32、float16 和 bfloat16 计算内核测速（每项 {seconds} 秒）</translation>
-    </message>
-    <message>
-        <source>{description}
-{availability} (with progress, when you click Run)</source>
-        <translation>{description}
-{availability}（点击“运行”时进行，并显示进度）</translation>
-    </message>
-    <message>
-        <source>reading…</source>
-        <translation>正在读取…</translation>
-    </message>
-    <message>
-        <source>reading {dataset}</source>
-        <translation>读取 {dataset}</translation>
-    </message>
-    <message>
-        <source>No preview: the data could not be read.</source>
-        <translation>无预览：无法读取数据。</translation>
-    </message>
-    <message>
-        <source>The layer table appears when TensorFlow has loaded.</source>
-        <translation>TensorFlow 加载完成后将显示层表。</translation>
-    </message>
-    <message>
-        <source>The layer table appears once the data has been read.</source>
-        <translation>数据读取完成后将显示层表。</translation>
-    </message>
-    <message>
-        <source>building {template}</source>
-        <translation>构建 {template}</translation>
-    </message>
-    <message>
-        <source>No preview: {reason}</source>
-        <translation>无预览：{reason}</translation>
-    </message>
-    <message>
-        <source>recommended here: {policy} on {device}: {reason}</source>
-        <translation>本机推荐：在 {device} 上使用 {policy}：{reason}</translation>
-    </message>
-    <message>
-        <source>measurement stopped: verdicts use the cases that finished</source>
-        <translation>测速已停止：结论只依据已完成的测试项</translation>
-    </message>
-    <message>
-        <source>Your first run compares {policy} with float32 on {device}: speed, memory and accuracy side by side, with a verdict on whether mixed precision pays here ({recommended} is recommended). Untick Compare with float32 for a single run.</source>
-        <translation>您的第一次运行会在 {device} 上对比 {policy} 与 float32：速度、内存和准确率并排显示，并给出混合精度在此是否值得的结论（推荐的是 {recommended}）。取消勾选“与 float32 对比”即可只运行一次。</translation>
-    </message>
-</context>
-<context>
     <name>BatchFinderDialog</name>
     <message>
         <source>Find the largest batch</source>
@@ -503,28 +386,19 @@
 <context>
     <name>ChartPanel</name>
     <message>
-        <source>Loss</source>
-        <translation>损失</translation>
-    </message>
-    <message>
-        <source>Loss scale</source>
-        <translation>损失缩放因子</translation>
-    </message>
-    <message>
-        <source>Throughput (examples/s)</source>
-        <translation>吞吐量（样本/秒）</translation>
-    </message>
-    <message>
-        <source>Accuracy</source>
-        <translation>准确率</translation>
-    </message>
-    <message>
         <source>step</source>
         <translation>步</translation>
     </message>
     <message>
         <source>warm-up</source>
         <translation>预热</translation>
+    </message>
+</context>
+<context>
+    <name>CheckAdvice</name>
+    <message>
+        <source>Your first run compares {policy} with float32 on {device}: speed, memory and accuracy side by side, with a verdict on whether mixed precision pays here ({recommended} is recommended). Untick Compare with float32 for a single run.</source>
+        <translation>您的第一次运行会在 {device} 上对比 {policy} 与 float32：速度、内存和准确率并排显示，并给出混合精度在此是否值得的结论（推荐的是 {recommended}）。取消勾选“与 float32 对比”即可只运行一次。</translation>
     </message>
 </context>
 <context>
@@ -1033,6 +907,57 @@
     <message>
         <source>the engine process {how}</source>
         <translation>引擎进程{how}</translation>
+    </message>
+</context>
+<context>
+    <name>EngineStartup</name>
+    <message>
+        <source>pid {pid}; its log: {log}</source>
+        <translation>进程号 {pid}；日志：{log}</translation>
+    </message>
+    <message>
+        <source>pid {pid}</source>
+        <translation>进程号 {pid}</translation>
+    </message>
+    <message>
+        <source>TensorFlow {tensorflow}, Keras {keras} loaded in the engine process ({process})</source>
+        <translation>TensorFlow {tensorflow}、Keras {keras} 已在引擎进程中加载（{process}）</translation>
+    </message>
+    <message>
+        <source>a fresh engine process is ready ({process})</source>
+        <translation>新的引擎进程已就绪（{process}）</translation>
+    </message>
+    <message>
+        <source>GPU memory: {message}</source>
+        <translation>GPU 显存：{message}</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load</source>
+        <translation>TensorFlow 无法加载</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load, so nothing can train: {reason}. Reinstall it (pip install -e .) and restart mpstudio.</source>
+        <translation>TensorFlow 无法加载，因此无法进行任何训练：{reason}。请重新安装（`pip install -e .`）并重新启动 mpstudio。</translation>
+    </message>
+    <message>
+        <source>starting a fresh engine process…</source>
+        <translation>正在启动新的引擎进程…</translation>
+    </message>
+    <message>
+        <source>{reason}; starting a fresh engine process (what it printed is in {log})</source>
+        <translation>{reason}；正在启动新的引擎进程（它输出的内容在 {log} 中）</translation>
+    </message>
+    <message>
+        <source>{reason}; starting a fresh engine process</source>
+        <translation>{reason}；正在启动新的引擎进程</translation>
+    </message>
+    <message>
+        <source>The engine process {how} while idle. A fresh one is starting; your setup is unchanged.</source>
+        <translation>引擎进程在空闲时{how}。新的引擎进程正在启动；你的设置保持不变。</translation>
     </message>
 </context>
 <context>
@@ -1786,6 +1711,41 @@ Replace them?</source>
     </message>
 </context>
 <context>
+    <name>HardwareJobs</name>
+    <message>
+        <source>Loading TensorFlow…</source>
+        <translation>正在加载 TensorFlow…</translation>
+    </message>
+    <message>
+        <source>TensorFlow could not load: {reason}</source>
+        <translation>TensorFlow 无法加载：{reason}</translation>
+    </message>
+    <message>
+        <source>Measuring…</source>
+        <translation>正在测速…</translation>
+    </message>
+    <message>
+        <source>Checking the hardware…</source>
+        <translation>正在检测硬件…</translation>
+    </message>
+    <message>
+        <source>measuring float32, float16 and bfloat16 kernels ({seconds} s a case)</source>
+        <translation>正在为 float32、float16 和 bfloat16 计算内核测速（每项 {seconds} 秒）</translation>
+    </message>
+    <message>
+        <source>recommended here: {policy} on {device}: {reason}</source>
+        <translation>本机推荐：在 {device} 上使用 {policy}：{reason}</translation>
+    </message>
+    <message>
+        <source>measurement stopped: verdicts use the cases that finished</source>
+        <translation>测速已停止：结论只依据已完成的测试项</translation>
+    </message>
+    <message>
+        <source>GPU memory: {message}</source>
+        <translation>GPU 显存：{message}</translation>
+    </message>
+</context>
+<context>
     <name>HardwarePanel</name>
     <message>
         <source>Not while a training run is going: measuring now would distort both the measurement and the run</source>
@@ -2341,46 +2301,6 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>将鼠标悬停在图表上即可读取数值。</translation>
     </message>
     <message>
-        <source>loss</source>
-        <translation>损失</translation>
-    </message>
-    <message>
-        <source>val loss</source>
-        <translation>验证损失</translation>
-    </message>
-    <message>
-        <source>loss scale</source>
-        <translation>损失缩放因子</translation>
-    </message>
-    <message>
-        <source>overflow, scale now</source>
-        <translation>溢出，当前缩放因子</translation>
-    </message>
-    <message>
-        <source>examples/s</source>
-        <translation>样本/秒</translation>
-    </message>
-    <message>
-        <source>warm-up examples/s</source>
-        <translation>预热 样本/秒</translation>
-    </message>
-    <message>
-        <source>accuracy</source>
-        <translation>准确率</translation>
-    </message>
-    <message>
-        <source>val accuracy</source>
-        <translation>验证准确率</translation>
-    </message>
-    <message>
-        <source>underflow without scaling</source>
-        <translation>无缩放时的下溢</translation>
-    </message>
-    <message>
-        <source>at the scale</source>
-        <translation>当前缩放下</translation>
-    </message>
-    <message>
         <source> @ step {step}</source>
         <translation>（第 {step} 步）</translation>
     </message>
@@ -2418,6 +2338,34 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     <message>
         <source>Tensor Cores</source>
         <translation>Tensor Core</translation>
+    </message>
+    <message>
+        <source>The layer&apos;s name; its tip gives its type and parameters. Right-click the header to show or hide columns.</source>
+        <translation>层的名称；悬停提示中有它的类型和参数。右键单击表头可显示或隐藏列。</translation>
+    </message>
+    <message>
+        <source>The Keras layer class</source>
+        <translation>Keras 层的类</translation>
+    </message>
+    <message>
+        <source>The dtype the layer computes in: float16 or bfloat16 is half precision, the part mixed precision speeds up</source>
+        <translation>该层计算所用的 dtype：float16 或 bfloat16 即半精度，也就是混合精度加速的部分</translation>
+    </message>
+    <message>
+        <source>The dtype the layer keeps its weights in: float32 under every mixed policy, so small updates are not lost</source>
+        <translation>该层保存权重所用的 dtype：在每种混合精度策略下都是 float32，因此微小的更新不会丢失</translation>
+    </message>
+    <message>
+        <source>The layer&apos;s parameters (weights)</source>
+        <translation>该层的参数（权重）数</translation>
+    </message>
+    <message>
+        <source>Whether the layer&apos;s sizes fit Tensor Cores under half precision, and what to change where they do not</source>
+        <translation>在半精度下该层的尺寸是否适合 Tensor Core，以及不适合时应改什么</translation>
+    </message>
+    <message>
+        <source>{name} ({kind}): {params} parameters</source>
+        <translation>{name}（{kind}）：{params} 个参数</translation>
     </message>
     <message>
         <source>The output layer computes in float32: the softmax and the loss stay exact even when the layers before it run in half precision.</source>
@@ -2499,14 +2447,6 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>（无损失缩放）</translation>
     </message>
     <message>
-        <source>skipped steps</source>
-        <translation>跳过的步</translation>
-    </message>
-    <message>
-        <source>validation (epoch end)</source>
-        <translation>验证（每轮结束）</translation>
-    </message>
-    <message>
         <source>No run yet.
 
 Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R): the loss, the loss scale, the throughput and the accuracy stream here as it trains. Tick Compare with float32 to see both precisions side by side.</source>
@@ -2517,6 +2457,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>Starting: the charts appear with the run&apos;s first step.</source>
         <translation>正在启动：运行完成第一步后显示图表。</translation>
+    </message>
+    <message>
+        <source>The run ended before its first step: nothing to chart.</source>
+        <translation>运行在第一步之前就结束了：没有可绘制的数据。</translation>
     </message>
 </context>
 <context>
@@ -2676,6 +2620,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
         <translation>正在结束引擎进程…</translation>
     </message>
     <message>
+        <source>stop requested before the first step: ending the run now and starting a fresh engine process</source>
+        <translation>在第一步之前请求了停止：立即结束运行，并启动一个新的引擎进程</translation>
+    </message>
+    <message>
         <source>stopping before the next batch…</source>
         <translation>将在下一个批次之前停止…</translation>
     </message>
@@ -2769,6 +2717,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
         <translation>{precision} 运行</translation>
     </message>
     <message>
+        <source>stopped before the first step: nothing had trained yet, so the run ended at once; the History lists it as stopped</source>
+        <translation>在第一步之前停止：尚未训练任何内容，因此运行已立即结束；历史记录中将其列为“已停止”</translation>
+    </message>
+    <message>
         <source>stopped now: the engine process was ended; the run is kept as stopped with what it measured</source>
         <translation>已立即停止：引擎进程已被结束；该运行以“已停止”保留，并保存已测得的结果</translation>
     </message>
@@ -2779,17 +2731,6 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>stopped before the run started</source>
         <translation>在运行开始前已停止</translation>
-    </message>
-</context>
-<context>
-    <name>RunItems</name>
-    <message>
-        <source>without loss scaling</source>
-        <translation>无损失缩放</translation>
-    </message>
-    <message>
-        <source>at the current scale</source>
-        <translation>当前缩放因子下</translation>
     </message>
 </context>
 <context>
@@ -3051,6 +2992,43 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     </message>
 </context>
 <context>
+    <name>SetupPreview</name>
+    <message>
+        <source>{description}
+{availability} (with progress, when you click Run)</source>
+        <translation>{description}
+{availability}（点击“运行”时进行，并显示进度）</translation>
+    </message>
+    <message>
+        <source>reading…</source>
+        <translation>正在读取…</translation>
+    </message>
+    <message>
+        <source>reading {dataset}</source>
+        <translation>读取 {dataset}</translation>
+    </message>
+    <message>
+        <source>No preview: the data could not be read.</source>
+        <translation>无预览：无法读取数据。</translation>
+    </message>
+    <message>
+        <source>The layer table appears when TensorFlow has loaded.</source>
+        <translation>TensorFlow 加载完成后将显示层表。</translation>
+    </message>
+    <message>
+        <source>The layer table appears once the data has been read.</source>
+        <translation>数据读取完成后将显示层表。</translation>
+    </message>
+    <message>
+        <source>building {template}</source>
+        <translation>构建 {template}</translation>
+    </message>
+    <message>
+        <source>No preview: {reason}</source>
+        <translation>无预览：{reason}</translation>
+    </message>
+</context>
+<context>
     <name>TemplatePicker</name>
     <message>
         <source>Open .&amp;keras…</source>
@@ -3168,10 +3146,6 @@ then choose Run &gt; Open in TensorBoard again.</source>
 </context>
 <context>
     <name>UnderflowChart</name>
-    <message>
-        <source>Gradient underflow in float16</source>
-        <translation>float16 中的梯度下溢</translation>
-    </message>
     <message>
         <source>% of the nonzero gradient values float16 rounds to 0</source>
         <translation>非零梯度值中被 float16 舍入为 0 的百分比</translation>
@@ -3341,8 +3315,8 @@ then choose Run &gt; Open in TensorBoard again.</source>
         <translation>保存图表(&amp;C)…</translation>
     </message>
     <message>
-        <source>Save the four charts as PNG or SVG</source>
-        <translation>把四张图表保存为 PNG 或 SVG</translation>
+        <source>Save the charts as PNG or SVG</source>
+        <translation>把图表保存为 PNG 或 SVG</translation>
     </message>
     <message>
         <source>&amp;Quit</source>

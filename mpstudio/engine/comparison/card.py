@@ -237,7 +237,8 @@ class ComparisonCard:
         return half / base if base and half else None
 
     def to_dict(self) -> dict[str, Any]:
-        return json_ready(asdict(self))
+        out: dict[str, Any] = json_ready(asdict(self))
+        return out
 
 
 def _speedups(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]) -> Spread:
@@ -301,6 +302,7 @@ def build_card(
         mixed_step_time=timed_half.steady_step_time.median,
         data_time_fraction=timed_half.data_time_fraction.median,
         advisor_reason=render(mixed[0].hardware.get("advisor_reason", "")),
+        advisor_expected_gain=mixed[0].hardware.get("advisor_verdict") == "recommended",
         baseline_label=baseline_math(baseline[0]),
         differences=differences,
         profile_reason=slower_reason(profile, half.precision, device_phrase(half.device))
@@ -347,9 +349,10 @@ def accuracy_test(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun], hit
     pairs = [(b.summary, m.summary) for b, m in zip(baseline, mixed, strict=False)
              if b.summary is not None and m.summary is not None]
     if paired and pairs:
-        flags = [(decode_hits(getattr(b, hits)), decode_hits(getattr(m, hits)))
-                 for b, m in pairs]
-        if all(f is not None and g is not None for f, g in flags):
+        decoded = [(decode_hits(getattr(b, hits)), decode_hits(getattr(m, hits)))
+                   for b, m in pairs]
+        flags = [(f, g) for f, g in decoded if f is not None and g is not None]
+        if len(flags) == len(decoded):
             test = paired_accuracy([f for f, _ in flags], [g for _, g in flags],
                                    ACCURACY_TOLERANCE_PP)
             if test is not None:

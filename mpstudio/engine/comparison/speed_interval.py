@@ -36,7 +36,8 @@ def _rates(windows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Steps per second of RESAMPLES resamples of ``windows`` (the whole steady time's
     rate, as the card's figure is, not a median of windows)."""
     picks = windows[rng.integers(0, len(windows), (RESAMPLES, len(windows)))]
-    return picks[..., 0].sum(axis=1) / picks[..., 1].sum(axis=1)
+    rates: np.ndarray = picks[..., 0].sum(axis=1) / picks[..., 1].sum(axis=1)
+    return rates
 
 
 def window_interval(baseline: Sequence[StepMetrics], mixed: Sequence[StepMetrics],

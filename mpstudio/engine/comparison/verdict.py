@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from mpstudio.engine.comparison.paired_accuracy import LOSS, UNCLEAR, PairedAccuracy
 from mpstudio.engine.i18n import N_, _
@@ -77,8 +78,11 @@ class VerdictInputs:
     data_time_fraction: float | None  # of the mixed run
     # the advisor's word on the mixed precision on this device, as the run stored it: a
     # sentence or its message (shown in the reader's language), or an older plain string
-    advisor_reason: str | dict
+    advisor_reason: str | dict[str, Any]
     baseline_label: str = "float32"
+    # the advisor recommended this precision here: its reason promised a gain, so it
+    # cannot be why the run was slower
+    advisor_expected_gain: bool = False
     differences: str = ""  # what differs besides the precision (differences.py)
     profile_reason: str = ""  # the op profile's slowest ops, when one was taken
     epochs: int | None = None  # what the runs were asked for: a too-short run says how many
@@ -158,7 +162,8 @@ def slower_reason(v: VerdictInputs) -> str:
     """Why mixed precision lost here, from the strongest evidence the runs left."""
     advisor_reason = render(v.advisor_reason)
     if v.profile_reason:
-        advisor = _("; {advisor}").format(advisor=advisor_reason) if advisor_reason else ""
+        advisor = (_("; {advisor}").format(advisor=advisor_reason)
+                   if advisor_reason and not v.advisor_expected_gain else "")
         return f"{v.profile_reason.rstrip('.')}{advisor}"
     if v.data_time_fraction is not None and v.data_time_fraction >= INPUT_BOUND_FRACTION:
         return _("the run is input-bound: the input pipeline alone takes {percent:.0f}% of a "
@@ -169,6 +174,12 @@ def slower_reason(v: VerdictInputs) -> str:
         return _("the model is too small to fill the GPU: a step takes {ms:.2f} ms, mostly "
                  "kernel launches and casts (a larger batch or model shows the "
                  "gain)").format(ms=1000 * v.mixed_step_time)
+    if advisor_reason and v.advisor_expected_gain:
+        # "AMX multiplies bfloat16 many times faster" after a slower run read as a
+        # contradiction: say what was expected, and how to find where the time went
+        return _("the hardware check expected a gain here ({advisor}), but this model did "
+                 "not get one; profile its ops (--profile, or Profile ops in the window) to "
+                 "see where the time went").format(advisor=advisor_reason)
     if advisor_reason:
         return advisor_reason
     return _("this device gains nothing from half-precision math")

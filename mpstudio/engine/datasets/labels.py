@@ -52,8 +52,8 @@ def to_class_indices(
         raise DataError(_("{where} is empty").format(where=where))
     if y.dtype.kind in "US":
         text = _names_of(y, where)
-        names, indices = np.unique(text, return_inverse=True)
-        found = tuple(str(n) for n in names)
+        uniques, indices = np.unique(text, return_inverse=True)
+        found = tuple(str(n) for n in uniques)
         _check_count(len(found), where)
         return indices.astype(np.int32), found, notes
     if y.dtype.kind == "b":

@@ -125,9 +125,10 @@ def bundle_from_source(
     val = None
     if len(val_idx):
         val = pipeline(data.x_train[val_idx], data.y_train[val_idx], training=False)
-    test = None
+    test, test_examples = None, 0
     if data.x_test is not None and data.y_test is not None and len(data.x_test):
         test = pipeline(data.x_test, data.y_test, training=False)
+        test_examples = len(data.x_test)
     return DataBundle(
         name=data.name,
         train=pipeline(x_train, data.y_train[train_idx], training=True),
@@ -142,6 +143,6 @@ def bundle_from_source(
         value_range=(float(lo), float(hi)),
         report=data.report(),
         test=test,
-        test_examples=0 if test is None else len(data.x_test),
+        test_examples=test_examples,
         input_scale=input_scale,
     )

@@ -41,6 +41,7 @@ def read_idx_gz(path: Path) -> np.ndarray:
             path=path, error=exc)) from None
     magic = int.from_bytes(raw[:4], "big")
     count = int.from_bytes(raw[4:8], "big")
+    shape: tuple[int, ...]
     if magic == IDX_LABELS:
         shape, offset = (count,), 8
     elif magic == IDX_IMAGES:

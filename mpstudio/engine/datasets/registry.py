@@ -165,17 +165,19 @@ def inspect_dataset(
     dataset: str, options: dict[str, Any], ctx: LoadContext | None = None
 ) -> DataReport:
     """What the source holds (sample count, shape, classes, values), without training."""
-    if is_registered(dataset) and dataset_entry(dataset).report:
+    report = dataset_entry(dataset).report if is_registered(dataset) else None
+    if report:
         _refuse_problems(dataset, options)
-        return resolve(dataset_entry(dataset).report)(options)
+        return resolve(report)(options)
     return read_source(dataset, options, ctx).report()
 
 
 def load_dataset(spec: RunSpec, ctx: LoadContext | None = None, replicas: int = 1) -> DataBundle:
     """``spec.dataset`` as batched tf.data pipelines, split and shuffled from the seed."""
     ctx = _context(spec.dataset, ctx)
-    if is_registered(spec.dataset) and dataset_entry(spec.dataset).loader:
-        return resolve(dataset_entry(spec.dataset).loader)(spec, ctx, replicas)
+    loader = dataset_entry(spec.dataset).loader if is_registered(spec.dataset) else None
+    if loader:
+        return resolve(loader)(spec, ctx, replicas)
     from mpstudio.engine.datasets.pipeline import bundle_from_source
 
     data = read_source(spec.dataset, spec.dataset_options, ctx)

@@ -55,7 +55,8 @@ def _lines(fh: Any, path: Path) -> Iterator[str]:
         yield line
 
 
-def _read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
+def _read_rows(path: Path) -> tuple[list[str], list[list[str]], list[int]]:
+    """The header, the non-blank rows and each row's line number in the file."""
     _check_size(path)
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
@@ -67,7 +68,8 @@ def _read_rows(path: Path) -> tuple[list[str], list[list[str]]]:
                 dialect = csv.excel_tab if path.suffix.lower() == ".tsv" else csv.excel
             reader = csv.reader(_lines(fh, path), dialect)
             header = next(reader, None)
-            rows, lines = [], []
+            rows: list[list[str]] = []
+            lines: list[int] = []
             for row in reader:
                 if any(cell.strip() for cell in row):
                     rows.append(row)

@@ -58,33 +58,36 @@ def run_worker_process(spec: RunSpec, reporter: Reporter,
         from mpstudio.engine.datasets.errors import DataLoadStopped
 
         raise DataLoadStopped(_(NOT_STARTED))
-    if done is None:
+    if done is None or end is None or end.summary is None:  # Done follows the run's end
         message = last_words(stderr) or _("the worker process ended with status "
                                            "{status}").format(status=child.returncode)
         if child.returncode == 2:
             raise SpecError([message])
         raise RunSetupError(message)
     run_id = done.get("id")
-    summary = end.summary if end is not None else None
     failure = end if isinstance(end, RunFailed) else None
-    result = RunResult(spec, summary, _kept_model(run_id), [], epochs, done.get("warnings", []),
+    result = RunResult(spec, end.summary, _kept_model(run_id), [], epochs, done.get("warnings", []),
                        failure)
     return result, run_id
 
 
-def _relay(child: subprocess.Popen, reporter: Reporter):
+def _relay(child: subprocess.Popen[str], reporter: Reporter) -> tuple[
+        dict[str, Any] | None, list[EpochMetrics], RunFinished | RunFailed | None, list[str],
+        bool]:
     """Relay the child's events until it has ended. Returns (done, epochs, end event,
     stderr lines, stopped before training began)."""
     lines: queue.Queue[str | None] = queue.Queue()
     stderr: list[str] = []
+    out, err = child.stdout, child.stderr
+    assert out is not None and err is not None  # both piped
 
     def pump_stdout() -> None:
-        for line in child.stdout:
+        for line in out:
             lines.put(line)
         lines.put(None)  # the child closed its output: it is ending
 
     def pump_stderr() -> None:
-        stderr.extend(child.stderr)
+        stderr.extend(err)
 
     threading.Thread(target=pump_stdout, daemon=True).start()
     err_reader = threading.Thread(target=pump_stderr, daemon=True)

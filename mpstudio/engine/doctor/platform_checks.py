@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mpstudio.engine.doctor.checks import BUILD, MEMORY, TF32, Check
+from mpstudio.engine.doctor.checks import BUILD, MEMORY, TF32, Check, Status
 from mpstudio.engine.hardware.gpu_architecture import Capability, kernel_support, tf32_capable
 from mpstudio.engine.hardware.gpu_memory import MemoryApplyResult
 from mpstudio.engine.hardware.report import GpuInfo, HardwareReport
@@ -24,8 +24,9 @@ MEMORY_NAME = said(N_("GPU memory settings"))
 MIN_DRIVER = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580,)}
 # The driver branch each CUDA 12 release shipped with: PTX from that toolkit needs it
 # to JIT-compile (minor version compatibility does not cover PTX).
-PTX_DRIVER_BRANCH = {(12, 0): 525, (12, 1): 530, (12, 2): 535, (12, 3): 545, (12, 4): 550,
-                     (12, 5): 555, (12, 6): 560, (12, 8): 570, (12, 9): 575, (13, 0): 580}
+PTX_DRIVER_BRANCH: dict[tuple[int, ...], int] = {
+    (12, 0): 525, (12, 1): 530, (12, 2): 535, (12, 3): 545, (12, 4): 550,
+    (12, 5): 555, (12, 6): 560, (12, 8): 570, (12, 9): 575, (13, 0): 580}
 
 
 def _numbers(text: str | None) -> tuple[int, ...]:
@@ -88,7 +89,7 @@ def _driver_line(report: HardwareReport) -> Check:
                      else said(NO_GPU))
     if not drivers:
         note = _note(report.nvml_note) or said(N_("NVML gave no driver version"))
-        status = "pass" if report.usable_gpus else "warn"
+        status: Status = "pass" if report.usable_gpus else "warn"
         works = said(N_("TensorFlow uses the GPU, so the driver works") if report.usable_gpus
                      else N_("check the driver with nvidia-smi"))
         return Check(BUILD, DRIVER_NAME, status,
@@ -160,7 +161,7 @@ def _gpu_line(gpu: GpuInfo, report: HardwareReport) -> Check:
                "kernels": kind, "visible_to_tensorflow": gpu.visible_to_tensorflow}
     if not gpu.visible_to_tensorflow:
         hidden = english(gpu.not_visible_reason).startswith(("hidden by", "not among"))
-        status = "skipped" if hidden else "fail"
+        status: Status = "skipped" if hidden else "fail"
         return Check(BUILD, name, status, clauses(what, said(
             N_("TensorFlow does not use it: {reason}"), reason=gpu.not_visible_reason)),
             details)

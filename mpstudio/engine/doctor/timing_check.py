@@ -8,7 +8,7 @@ import statistics
 from collections.abc import Callable
 
 from mpstudio.engine.datasets.errors import DataLoadStopped
-from mpstudio.engine.doctor.checks import TIMING, Check, not_run
+from mpstudio.engine.doctor.checks import TIMING, Check, Status, not_run
 from mpstudio.engine.doctor.plan import DoctorPlan
 from mpstudio.engine.doctor.training_check import DoctorReporter
 from mpstudio.engine.i18n import N_
@@ -67,11 +67,11 @@ def _median(values: list[float | None]) -> float | None:
 def judge_timing(name: str, result: ComparisonResult, policy: str, device: str,
                  fast_half: bool) -> Check:
     runs = result.results
-    failed = next((r for r in runs if r.failure is not None), None)
+    failed = next(((r.summary, r.failure) for r in runs if r.failure is not None), None)
     if failed is not None:
+        summary, failure = failed
         return Check(TIMING, name, "fail", said(N_("the {label} run failed: {reason}"),
-                                                label=failed.summary.label,
-                                                reason=failed.failure.reason))
+                                                label=summary.label, reason=failure.reason))
     if any(r.summary.status == "stopped" for r in runs) or not result.mixeds:
         return not_run(TIMING, name)
     base = _median([r.summary.steady_examples_per_sec for r in result.baselines])
@@ -89,7 +89,7 @@ def judge_timing(name: str, result: ComparisonResult, policy: str, device: str,
                      "examples/s)"), policy=policy, ratio=ratio, baseline=base_label,
                   mixed=mixed, base=base)
 
-    def judged(status: str, why: str, **args: object) -> Check:
+    def judged(status: Status, why: str, **args: object) -> Check:
         return Check(TIMING, name, status, said(N_("{speeds}: {why}"), speeds=speeds,
                                                 why=said(why, **args)), details)
 

@@ -119,7 +119,7 @@ def judge_run(section: str, name: str, spec: RunSpec, result: runner.RunResult,
         notes.append(said(N_("loss {loss:.3g} after {steps} steps"), loss=s.final_loss,
                           steps=s.steps_done))
     started = next((e for e in events if isinstance(e, RunStarted)), None)
-    if started is not None:
+    if started is not None and result.model is not None:  # None: let go of (not here)
         model_policy = result.model.dtype_policy.name
         bad, fact, counts = dtype_findings(started.model, model_policy, spec.precision)
         problems += bad

@@ -39,7 +39,9 @@ class ExportSource:
 
 
 def source_label(spec: RunSpec | None, run_id: int | None) -> str:
-    return export_label(run_id, spec and spec.template, spec and spec.precision)
+    if spec is None:
+        return export_label(run_id, None, None)
+    return export_label(run_id, spec.template, spec.precision)
 
 
 def source_from_model(model: keras.Model, spec: RunSpec | None,

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import keras
 import numpy as np
 import tensorflow as tf
 
@@ -21,7 +22,7 @@ from mpstudio.engine.quiet_stderr import stderr_hidden
 BATCH = 64
 
 
-def predict_keras(model: object, x: np.ndarray) -> np.ndarray:
+def predict_keras(model: keras.Model, x: np.ndarray) -> np.ndarray:
     return np.asarray(model.predict(x, batch_size=BATCH, verbose=0), dtype=np.float32)
 
 

@@ -18,7 +18,7 @@ from mpstudio.engine.said import said
 
 def parse_cpuinfo(text: str) -> tuple[str, frozenset[str]]:
     """Model name and flags from /proc/cpuinfo text (x86 ``flags``, Arm ``Features``)."""
-    model, flags = "", frozenset()
+    model, flags = "", frozenset[str]()
     for line in text.splitlines():
         key, _, value = line.partition(":")
         key = key.strip().lower()
@@ -48,7 +48,7 @@ def onednn_enabled(environ: dict[str, str] | os._Environ, machine: str, system: 
 
 
 def detect_cpu(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> CpuInfo:
-    model, flags, known = "", frozenset(), False
+    model, flags, known = "", frozenset[str](), False
     try:
         model, flags = parse_cpuinfo(cpuinfo_path.read_text(errors="replace"))
         known = bool(flags)

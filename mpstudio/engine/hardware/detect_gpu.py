@@ -100,9 +100,10 @@ def nvml_scan(nvml: Any = None) -> NvmlScan:
     module; a test passes a stand-in that describes another machine."""
     if nvml is None:
         try:
-            import pynvml as nvml
+            import pynvml
         except ImportError:
             return NvmlScan(note=said(N_("nvidia-ml-py is not installed")))
+        nvml = pynvml
     try:
         nvml.nvmlInit()
     except nvml.NVMLError as exc:

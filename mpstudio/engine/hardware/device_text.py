@@ -5,6 +5,7 @@ language in force. No TensorFlow here: the window and the card read labels too."
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from mpstudio.engine.i18n import N_, _
 
@@ -25,5 +26,9 @@ def device_text(label: str) -> str:
     language in force: "CPU (x86_64, 4 cores)" -> "CPU（x86_64，4 核）"."""
     text = str(label or "")
     for pattern, msgid in _LABEL_PARTS:
-        text = pattern.sub(lambda m, msgid=msgid: _(msgid).format(**m.groupdict()), text)
+        text = pattern.sub(partial(_part, msgid), text)
     return text
+
+
+def _part(msgid: str, match: re.Match[str]) -> str:
+    return _(msgid).format(**match.groupdict())

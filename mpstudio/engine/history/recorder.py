@@ -58,7 +58,7 @@ class RecordingReporter:
         if type(event) is RunStarted:  # recorded first: the event carries its history id
             self._try_record(event)
             run_id = self._run_id if not self._broken and self.persistent else None
-            self.inner.emit(dataclasses.replace(event, run_id=run_id))  # type: ignore[arg-type]
+            self.inner.emit(dataclasses.replace(event, run_id=run_id))
             return
         self.inner.emit(event)
         self._try_record(event)
@@ -82,6 +82,18 @@ class RecordingReporter:
         if self._run_id is None or self._store is None or not self.persistent:
             return None
         return run_folder(self._run_id, self._store.path)
+
+    def end_open_run(self, status: str, reason: Any) -> None:
+        """End the run still open here as ``status``, with the metrics it recorded: a
+        stop that ended it before it could end itself (before its first step)."""
+        if self._run_id is None or self._store is None or self._broken:
+            return
+        try:
+            self._flush()
+            self._store.end_unfinished_run(self._run_id, status, reason)
+            self._run_id = None
+        except (sqlite3.Error, HistoryError, OSError) as exc:
+            self._give_up(exc)
 
     def close(self) -> None:
         """End recording: a run still open here ended without a result (an error that

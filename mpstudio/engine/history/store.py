@@ -193,7 +193,8 @@ class RunStore:
                 host, pid, proc_started, started.initial_weights_hash or "",
             ),
         )
-        return int(cur.lastrowid)
+        assert cur.lastrowid is not None  # an INSERT sets it
+        return cur.lastrowid
 
     def add_metrics(
         self,
@@ -290,7 +291,8 @@ class RunStore:
              template: str | None = None, precision: str | None = None,
              limit: int | None = None) -> list[RunRow]:
         """Newest first, optionally filtered on exact values."""
-        where, args = [], []
+        where: list[str] = []
+        args: list[str | int] = []
         for column, value in (("status", status), ("dataset", dataset),
                               ("template", template), ("precision", precision)):
             if value is not None:

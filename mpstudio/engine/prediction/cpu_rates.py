@@ -5,6 +5,9 @@ TFLOP/s on this very CPU, where no datasheet says what TensorFlow's kernels reac
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from mpstudio.engine.i18n import N_
 from mpstudio.engine.prediction.device_rates import Calibration, DeviceRates
 
@@ -50,7 +53,7 @@ def dense_layer_rates(seconds: float = 0.2) -> dict[str, float]:
             b = tf.Variable(tf.zeros((256,), dtype))
 
             @tf.function
-            def step(x=x, w=w, b=b):
+            def step(x: Any = x, w: Any = w, b: Any = b) -> Any:
                 with tf.GradientTape() as tape:
                     y = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w), b))
                     loss = tf.reduce_sum(tf.cast(y, tf.float32))
@@ -86,7 +89,7 @@ def measured_cpu_rates(seconds: float = 0.3) -> DeviceRates:
     return cpu_rates(report.cpu.model or "CPU", matmul, conv, dense_layer_rates())
 
 
-def _cache_path():
+def _cache_path() -> Path:
     from mpstudio.engine.datasets.cache_dir import datasets_dir
 
     # mpstudio's cache folder ($MPSTUDIO_DATA_DIR where set): never a folder of the user's

@@ -4,8 +4,13 @@ measured on the spot."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mpstudio.engine.i18n import _
 from mpstudio.engine.prediction.device_rates import DeviceRates, gpu_names, gpu_rates
+
+if TYPE_CHECKING:
+    from mpstudio.engine.hardware.detect_gpu import NvmlScan
 
 THIS = "this"
 
@@ -27,7 +32,7 @@ def gpu_by_name(name: str) -> DeviceRates:
     return rates
 
 
-def this_machine_gpu(scan=None) -> str | None:
+def this_machine_gpu(scan: NvmlScan | None = None) -> str | None:
     """The name of this machine's first GPU, or None where NVML finds none."""
     from mpstudio.engine.hardware.detect_gpu import nvml_scan
 
@@ -35,7 +40,7 @@ def this_machine_gpu(scan=None) -> str | None:
     return found[0].name if found else None
 
 
-def resolve_device(name: str, scan=None) -> DeviceRates:
+def resolve_device(name: str, scan: NvmlScan | None = None) -> DeviceRates:
     """``name`` from the table, ``cpu`` or ``this``: this machine's first GPU, else its
     CPU measured now (a few seconds)."""
     wanted = name.strip()

@@ -11,6 +11,7 @@ from mpstudio.engine.hardware.measurement import DeviceMeasurement
 from mpstudio.engine.hardware.report import HardwareReport
 from mpstudio.engine.prediction.device_rates import DeviceRates, gpu_rates
 from mpstudio.engine.prediction.predict import (
+    CostedModel,
     Prediction,
     costed_models,
     larger_batch,
@@ -75,7 +76,7 @@ def predict_devices(report: HardwareReport, workload: Workload,
     if cpu is not None:
         targets.append(("CPU", cpu))
     out = []
-    costed: dict[str, list] = {}
+    costed: dict[str, list[CostedModel]] = {}
     for label, rates in targets:
         key = rates.kind + str(rates.fp8)
         if key not in costed:

@@ -97,7 +97,7 @@ def _matmul_layer(layer: Any, node: Any) -> tuple[float, bool, int]:
     out_shape = tuple(node.output_tensors[0].shape)
     kernel = getattr(layer, "_kernel", None)
     if kernel is None:
-        kernel = getattr(layer, "kernel", None)
+        kernel = layer.kernel  # Dense, EinsumDense and the convolutions have one
     k_shape = tuple(int(d) for d in kernel.shape)
     if kind == "Dense":
         rows = _per_example(node.input_tensors[0].shape) // k_shape[0]

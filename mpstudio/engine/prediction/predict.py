@@ -47,9 +47,10 @@ class PrecisionPrediction:
                                "step_ms": round(self.step_seconds * 1e3, 4),
                                "peak_bytes": int(self.peak_bytes),
                                "half_share": round(self.half_share, 4), "bound": self.bound}
-        if self.speedup is not None:
-            out.update(speedup=round(self.speedup, 3), speedup_low=round(self.speedup_low, 3),
-                       speedup_high=round(self.speedup_high, 3))
+        for key, value in (("speedup", self.speedup), ("speedup_low", self.speedup_low),
+                           ("speedup_high", self.speedup_high)):
+            if value is not None:  # all three, or none (float32 itself)
+                out[key] = round(value, 3)
         return out
 
 

@@ -12,7 +12,7 @@ import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from mpstudio.engine.i18n import _
 from mpstudio.engine.report.bench_bundle import (
@@ -177,5 +177,5 @@ def _compare(path: Path, manifest: dict[str, Any]) -> CompareOptions | None:
     return CompareOptions(repeats, baseline, baseline_batch_size=batch)
 
 
-def _count(value: Any) -> bool:
+def _count(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1

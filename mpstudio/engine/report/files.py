@@ -99,13 +99,14 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> Path:
     return _atomic_write(Path(path), data, "wb")
 
 
-def _atomic_write(path: Path, data: str | bytes, mode: str, **text_options: str | None) -> Path:
+def _atomic_write(path: Path, data: str | bytes, mode: str, encoding: str | None = None,
+                  newline: str | None = None) -> Path:
     tmp: str | None = None
     remove_stale_partials(path.parent)  # what writes killed halfway left there
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=partial_prefix(path.name),
                                    suffix=".tmp")
-        with os.fdopen(fd, mode, **text_options) as f:
+        with os.fdopen(fd, mode, encoding=encoding, newline=newline) as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())

@@ -1,4 +1,4 @@
-"""The pieces of the HTML report: the card table, the four charts, the spec and
+"""The pieces of the HTML report: the card table, the charts, the spec and
 hardware tables, the run list. Every piece is XHTML (well-formed XML) with all text
 escaped, so the page stays one valid document whatever labels or reasons hold."""
 
@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
+from mpstudio.engine.charts.chart_specs import REPORT_CHARTS, ChartSpec
+from mpstudio.engine.charts.series_points import columns, points
 from mpstudio.engine.comparison.card import ComparisonCard
 from mpstudio.engine.comparison.card_text import (
     card_rows,
@@ -131,53 +133,34 @@ def _sides(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]):
     yield from _styled(mixed, MIXED_COLOR)
 
 
-def _per_epoch(run: StoredRun, name: str, color: str, width: float,
-               value: Callable[[Any], float | None]) -> ChartSeries | None:
-    """A validation curve: dashed, a marker at each epoch's last step."""
-    pts = [(e.steps, value(e)) for e in run.epochs if value(e) is not None]
-    if not pts:
-        return None
-    return ChartSeries(_("{name} (val)").format(name=name), [p[0] for p in pts],
-                       [p[1] for p in pts], color,
-                       dashed=True, markers=True, width=width)
+def _chart(chart: ChartSpec, sides: list[tuple[StoredRun, str, str, float]]) -> str:
+    """One chart of the table as SVG: each side's series the report draws, a series
+    with no point left out (a float32 run has no loss scale)."""
+    look = chart.report
+    assert look is not None
+    lines: list[ChartSeries] = []
+    for run, name, color, width in sides:
+        tables = {"step": columns(run.steps, "step"), "epoch": columns(run.epochs, "epoch")}
+        for spec in chart.series:
+            table = tables.get(spec.feed.event)
+            if not spec.in_report or table is None:
+                continue
+            x, y = points(spec.feed, table)
+            if not len(x):
+                continue
+            validation = spec.style == "validation"  # dashed, a marker at each epoch's end
+            lines.append(ChartSeries(
+                _("{name} (val)").format(name=name) if validation else name,
+                x.tolist(), (y * look.scale).tolist(), color, dashed=validation,
+                markers=validation, width=width))
+    return line_chart(_(look.title), lines, y_label=_(look.y_label),
+                      log2_y=chart.axis == "log2", empty_text=look.empty)
 
 
 def charts(baseline: Sequence[StoredRun], mixed: Sequence[StoredRun]) -> list[str]:
-    loss: list[ChartSeries] = []
-    scale: list[ChartSeries] = []
-    speed: list[ChartSeries] = []
-    acc: list[ChartSeries] = []
-    for run, name, color, width in _sides(baseline, mixed):
-        steps = run.steps
-        xs = [s.step for s in steps]
-        loss.append(ChartSeries(name, xs, [s.loss for s in steps], color, width=width))
-        val = _per_epoch(run, name, color, width, lambda e: e.val_loss)
-        if val:
-            loss.append(val)
-        scaled = [s for s in steps if s.loss_scale is not None]
-        if scaled:
-            scale.append(ChartSeries(name, [s.step for s in scaled],
-                                     [s.loss_scale for s in scaled], color, width=width))
-        # Throughput only after the warm-up: tracing and compilation are not speed.
-        steady = [s for s in steps if not s.warmup and s.examples_per_sec is not None]
-        speed.append(ChartSeries(name, [s.step for s in steady],
-                                 [s.examples_per_sec for s in steady], color, width=width))
-        acc.append(ChartSeries(name, xs, [100 * s.accuracy for s in steps], color,
-                               width=width))
-        val = _per_epoch(run, name, color, width,
-                         lambda e: None if e.val_accuracy is None else 100 * e.val_accuracy)
-        if val:
-            acc.append(val)
-    return [
-        line_chart(_("Training loss (validation dashed, per epoch)"), loss,
-                   y_label=_("loss")),
-        line_chart(_("Loss scale"), scale, y_label=_("loss scale (log2)"), log2_y=True,
-                   empty_text=_("no loss scaling in these runs")),
-        line_chart(_("Steady throughput"), speed, y_label=_("examples/s"),
-                   empty_text=_("no steady-state samples (the runs ended in the warm-up)")),
-        line_chart(_("Accuracy (validation dashed, per epoch)"), acc,
-                   y_label=_("accuracy (%)")),
-    ]
+    """The report's charts (``REPORT_CHARTS`` of the chart table), in its order."""
+    sides = list(_sides(baseline, mixed))
+    return [_chart(chart, sides) for chart in REPORT_CHARTS]
 
 
 # ------------------------------------------------------------------------ tables

@@ -1,6 +1,6 @@
 """A tiny SVG line chart for the HTML report.
 
-Hand-written on purpose: the report needs four plain line charts, and matplotlib (or
+Hand-written on purpose: the report needs a few plain line charts, and matplotlib (or
 any plotting library) would be a heavy dependency for that. The output is a
 self-contained, well-formed ``<svg>`` element that can sit inline in an XHTML page.
 """

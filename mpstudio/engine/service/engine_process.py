@@ -31,10 +31,11 @@ from mpstudio.engine.app_log import configure_engine, log_uncaught
 from mpstudio.engine.datasets.errors import DataLoadStopped
 from mpstudio.engine.export.results import ExportCancelled
 from mpstudio.engine.hardware.first_start import FirstStart, prepare_first_start
-from mpstudio.engine.i18n import N_, _
+from mpstudio.engine.i18n import _
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.framing import FrameWriter, read_frame
-from mpstudio.engine.service.job_table import JOBS, EngineMemory
+from mpstudio.engine.service.job_requests import DATA_LANE, MAIN_LANE, JobRequest
+from mpstudio.engine.service.job_table import EngineMemory, run_job
 
 log = logging.getLogger(__name__)
 STOPS = (DataLoadStopped, ExportCancelled)  # how a job ends when its stop flag is honoured
@@ -68,7 +69,7 @@ class EngineLoop:
         self.pipe = outbound
         self.memory = EngineMemory()
         self.lanes: dict[str, queue.Queue[_RunningJob | None]] = {
-            p.MAIN_LANE: queue.Queue(), p.DATA_LANE: queue.Queue()}
+            MAIN_LANE: queue.Queue(), DATA_LANE: queue.Queue()}
         self.jobs: dict[int, _RunningJob] = {}
         self._jobs_lock = threading.Lock()
         self.ending = threading.Event()
@@ -86,12 +87,12 @@ class EngineLoop:
                 job = _RunningJob(message, self.pipe)
                 with self._jobs_lock:
                     self.jobs[message.job_id] = job
-                self.lanes.get(message.lane, self.lanes[p.MAIN_LANE]).put(job)
+                self.lanes.get(_lane(message.request), self.lanes[MAIN_LANE]).put(job)
             elif isinstance(message, p.Cancel):
                 with self._jobs_lock:
-                    job = self.jobs.get(message.job_id)
-                if job is not None:
-                    job.stop_flag.set()
+                    cancelled = self.jobs.get(message.job_id)
+                if cancelled is not None:
+                    cancelled.stop_flag.set()
             elif isinstance(message, p.Shutdown):
                 self._end(orphaned=False)
                 return
@@ -116,22 +117,18 @@ class EngineLoop:
 
     def _execute(self, job: _RunningJob) -> None:
         submit = job.submit
-        what = f"job {submit.job_id} {submit.call}"
+        what = f"job {submit.job_id} {type(submit.request).__name__}"
         try:
             if job.should_stop():
                 log.info("%s cancelled before it started", what)
                 self._send_quietly(p.JobFailed(submit.job_id, "cancelled", cancelled=True))
                 return
             log.info("%s started", what)
-            log.debug("%s arguments: %r", what, submit.args)
+            log.debug("%s: %r", what, submit.request)
             started = time.monotonic()
             self._send_quietly(p.JobStarted(submit.job_id))
             try:
-                fn = JOBS.get(submit.call)
-                if fn is None:  # a window newer than its engine: a message, not a dead lane
-                    raise LookupError(_("the engine has no job {job!r}").format(
-                        job=submit.call))
-                value = fn(job, self.memory, **submit.args)
+                value = run_job(job, self.memory, submit.request)
             except Exception as exc:  # a job ends with a message, never the engine
                 cancelled = job.should_stop() and isinstance(exc, STOPS)
                 if cancelled:
@@ -139,7 +136,7 @@ class EngineLoop:
                 else:
                     log.error("%s failed after %.1f s", what, time.monotonic() - started,
                               exc_info=True)
-                message = "cancelled" if cancelled else failure_message(submit.call, exc)
+                message = "cancelled" if cancelled else failure_message(submit.request, exc)
                 self._send_quietly(p.JobFailed(submit.job_id, message, cancelled))
                 return
             log.info("%s done in %.1f s%s", what, time.monotonic() - started,
@@ -149,7 +146,7 @@ class EngineLoop:
             except Exception as exc:  # a result that cannot cross (a bug): say so
                 self._send_quietly(p.JobFailed(submit.job_id, _(
                     "{job}: the result could not be sent: {error}").format(
-                        job=submit.call, error=exc)))
+                        job=type(submit.request).__name__, error=exc)))
         finally:
             with self._jobs_lock:
                 self.jobs.pop(submit.job_id, None)
@@ -160,17 +157,23 @@ class EngineLoop:
             self.pipe.send(message)
 
 
-def failure_message(call: str, exc: BaseException) -> str:
+def _lane(request: object) -> str:
+    return request.lane if isinstance(request, JobRequest) else MAIN_LANE
+
+
+def failure_message(request: object, exc: BaseException) -> str:
     """A readable line: engine errors already say what to do; others get their type."""
     from mpstudio.engine.spec import SpecError
 
     if isinstance(exc, SpecError):
         return "; ".join(exc.problems)
     known = {"RunSetupError", "DataLoadStopped", "DataError", "DownloadError", "SettingsError",
-             "ExportError"}
+             "ExportError", "UnknownJob"}
     if type(exc).__name__ in known:
         return str(exc)
-    what = _(_JOB_NAMES[call]) if call in _JOB_NAMES else call
+    what = type(request).__name__
+    if isinstance(request, JobRequest) and request.what:
+        what = _(request.what)
     if isinstance(exc, MemoryError):
         return _("{what} ran out of memory: close other programs or pick something "
                  "smaller").format(what=what)
@@ -184,14 +187,6 @@ def _outcome_note(value: Any) -> str:
         return ""
     ends = [getattr(getattr(r, "summary", None), "status", "?") for r in results]
     return ": runs " + ", ".join(ends)
-
-
-# What each job does, in words (failure_message)
-_JOB_NAMES = {"train": N_("the run"), "export": N_("the export"),
-              "hardware_check": N_("the hardware check"),
-              "model_preview": N_("the model preview"), "inspect_dataset": N_("reading the data"),
-              "doctor": N_("the training check"),
-              "apply_memory": N_("applying the GPU memory settings")}
 
 
 def _first_start() -> FirstStart:
@@ -269,10 +264,10 @@ def serve(inbound: IO[bytes], outbound: FrameWriter, log_file: Path | None = Non
     # The data lane starts once TensorFlow is in: a summary that reads images imports it
     # too, and two threads importing TensorFlow at once deadlock on its module locks or
     # leave it half-imported.
-    data = threading.Thread(target=loop.run_lane, args=(p.DATA_LANE,), name="engine-data",
+    data = threading.Thread(target=loop.run_lane, args=(DATA_LANE,), name="engine-data",
                             daemon=True)
     data.start()
-    loop.run_lane(p.MAIN_LANE)
+    loop.run_lane(MAIN_LANE)
     data.join(5.0)
     log.info("engine process ending (%s)", loop.end_reason)
     restore_hooks()

@@ -1,8 +1,9 @@
-"""Every piece of work the window can ask of its engine process, by name.
+"""Every piece of work the window can ask of its engine process, by request type.
 
-A call gets its arguments and a ``JobContext`` (``emit`` for events, ``progress``,
-``should_stop``) and returns a plain dataclass for the window. What must stay in the
-engine (the models just trained, for export) stays in ``EngineMemory``.
+A job gets a ``JobContext`` (``emit`` for events, ``progress``, ``should_stop``), the
+``EngineMemory`` and its typed request (service/job_requests.py), and returns the
+plain dataclass the request names as its result. What must stay in the engine (the
+models just trained, for export) stays in ``EngineMemory``.
 """
 
 from __future__ import annotations
@@ -16,21 +17,32 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mpstudio.engine.i18n import _
 from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
+from mpstudio.engine.service.job_requests import (
+    ApplyMemoryRequest,
+    BatchFindRequest,
+    DoctorRequest,
+    ExportModelRequest,
+    HardwareCheckRequest,
+    InspectDatasetRequest,
+    JobRequest,
+    ModelPreviewRequest,
+    TrainRequest,
+    UnreadableRequest,
+)
 
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from mpstudio.engine.batch_search.finder import BatchSearch, FinderOptions
+    from mpstudio.engine.batch_search.finder import BatchSearch
     from mpstudio.engine.datasets.report import DataReport
     from mpstudio.engine.doctor.checks import DoctorReport
-    from mpstudio.engine.export.results import ExportOutcome, ExportRequest
+    from mpstudio.engine.export.results import ExportOutcome
     from mpstudio.engine.hardware.check import HardwareCheck
-    from mpstudio.engine.hardware.gpu_memory import GpuMemorySettings, MemoryApplyResult
+    from mpstudio.engine.hardware.gpu_memory import MemoryApplyResult
     from mpstudio.engine.model_summary import ModelSummary
     from mpstudio.engine.prediction.for_hardware import Workload
     from mpstudio.engine.run_session import TrainingOutcome
     from mpstudio.engine.spec import RunSpec
-    from mpstudio.engine.trainer.compare_options import CompareOptions
 
 
 class JobContext(Protocol):
@@ -68,16 +80,17 @@ class EngineMemory:
         return self._models.get(handle) if handle is not None else None
 
 
-def hardware_check(ctx: JobContext, memory: EngineMemory, measure: bool,
-                   seconds_per_case: float, spec: RunSpec | None = None) -> HardwareCheck:
-    """``spec``: the setup's model and data, predicted on each device so that a verdict
-    the device did not measure comes from the model the user will train."""
+def hardware_check(ctx: JobContext, memory: EngineMemory,
+                   request: HardwareCheckRequest) -> HardwareCheck:
+    """``request.spec``: the setup's model and data, predicted on each device so that a
+    verdict the device did not measure comes from the model the user will train."""
     from mpstudio.engine.hardware.check import run_hardware_check
 
+    measure = request.measure
     with tensorflow_logs_hidden():
-        return run_hardware_check(measure, seconds_per_case,
+        return run_hardware_check(measure, request.seconds_per_case,
                                   ctx.progress if measure else None, ctx.should_stop,
-                                  workload=_workload(spec))
+                                  workload=_workload(request.spec))
 
 
 def _workload(spec: RunSpec | None) -> Workload | None:
@@ -94,35 +107,34 @@ def _workload(spec: RunSpec | None) -> Workload | None:
 
 
 def apply_memory(ctx: JobContext, memory: EngineMemory,
-                 settings: GpuMemorySettings) -> MemoryApplyResult:
+                 request: ApplyMemoryRequest) -> MemoryApplyResult:
     from mpstudio.engine.hardware.gpu_memory import apply_gpu_memory
 
-    return apply_gpu_memory(settings)
+    return apply_gpu_memory(request.settings)
 
 
-def inspect_dataset(ctx: JobContext, memory: EngineMemory, dataset: str,
-                    options: dict[str, Any]) -> DataReport:
+def inspect_dataset(ctx: JobContext, memory: EngineMemory,
+                    request: InspectDatasetRequest) -> DataReport:
     """What a dataset holds. Only asked for data that is on disk (never downloads)."""
     from mpstudio.engine.datasets.registry import inspect_dataset as inspect
 
-    return inspect(dataset, options)
+    return inspect(request.dataset, request.options)
 
 
-def model_preview(ctx: JobContext, memory: EngineMemory, template: str,
-                  input_shape: tuple[int, ...], num_classes: int, policy: str,
-                  input_scale: float | None = None,
-                  batch_size: int | None = None,
-                  float32_layers: tuple[str, ...] = (),
-                  run_spec: RunSpec | None = None) -> ModelSummary:
-    """The template built under ``policy``: parameters and each layer's dtypes.
-    ``input_scale``: the data is uint8 images that the model scales (its first row);
-    ``batch_size``: the run's, checked for Tensor Cores with the layers' sizes;
-    ``run_spec``: the run set up (its optimizer, loss scaling, batch): the summary then
-    carries the device memory estimates under ``policy`` and float32."""
+def model_preview(ctx: JobContext, memory: EngineMemory,
+                  request: ModelPreviewRequest) -> ModelSummary:
+    """The template built under the request's policy: parameters and each layer's
+    dtypes. With the request's ``run_spec`` (its optimizer, loss scaling, batch) the
+    summary carries the device memory estimates under that policy and float32."""
     import dataclasses
 
     from mpstudio.engine.model_summary import describe_model
     from mpstudio.engine.templates.registry import build_model
+
+    template, input_shape, num_classes = (request.template, request.input_shape,
+                                          request.num_classes)
+    policy, input_scale, batch_size = request.policy, request.input_scale, request.batch_size
+    float32_layers, run_spec = request.float32_layers, request.run_spec
 
     model = build_model(template, input_shape, num_classes, policy, input_scale=input_scale,
                         float32_layers=float32_layers)
@@ -145,8 +157,7 @@ def model_preview(ctx: JobContext, memory: EngineMemory, template: str,
     return summary
 
 
-def train(ctx: JobContext, memory: EngineMemory, spec: RunSpec,
-          comparison: CompareOptions | None) -> TrainingOutcome:
+def train(ctx: JobContext, memory: EngineMemory, request: TrainRequest) -> TrainingOutcome:
     """One run, or a comparison, recorded in the history as it goes (run_session)."""
     from mpstudio.engine.datasets.errors import DataLoadStopped
     from mpstudio.engine.run_session import (
@@ -156,6 +167,7 @@ def train(ctx: JobContext, memory: EngineMemory, spec: RunSpec,
         train_session,
     )
 
+    spec, comparison = request.spec, request.comparison
     memory.forget()  # the last job's models: let them go before this one builds
     try:
         if spec.distribute.strategy == "multiworker" and comparison is None:
@@ -167,9 +179,8 @@ def train(ctx: JobContext, memory: EngineMemory, spec: RunSpec,
     return session.outcome(memory.replace([r.model for r in session.results]))
 
 
-def export_run(ctx: JobContext, memory: EngineMemory, requests: list[ExportRequest], *,
-               run_id: int | None, model_handle: int | None = None,
-               spec: RunSpec | None = None, overwrite: bool = False) -> list[ExportOutcome]:
+def export_run(ctx: JobContext, memory: EngineMemory,
+               request: ExportModelRequest) -> list[ExportOutcome]:
     """Export the model kept under ``model_handle`` (a run just trained), or the kept
     model of history run ``run_id``, to each requested format, verifying each; the
     history notes where each file went. ExportError: the model cannot be loaded."""
@@ -177,17 +188,18 @@ def export_run(ctx: JobContext, memory: EngineMemory, requests: list[ExportReque
     from mpstudio.engine.export.results import ExportError
     from mpstudio.engine.export.source import source_from_model, source_from_run
 
-    model = memory.model(model_handle)
+    run_id = request.run_id
+    model = memory.model(request.model_handle)
     if model is not None:
-        source = source_from_model(model, spec, run_id)
+        source = source_from_model(model, request.spec, run_id)
     elif run_id is not None:
         source = source_from_run(run_id)
     else:
         raise ExportError(_("the run's model is no longer in memory (the engine restarted) "
                             "and the history did not keep it: train the run again"))
     with tensorflow_logs_hidden():
-        outcomes = export_models(source, requests, overwrite=overwrite, progress=ctx.progress,
-                                 should_stop=ctx.should_stop)
+        outcomes = export_models(source, request.formats, overwrite=request.overwrite,
+                                 progress=ctx.progress, should_stop=ctx.should_stop)
     if run_id is not None:  # History shows where the run's model went
         for outcome in outcomes:
             if outcome.result is not None:
@@ -206,23 +218,24 @@ def _record_model_path(run_id: int, path: Path) -> None:
         pass
 
 
-def doctor(ctx: JobContext, memory: EngineMemory, quick: bool) -> DoctorReport:
+def doctor(ctx: JobContext, memory: EngineMemory, request: DoctorRequest) -> DoctorReport:
     """The whole training check; each check row is an event as it completes."""
     with tensorflow_logs_hidden():
         from mpstudio.engine.doctor.doctor import run_doctor
 
-    return run_doctor(quick, progress=ctx.progress, should_stop=ctx.should_stop,
+    return run_doctor(request.quick, progress=ctx.progress, should_stop=ctx.should_stop,
                       on_check=ctx.emit)
 
 
-def find_batch(ctx: JobContext, memory: EngineMemory, spec: RunSpec,
-               options: FinderOptions) -> BatchSearch:
+def find_batch(ctx: JobContext, memory: EngineMemory,
+               request: BatchFindRequest) -> BatchSearch:
     """The largest batch of float32 and of the run's precision, each try in a process
     of its own (batch_search.finder); each try is an event as it ends. The window
     restarts the engine first, so this process holds no device memory the tries need."""
     from mpstudio.engine.batch_search.finder import find_largest_batches
     from mpstudio.engine.batch_search.finder_text import tried_line
 
+    options = request.options
     memory.forget()
     total = 2 * options.max_tries
     done = 0
@@ -233,16 +246,34 @@ def find_batch(ctx: JobContext, memory: EngineMemory, spec: RunSpec,
         ctx.emit(event)
         ctx.progress(min(done, total), total, tried_line(event))
 
-    return find_largest_batches(spec, options, tried, ctx.should_stop)
+    return find_largest_batches(request.spec, options, tried, ctx.should_stop)
 
 
-JOBS: dict[str, Callable[..., Any]] = {
-    "hardware_check": hardware_check,
-    "apply_memory": apply_memory,
-    "inspect_dataset": inspect_dataset,
-    "model_preview": model_preview,
-    "train": train,
-    "export": export_run,
-    "doctor": doctor,
-    "find_batch": find_batch,
+JOBS: dict[type[JobRequest[Any]], Callable[[JobContext, EngineMemory, Any], Any]] = {
+    HardwareCheckRequest: hardware_check,
+    ApplyMemoryRequest: apply_memory,
+    InspectDatasetRequest: inspect_dataset,
+    ModelPreviewRequest: model_preview,
+    TrainRequest: train,
+    ExportModelRequest: export_run,
+    DoctorRequest: doctor,
+    BatchFindRequest: find_batch,
 }
+
+
+class UnknownJob(LookupError):
+    """A request this engine has no job for; its message is for people."""
+
+
+def run_job(ctx: JobContext, memory: EngineMemory, request: object) -> Any:
+    """The job the request's type names, run; UnknownJob for one this engine lacks (a
+    window newer than its engine): the job fails with that, the engine goes on."""
+    if isinstance(request, UnreadableRequest):
+        raise UnknownJob(_("the engine process cannot read the window's {kind} (is the "
+                           "window another version of mpstudio?): {error}").format(
+                               kind=request.kind, error=request.error))
+    job = JOBS.get(type(request))  # type: ignore[arg-type]
+    if job is None:
+        raise UnknownJob(_("the engine has no job {job!r}").format(
+            job=type(request).__name__))
+    return job(ctx, memory, request)

@@ -10,19 +10,31 @@ The window sends ``Submit``/``Cancel``/``Shutdown``; the engine answers with
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass
 from typing import Any
 
-MAIN_LANE = "main"  # TensorFlow work, one job after another (dtype policies are global)
-DATA_LANE = "data"  # dataset summaries: never wait behind a long run
+from mpstudio.engine.service.job_requests import JobRequest, UnreadableRequest
 
 
 @dataclass(frozen=True)
 class Submit:
     job_id: int
-    call: str  # a name in the engine's job table (service/job_table.py)
-    args: dict[str, Any]
-    lane: str = MAIN_LANE
+    request: JobRequest[Any]  # its type picks the job (service/job_table.py)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The request crosses as a pickle of its own, so one the engine cannot rebuild
+        # (a window of another version) fails its job, not the whole pipe.
+        data = pickle.dumps(self.request, protocol=pickle.HIGHEST_PROTOCOL)
+        return _submitted, (self.job_id, type(self.request).__name__, data)
+
+
+def _submitted(job_id: int, kind: str, data: bytes) -> Submit:
+    try:
+        request = pickle.loads(data)
+    except Exception as exc:  # a class or field this side does not have
+        request = UnreadableRequest(kind, f"{type(exc).__name__}: {exc}")
+    return Submit(job_id, request)
 
 
 @dataclass(frozen=True)

@@ -14,22 +14,13 @@ import math
 
 import pyqtgraph as pg
 
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+from mpstudio.engine.charts.value_text import power_of_two_label, scale_text
+
+__all__ = ["Log2Axis", "StepAxis", "nice_ceil", "power_of_two_label", "scale_text",
+           "step_label"]
+
 _MIN_TICK_GAP_PX = 22  # about two label heights at the chart's font size
 _STEPS = (1, 2, 4, 5, 10, 20, 50, 100)
-
-
-def power_of_two_label(exponent: int) -> str:
-    return "2" + str(exponent).translate(_SUPERSCRIPT)
-
-
-def scale_text(scale: float) -> str:
-    """A loss scale for people: 32768 (2¹⁵); a scale that is no power of two as it is."""
-    exponent = math.log2(scale) if scale > 0 and math.isfinite(scale) else math.nan
-    if math.isfinite(exponent) and exponent == round(exponent):
-        value = f"{scale:.0f}" if scale >= 1 else f"{scale:g}"
-        return f"{value} ({power_of_two_label(int(exponent))})"
-    return f"{scale:g}"
 
 
 def step_label(step: float) -> str:
@@ -55,11 +46,17 @@ def nice_ceil(value: float) -> float:
 
 
 class StepAxis(pg.AxisItem):
-    """The shared x axis: global training steps, labelled compactly."""
+    """The shared x axis: global training steps, labelled compactly, never between two
+    steps (a run stopped at step 2 read "0.5, 1, 1.5")."""
 
     def __init__(self, orientation: str = "bottom", **kwargs) -> None:
         super().__init__(orientation, **kwargs)
         self.enableAutoSIPrefix(False)
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float):
+        levels = [level for level in super().tickSpacing(minVal, maxVal, size)
+                  if level[0] >= 1]
+        return levels or [(1.0, 0.0)]
 
     def tickStrings(self, values, scale, spacing):
         return [step_label(v) for v in values]

@@ -11,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QRect, QRectF
+from PySide6.QtCore import QCoreApplication, QPoint, QRect, QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsView, QWidget
@@ -45,7 +45,7 @@ def save_widget(widget: QWidget, path: str | Path, title: str = "mpstudio charts
     tmp = Path(tmp_name)
     try:
         if suffix == ".png":
-            if not _png_image(widget).save(str(tmp), "PNG"):
+            if not _png_image(widget).save(str(tmp)):  # the .png suffix picks the format
                 raise OSError(QCoreApplication.translate(
                     "ChartExport", "could not write a PNG image to {path}").format(path=path))
         else:
@@ -113,7 +113,7 @@ def _write_svg(widget: QWidget, tmp: Path, title: str) -> None:
             source = widget.mapToScene(widget.viewport().rect()).boundingRect()
             widget.scene().render(painter, QRectF(0, 0, width, height), source)
         else:
-            widget.render(painter)
+            widget.render(painter, QPoint())  # the stub lacks the offset's default
     finally:
         painter.end()
     if tmp.stat().st_size == 0:

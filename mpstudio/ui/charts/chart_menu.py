@@ -28,9 +28,9 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from mpstudio.engine.charts.chart_specs import CHART
 from mpstudio.engine.report.files import document_mode
-from mpstudio.ui.charts.chart_items import CHART_OF
-from mpstudio.ui.charts.run_curves import SERIES, RunCurves
+from mpstudio.ui.charts.run_curves import RunCurves
 
 # pyqtgraph's view menu (graphicsItems/ViewBox/ViewBoxMenu.py, axisCtrlTemplate_generic.py)
 PYQTGRAPH_TEXTS = (
@@ -85,8 +85,8 @@ def tr(text: str) -> str:
 
 
 def chart_series(chart: str) -> tuple[str, ...]:
-    """The series a chart draws, in SERIES order."""
-    return tuple(series for series in SERIES if CHART_OF[series] == chart)
+    """The series a chart draws, in the chart table's order."""
+    return tuple(series.name for series in CHART[chart].series)
 
 
 def write_csv(path: str | Path, chart: str, runs: list[RunCurves]) -> int:
@@ -102,7 +102,7 @@ def write_csv(path: str | Path, chart: str, runs: list[RunCurves]) -> int:
             writer.writerow(CSV_COLUMNS)
             for run in runs:
                 for series in chart_series(chart):
-                    xs, ys = getattr(run, series).view()
+                    xs, ys = run.buffers[series].view()
                     for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
                         writer.writerow((run.label, series, f"{x:g}", repr(y)))
                         rows += 1

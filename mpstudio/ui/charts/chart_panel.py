@@ -1,4 +1,4 @@
-"""The 2x2 grid of plots behind ``LiveCharts``: their look, and ranges that follow the data.
+"""The grid of plots behind ``LiveCharts``: their look, and ranges that follow the data.
 
 Costs matter here: the panel repaints up to 25 times a second while a run streams.
 Two choices below come from measuring that repaint (offscreen raster, 2 cores):
@@ -19,20 +19,18 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtGui import QFont
 
+from mpstudio.engine.charts.chart_specs import GRID_CHARTS, ChartSpec, grid_shape
+from mpstudio.engine.i18n import _
 from mpstudio.ui.charts.chart_axes import Log2Axis, StepAxis, nice_ceil
 from mpstudio.ui.charts.legend_fit import FittedLegend
 from mpstudio.ui.theme import LIGHT_CHARTS, ChartColors
 
-CHARTS = {  # chart name -> title (shown translated: ``tr``), in grid order
-    "loss": QT_TRANSLATE_NOOP("ChartPanel", "Loss"),
-    "loss_scale": QT_TRANSLATE_NOOP("ChartPanel", "Loss scale"),
-    "throughput": QT_TRANSLATE_NOOP("ChartPanel", "Throughput (examples/s)"),
-    "accuracy": QT_TRANSLATE_NOOP("ChartPanel", "Accuracy"),
-}
 STEP_LABEL = QT_TRANSLATE_NOOP("ChartPanel", "step")  # the step axis' name
 HEADROOM = 1.15  # when the step axis widens, it reaches at least this far past the data
 LOOKAHEAD_S = 1.0  # ... and at least as far as the run gets in this long at its pace
 MARGIN = 0.06  # a y range reaches this far (of the data's height) past the data
+EDGE = 0.02  # ... and at most this far (of its own height) past what the values can be
+MIN_STEPS = 10  # the step axis spans at least this many steps (or the run's plan)
 LEFT_AXIS_WIDTH = 52  # px, the same on every chart: their grids line up
 SLACK = 2.0  # a y range more than this many times the data's height shrinks to it
 
@@ -42,23 +40,30 @@ def tr(text: str) -> str:
     return QCoreApplication.translate("ChartPanel", text)
 
 
-def build_panel() -> tuple[pg.GraphicsLayoutWidget, dict[str, pg.PlotItem]]:
+def build_panel(
+    charts: tuple[ChartSpec, ...] = GRID_CHARTS,
+) -> tuple[pg.GraphicsLayoutWidget, dict[str, pg.PlotItem]]:
+    """A plot per chart of ``charts``, row by row in as many columns as ``grid_shape``
+    gives their count; one step axis for all (zooming one zooms all)."""
     panel = pg.GraphicsLayoutWidget()
     panel.setBackground(LIGHT_CHARTS.background)
     panel.ci.setContentsMargins(4, 4, 8, 4)
+    columns = grid_shape(len(charts))[1]
     plots: dict[str, pg.PlotItem] = {}
-    for i, (name, title) in enumerate(CHARTS.items()):
+    for i, chart in enumerate(charts):
         axes = {"bottom": StepAxis()}
-        if name == "loss_scale":
+        if chart.axis == "log2":
             axes["left"] = Log2Axis()
-        plot = panel.addPlot(row=i // 2, col=i % 2, axisItems=axes)
-        style_plot(plot, tr(title), step_label=i >= 2)  # the row above shares the step axis
-        plots[name] = plot
-    for column in (0, 1):  # two equal columns, whatever their titles and legends hold
+        plot = panel.addPlot(row=i // columns, col=i % columns, axisItems=axes)
+        # only a chart with none under it names the step axis (the rows share it)
+        style_plot(plot, _(chart.title), step_label=i + columns >= len(charts))
+        plots[chart.name] = plot
+    for column in range(columns):  # equal columns, whatever their titles and legends hold
         panel.ci.layout.setColumnStretchFactor(column, 1)
         panel.ci.layout.setColumnPreferredWidth(column, 1)
-    for name in ("loss_scale", "throughput", "accuracy"):
-        plots[name].setXLink(plots["loss"])  # one step axis: zooming one zooms all
+    first, *others = plots.values()
+    for plot in others:
+        plot.setXLink(first)
     return panel, plots
 
 
@@ -69,9 +74,13 @@ def style_plot(plot: pg.PlotItem, title: str, legend: bool = True,
     is shown as it is (translated by the caller)."""
     font = QFont()
     font.setPointSizeF(8.5)
+    # pyqtgraph's automatic SI prefix rewrites an axis label's HTML on every range
+    # change, the hidden top and right axes' too (they follow the view all the same).
+    for side in ("top", "right"):
+        plot.getAxis(side).enableAutoSIPrefix(False)
     for side in ("left", "bottom"):
         axis = plot.getAxis(side)
-        axis.enableAutoSIPrefix(False)  # it rewrites the label's HTML on every range change
+        axis.enableAutoSIPrefix(False)
         axis.setTickFont(font)
         axis.setGrid(255)
         axis.setStyle(tickAlpha=255, maxTickLevel=1)
@@ -128,21 +137,45 @@ def centered_note(plot: pg.PlotItem) -> pg.TextItem:
     return note
 
 
+def empty_range(chart: ChartSpec) -> tuple[float, float]:
+    """A chart's y range while it has no data: what its values can be, else 0 to 1; a
+    loss scale from 1 to 2¹⁶ (where mpstudio's dynamic scaling starts and stays)."""
+    if chart.axis == "log2":
+        return 0.0, 16.0
+    floor, ceiling = chart.y_limits
+    low = 0.0 if floor is None else floor
+    return low, low + 1.0 if ceiling is None else ceiling
+
+
 def follow_span(
-    current: tuple[float, float] | None, low: float, high: float
+    current: tuple[float, float] | None, low: float, high: float,
+    limits: tuple[float | None, float | None] = (None, None),
 ) -> tuple[float, float] | None:
     """A y range for data from ``low`` to ``high``: None keeps ``current``, which still
     holds the data and is not more than twice its height; else the data with a margin
-    (so the next small excursion does not move the range again)."""
+    (so the next small excursion does not move the range again), no further than a
+    sliver past ``limits``, what the values can be (an accuracy of 0.1 read from -0.4
+    to 0.6 after a run stopped at its first step)."""
+    floor, ceiling = limits
     if high - low <= 1e-12 * max(1.0, abs(high)):
         pad = 0.5 if abs(high) < 10 else 0.05 * abs(high)  # a constant: centre it
         low, high = low - pad, high + pad
+        if floor is not None and low < floor <= high - pad:
+            low = floor
+        if ceiling is not None and high > ceiling >= low + pad:
+            high = ceiling
     if current is not None:
         bottom, top = current
         if bottom <= low and high <= top and (high - low) * SLACK >= top - bottom:
             return None
     margin = MARGIN * (high - low)
-    return low - margin, high + margin
+    edge = EDGE * (high - low)
+    low, high = low - margin, high + margin
+    if floor is not None and low < floor - edge:
+        low = floor - edge
+    if ceiling is not None and high > ceiling + edge:
+        high = ceiling + edge
+    return low, high
 
 
 class RangeFollower:
@@ -154,9 +187,15 @@ class RangeFollower:
     pans or zooms, and starts again when they press the plot's auto-range button ("A")."""
 
     def __init__(
-        self, plots: dict[str, pg.PlotItem], clock: Callable[[], float] = time.monotonic
+        self, plots: dict[str, pg.PlotItem], clock: Callable[[], float] = time.monotonic,
+        limits: dict[str, tuple[float | None, float | None]] | None = None,
+        empty: dict[str, tuple[float, float]] | None = None,
     ) -> None:
+        """``limits``: chart name -> what its values can be (``follow_span``); ``empty``:
+        chart name -> its y range until it has data (after ``reset``: not the last runs')."""
         self._clock = clock
+        self._limits = limits or {}
+        self._empty = empty or {}
         self._widened: tuple[float, float] | None = None  # (when, at which step) it last grew
         self._views = {name: plot.getViewBox() for name, plot in plots.items()}
         self._master = next(iter(self._views.values()))  # the others are x-linked to it
@@ -178,6 +217,9 @@ class RangeFollower:
         for name, view in self._views.items():
             self.following_y[name] = True
             view.enableAutoRange(x=False, y=False)
+            if name in self._empty:
+                view.setYRange(*self._empty[name], padding=0)
+        self._master.setXRange(0, MIN_STEPS, padding=0.02)
 
     def update(
         self,
@@ -200,7 +242,8 @@ class RangeFollower:
         for name, bounds in y_bounds.items():
             if bounds is None or not self.following_y[name]:
                 continue
-            span = follow_span(self._y.get(name), *bounds)
+            span = follow_span(self._y.get(name), *bounds,
+                               limits=self._limits.get(name, (None, None)))
             if span is not None:
                 self._y[name] = span
                 self._views[name].setYRange(*span, padding=0)
@@ -223,6 +266,8 @@ class RangeFollower:
             upper = nice_ceil(max(last_step * HEADROOM, last_step + pace * LOOKAHEAD_S))
             if total_steps:
                 upper = max(last_step, min(upper, total_steps))  # no emptiness past the plan
+        # A few steps at least: a run stopped at step 1 had a step axis from 0 to 1.
+        upper = max(upper, min(MIN_STEPS, total_steps or MIN_STEPS))
         if upper == self._upper:
             return False
         self._upper = upper

@@ -9,7 +9,6 @@ hundred thousand.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -17,29 +16,14 @@ import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QPointF, Qt, QTimer
 from PySide6.QtWidgets import QLabel
 
+from mpstudio.engine.charts.chart_specs import CHART
+from mpstudio.engine.i18n import _
 from mpstudio.engine.run_labels import shown_label
-from mpstudio.ui.charts.chart_axes import scale_text
 from mpstudio.ui.charts.run_curves import RunCurves
 
 HINT = QT_TRANSLATE_NOOP("HoverReadout", "Hover a chart to read its values.")
 THROTTLE_MS = 33  # about 30 readouts a second
 SNAP_PX = 12  # a secondary point (validation, warm-up, overflow) this close is shown too
-
-# Per chart: (series, how the readout names it: shown translated), the main series first.
-CHART_SERIES: dict[str, tuple[tuple[str, str], ...]] = {
-    "loss": (("loss", QT_TRANSLATE_NOOP("HoverReadout", "loss")),
-             ("val_loss", QT_TRANSLATE_NOOP("HoverReadout", "val loss"))),
-    "loss_scale": (("loss_scale", QT_TRANSLATE_NOOP("HoverReadout", "loss scale")),
-                   ("overflow", QT_TRANSLATE_NOOP("HoverReadout", "overflow, scale now"))),
-    "throughput": (("throughput", QT_TRANSLATE_NOOP("HoverReadout", "examples/s")),
-                   ("warmup", QT_TRANSLATE_NOOP("HoverReadout", "warm-up examples/s"))),
-    "accuracy": (("accuracy", QT_TRANSLATE_NOOP("HoverReadout", "accuracy")),
-                 ("val_accuracy", QT_TRANSLATE_NOOP("HoverReadout", "val accuracy"))),
-    "underflow": (("underflow_unscaled",
-                   QT_TRANSLATE_NOOP("HoverReadout", "underflow without scaling")),
-                  ("underflow_scaled", QT_TRANSLATE_NOOP("HoverReadout", "at the scale"))),
-}
-
 
 def tr(text: str) -> str:
     """A HoverReadout string marked with QT_TRANSLATE_NOOP, in the window's language."""
@@ -56,20 +40,6 @@ def nearest_index(x: np.ndarray, at: float) -> int | None:
     return i
 
 
-def format_value(series: str, value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if series in ("loss_scale", "overflow"):
-        return scale_text(value)
-    if series in ("throughput", "warmup"):
-        return f"{value:,.0f}"
-    if series in ("accuracy", "val_accuracy"):
-        return f"{value:.4f}"
-    if series in ("underflow_unscaled", "underflow_scaled"):
-        return f"{value:.1f}%"
-    return f"{value:.4g}"
-
-
 def readout(
     chart: str,
     runs: Sequence[RunCurves],
@@ -84,24 +54,24 @@ def readout(
     snapped: float | None = None
     parts: list[str] = []
     for run in runs:
-        found = []  # (distance, series, name, x, y)
-        for series, name in CHART_SERIES[chart]:
-            if not visible(run.label, series):
+        found = []  # (distance, series spec, x, y)
+        for spec in CHART[chart].series:
+            if not visible(run.label, spec.name):
                 continue  # hidden from its legend
-            x, y = getattr(run, series).view()
+            x, y = run.buffers[spec.name].view()
             i = nearest_index(x, at)
             if i is not None:
-                found.append((abs(float(x[i]) - at), series, name, float(x[i]), float(y[i])))
+                found.append((abs(float(x[i]) - at), spec, float(x[i]), float(y[i])))
         if not found:
             continue
         close = [f for f in found if f[0] <= tolerance] or [min(found, key=lambda f: f[0])]
         if snapped is None:
-            snapped = close[0][3]
+            snapped = close[0][2]
         values = []
-        for _, series, name, x_value, y_value in close:
+        for _distance, spec, x_value, y_value in close:
             where = "" if x_value == snapped else QCoreApplication.translate(
                 "HoverReadout", " @ step {step}").format(step=f"{x_value:.0f}")
-            values.append(f"{tr(name)} {format_value(series, y_value)}{where}")
+            values.append(f"{_(spec.readout_name)} {spec.text(y_value)}{where}")
         parts.append(f"{shown_label(run.label)} "
                      + QCoreApplication.translate("HoverReadout", ", ").join(values))
     if snapped is None:

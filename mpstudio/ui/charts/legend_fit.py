@@ -7,6 +7,9 @@ This legend lays itself out instead: in the title row, right-aligned, when every
 entry fits there in one row; otherwise in as many columns as fit the plot's width,
 under the title, with the title row grown to hold it. It never covers a curve.
 Its size comes from its entries' text, not from pyqtgraph's running layout.
+It lays itself out only when what it depends on changed (the plot's width, the
+entries' texts), and not at all while held (``hold``: a run's start changes all
+entries; one layout when it is released).
 
 The title is drawn here too, outside the plot's layout: pyqtgraph's title label makes
 its text width a minimum of the grid column, so a long title (even the hidden
@@ -20,6 +23,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF
 from PySide6.QtWidgets import QGraphicsSimpleTextItem
 
+from mpstudio.ui.charts.legend_entries import ReusableLegend
+
 TITLE_HEIGHT = 24.0  # the title row without a legend under it (pyqtgraph's is 30)
 GAP = 12.0  # between the title's text and a legend beside it
 RIGHT = 6.0  # the legend's distance from the plot's right edge
@@ -27,7 +32,7 @@ SAMPLE_WIDTH = 20.0  # pyqtgraph's ItemSample is 20 x 20
 SPACING = 6.0  # between a sample and its text, and between columns
 
 
-class FittedLegend(pg.LegendItem):
+class FittedLegend(ReusableLegend):
     """Place with ``fit``; it refits by itself when entries come, go or change text
     and when its plot resizes."""
 
@@ -38,6 +43,8 @@ class FittedLegend(pg.LegendItem):
                          verSpacing=-4)
         self._plot = plot
         self._fitting = False
+        self._holds = 0  # hold() calls not yet released
+        self._laid_out: tuple | None = None  # what the last layout was made for
         self._title_row = -1.0
         self.layout.setContentsMargins(0, 0, 0, 0)  # the grid width below is all of it
         self.setParentItem(plot)
@@ -52,8 +59,9 @@ class FittedLegend(pg.LegendItem):
     def set_text_color(self, color: str) -> None:
         self.title.setBrush(QColor(color))
         self.setLabelTextColor(color)  # pyqtgraph keeps it for the next entries only...
-        for _, label in self.items:
+        for _, label in [*self.items, *self._parked.values()]:
             label.setText(label.text)  # ... so the ones there are drawn again
+        self._laid_out = None
         self.fit()
 
     def updateSize(self) -> None:  # pyqtgraph calls this after every change of entries
@@ -66,9 +74,24 @@ class FittedLegend(pg.LegendItem):
     def entry_widths(self) -> list[float]:
         return [SAMPLE_WIDTH + SPACING + label.itemRect().width() for _, label in self.items]
 
+    def hold(self) -> None:
+        """No layout until as many ``release`` calls (entries are about to change, several
+        times: it is laid out once, for the end result)."""
+        self._holds += 1
+
+    def release(self) -> None:
+        self._holds = max(0, self._holds - 1)
+        self.fit()
+
     def fit(self) -> None:
-        if self._fitting:
+        if self._fitting or self._holds:
             return  # setColumnCount below calls updateSize again
+        plot = self._plot
+        key = (plot.width(), plot.getAxis("left").geometry().right(), self._title_text,
+               tuple(label.text for _, label in self.items))
+        if key == self._laid_out:
+            return  # a move, or a resize that left the width alone: nothing to redo
+        self._laid_out = key
         self._fitting = True
         try:
             self._fit()

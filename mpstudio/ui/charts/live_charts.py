@@ -19,30 +19,38 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QEvent, Qt, QTim
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
+from mpstudio.engine.charts.chart_specs import (
+    CHART,
+    CHART_OF,
+    CHARTS,
+    GRID_CHARTS,
+    SERIES,
+    grid_shape,
+)
+from mpstudio.engine.i18n import _
 from mpstudio.engine.run_labels import shown_label
 from mpstudio.ui.charts import chart_export
-from mpstudio.ui.charts.chart_items import CHART_OF, RunItems, legend_key, run_color
+from mpstudio.ui.charts.chart_items import legend_key
 from mpstudio.ui.charts.chart_menu import ChartMenu
 from mpstudio.ui.charts.chart_panel import (
     RangeFollower,
     build_panel,
     centered_note,
+    empty_range,
     recolor_plot,
     warmup_region,
 )
+from mpstudio.ui.charts.curve_pool import CurvePool
 from mpstudio.ui.charts.hover_readout import HoverReadout
-from mpstudio.ui.charts.run_curves import SERIES, ChartData, RunCurves, is_baseline
+from mpstudio.ui.charts.run_curves import ChartData, RunCurves
 from mpstudio.ui.charts.underflow_chart import UnderflowChart
 from mpstudio.ui.theme import LIGHT_CHARTS, ChartColors, chart_colors
 
 MIN_CHART_WIDTH = 260  # px
-# Shown translated (``tr``): what the charts say, and the names of their legend keys.
+# Shown translated (``tr``): what the charts say.
 NO_SCALING_ONE = QT_TRANSLATE_NOOP("LiveCharts", "no loss scaling in this run")
 NO_SCALING_ALL = QT_TRANSLATE_NOOP("LiveCharts", "no loss scaling in these runs")
 NO_SCALING_MARK = QT_TRANSLATE_NOOP("LiveCharts", " (no loss scaling)")  # after a run's label
-KEY_NAMES = {"overflow": QT_TRANSLATE_NOOP("LiveCharts", "skipped steps"),
-             "val_loss": QT_TRANSLATE_NOOP("LiveCharts", "validation (epoch end)"),
-             "val_accuracy": QT_TRANSLATE_NOOP("LiveCharts", "validation (epoch end)")}
 EMPTY_TEXT = QT_TRANSLATE_NOOP(
     "LiveCharts",
     "No run yet.\n\nPick a dataset, a template and a precision on the left, then click "
@@ -50,6 +58,8 @@ EMPTY_TEXT = QT_TRANSLATE_NOOP(
     "as it trains. Tick Compare with float32 to see both precisions side by side.")
 STARTING_TEXT = QT_TRANSLATE_NOOP("LiveCharts",
                                   "Starting: the charts appear with the run's first step.")
+NO_STEP_TEXT = QT_TRANSLATE_NOOP("LiveCharts",
+                                 "The run ended before its first step: nothing to chart.")
 
 
 def tr(text: str) -> str:
@@ -58,7 +68,8 @@ def tr(text: str) -> str:
 
 
 class LiveCharts(QWidget):
-    """Four charts of the runs in progress; a comparison draws both runs on each."""
+    """The charts of ``chart_specs.CHARTS`` for the runs in progress; a comparison draws
+    both runs on each."""
 
     redrawn = Signal()  # after each redraw
 
@@ -66,19 +77,25 @@ class LiveCharts(QWidget):
         super().__init__(parent)
         self.redraws = 0
         self._data = ChartData()
-        self._items: dict[str, RunItems] = {}
-        self.panel, self.plots = build_panel()
-        self.underflow = UnderflowChart(self.panel, self.plots)
+        self._starting = False  # cleared for a run: no step of it yet
+        self._hidden_hold = False  # the legends are held while the charts are hidden
+        self.panel, self.plots = build_panel(GRID_CHARTS)
+        rows, columns = grid_shape(len(GRID_CHARTS))
+        self.underflow = UnderflowChart(self.panel, self.plots, CHART["underflow"], rows)
         self.plots["underflow"] = self.underflow.plot  # its y range is its own (percent)
-        self._ranges = RangeFollower(self.plots)
+        self._pool = CurvePool(self.plots, LIGHT_CHARTS)
+        self._items = self._pool.items  # label -> the curves of each run on the charts
+        self._ranges = RangeFollower(
+            self.plots,
+            limits={chart.name: chart.y_limits for chart in CHARTS if chart.axis == "linear"},
+            empty={chart.name: empty_range(chart) for chart in CHARTS if chart.axis != "percent"})
         self._keys = {  # legend entries that explain a style, added once it appears
-            "val_loss": legend_key("val_loss"), "val_accuracy": legend_key("val_accuracy"),
-            "overflow": legend_key("overflow"),
+            name: legend_key(name) for name, spec in SERIES.items() if spec.legend == "key"
         }
         self._keys_shown: set[str] = set()
         self._settling = False  # a new run's curves exist; its ranges come on the next tick
-        self._warmup_region = warmup_region(self.plots["throughput"])
-        self._no_scaling = centered_note(self.plots["loss_scale"])
+        self._warmup_region = warmup_region(self.plots[CHART_OF["warmup"].name])
+        self._no_scaling = centered_note(self.plots[CHART_OF["loss_scale"].name])
 
         self.readout = QLabel()
         # Before any run, empty charts showed axes from 0.2 to 0.8 that meant nothing:
@@ -93,9 +110,9 @@ class LiveCharts(QWidget):
         layout.addWidget(self.empty, 1)
         layout.addWidget(self.panel, 1)
         layout.addWidget(self.readout)
-        # Two charts of at least this width side by side: a run's legend entry fits one
-        # line (the window's docks give way; below this the charts were unreadable).
-        self.setMinimumWidth(2 * MIN_CHART_WIDTH)
+        # Each column of charts at least this wide: a run's legend entry fits one line
+        # (the window's docks give way; below this the charts were unreadable).
+        self.setMinimumWidth(columns * MIN_CHART_WIDTH)
         self._show_empty(True)
         self.hover = HoverReadout(
             self.panel, self.plots, self._runs, self.readout, self._series_visible
@@ -125,6 +142,7 @@ class LiveCharts(QWidget):
     def set_colors(self, colors: ChartColors) -> None:
         """Light or dark (``theme.chart_colors``): everything drawn so far and after."""
         self.colors = colors
+        self._pool.recolor(colors)
         self.panel.setBackground(colors.background)
         for plot in self.plots.values():
             recolor_plot(plot, colors)
@@ -149,12 +167,10 @@ class LiveCharts(QWidget):
         self._timer.stop()
         self.hover.stop()
         self.hover.hide()
-        for items in self._items.values():
-            items.remove()
-        self._items.clear()
-        for series in list(self._keys_shown):
-            legend = self.plots[CHART_OF[series]].legend
-            legend.removeItem(self._keys[series])
+        self._show_empty(True)  # first: nothing below is laid out or painted while hidden
+        self._pool.clear()
+        for series in self._keys_shown:
+            self.plots[CHART_OF[series].name].legend.park([self._keys[series]])
         self._keys_shown.clear()
         self._data.clear()
         self._data.dirty = False
@@ -163,7 +179,7 @@ class LiveCharts(QWidget):
         self.underflow.hide()
         self._ranges.reset()
         self.empty.setText(tr(STARTING_TEXT))
-        self._show_empty(True)
+        self._starting = True
 
     def finish(self) -> None:
         """The run ended: draw what is left, fit the step axis to it, stop the timer."""
@@ -201,7 +217,7 @@ class LiveCharts(QWidget):
     def _on_legend_clicked(self, chart: str, curve: object) -> None:
         """A run's legend entry hides its main curve; its other series on the chart follow.
         The underflow chart's entries name one line each: each hides only its own."""
-        if chart == "underflow":
+        if CHART[chart].main.legend == "line":
             return
         for items in self._items.values():
             if items.owns(curve):
@@ -217,9 +233,19 @@ class LiveCharts(QWidget):
             return
         # A new run costs three frames' worth of work: its curves and legend entries,
         # then the axes laid out for its ranges, then its points. One per tick, so no
-        # tick is a long stall; the points come two ticks (80 ms) later.
+        # tick is a long stall; the points come two ticks (80 ms) later. Until a run has
+        # a point the charts stay hidden: empty axes would keep the last runs' ranges.
         if self._add_new_runs():
             self._settling = True
+            return
+        if self.empty.isVisible():
+            if self._data.points_held():
+                self._settling = False
+                self._update_annotations()
+                self._update_ranges()
+                self._show_empty(False)
+            else:
+                self._data.dirty = False  # a run started, no step yet: nothing to draw
             return
         if self._settling:
             self._settling = False
@@ -229,27 +255,46 @@ class LiveCharts(QWidget):
         self._redraw()
 
     def _add_new_runs(self) -> bool:
-        """Curves for the runs that have none yet; True when it made some."""
+        """Curves for the runs that have none yet (reused where a cleared run left some);
+        True when there were such runs."""
         runs = self._data.runs
-        for label in [label for label in self._items if label not in runs]:
-            self._items.pop(label).remove()
-        # A label whose run was replaced (the next trial of a comparison) keeps its curves
-        # and legend entries; they redraw from the new run (legends do not re-flow well).
-        for label, items in self._items.items():
-            if runs[label] is not items.run:
-                items.rebind(runs[label])
-        new = [(label, run) for label, run in runs.items() if label not in self._items]
-        for label, run in new:
-            others = sum(1 for other in self._items if not is_baseline(other))
-            self._items[label] = RunItems(run, self.plots, run_color(label, run.baseline, others))
-        if new:
-            self._show_empty(False)
-        return bool(new)
+        if not self._pool.missing(runs):
+            self._pool.follow(runs)  # a run replaced under its label: redrawn from it
+            return False
+        # Their entries, and the texts that change with them ("(no loss scaling)"), then
+        # one layout of each legend: each layout can move every chart's axes.
+        self._hold_legends(True)
+        self._pool.follow(runs)
+        self._update_annotations()
+        self._hold_legends(False)
+        return True
+
+    def _hold_legends(self, hold: bool) -> None:
+        for plot in self.plots.values():
+            if hold:
+                plot.header.hold()
+            else:
+                plot.header.release()
+        if not hold and self.panel.isVisible():
+            # A legend that grew a row changes its plot's title row, and the grid's rows
+            # follow only a layout pass later: left to Qt that is two passes, each moving
+            # every axis and repainting every chart. Both now, one paint after them.
+            for plot in self.plots.values():
+                plot.layout.activate()
+            self.panel.ci.layout.activate()
 
     def _show_empty(self, empty: bool) -> None:
+        """The note instead of the charts, or the charts. While they are hidden their
+        legends are held: a run's start changes every entry, laid out once when shown."""
+        if empty and not self._hidden_hold:
+            self._hidden_hold = True
+            self._hold_legends(True)
         self.empty.setVisible(empty)
         self.panel.setVisible(not empty)
         self.readout.setVisible(not empty)
+        if not empty and self._hidden_hold:
+            self._hidden_hold = False
+            self._hold_legends(False)
 
     def _redraw(self, fit: bool = False) -> None:
         """Every changed buffer to its curve; ``fit``: the step axis to the data."""
@@ -260,6 +305,11 @@ class LiveCharts(QWidget):
             self._items[label].update(run)
         self._update_annotations()
         self._update_ranges(fit)
+        if self.empty.isVisible() and self._data.points_held():
+            self._show_empty(False)
+        elif self._starting and fit and not self._data.points_held():
+            self.empty.setText(tr(NO_STEP_TEXT))  # it ended (a Stop, a failure) before one
+        self._starting = self._starting and not self._data.points_held()
         self.redraws += 1
         self.redrawn.emit()
 
@@ -269,32 +319,33 @@ class LiveCharts(QWidget):
         return self._ranges.update(last, total, self._y_bounds(), exact=fit)
 
     def _y_bounds(self) -> dict[str, tuple[float, float] | None]:
-        """Chart name -> (low, high) of what it shows of the runs not hidden."""
-        spans: dict[str, list[tuple[float, float]]] = {chart: [] for chart in self.plots}
-        for label, run in self._data.runs.items():
-            for series, buffer in run.series().items():
-                bounds = buffer.bounds() if self._series_visible(label, series) else None
-                if bounds is not None:
-                    spans[CHART_OF[series]].append(bounds)
+        """Chart name -> (low, high) of what it shows of the runs not hidden (as drawn:
+        log2 on a log2 axis); a percent chart places its own range."""
         out: dict[str, tuple[float, float] | None] = {}
-        spans.pop("underflow")  # percent from 0: UnderflowChart places its own range
-        for chart, found in spans.items():
+        for chart in CHARTS:
+            if chart.axis == "percent":
+                continue
+            found = [bounds for label, run in self._data.runs.items() for series in chart.series
+                     if self._series_visible(label, series.name)
+                     and (bounds := run.buffers[series.name].bounds()) is not None]
             low = min((b[0] for b in found), default=None)
             high = max((b[1] for b in found), default=None)
-            if low is None or high is None or (chart == "loss_scale" and low <= 0):
-                out[chart] = None
-            elif chart == "loss_scale":
-                out[chart] = (math.log2(low), math.log2(high))  # drawn as log2(scale)
+            if low is None or high is None or (chart.axis == "log2" and low <= 0):
+                out[chart.name] = None
+            elif chart.axis == "log2":
+                out[chart.name] = (math.log2(low), math.log2(high))
             else:
-                out[chart] = (low, high)
+                out[chart.name] = (low, high)
         return out
 
     def _update_annotations(self) -> None:
         runs = self._runs()
-        for series in self._keys:
-            if series not in self._keys_shown and any(len(getattr(r, series)) for r in runs):
-                self.plots[CHART_OF[series]].legend.addItem(self._keys[series],
-                                                            tr(KEY_NAMES[series]))
+        for series, key in self._keys.items():
+            if series not in self._keys_shown and any(len(r.buffers[series]) for r in runs):
+                legend, text = self.plots[CHART_OF[series].name].legend, _(
+                    SERIES[series].legend_name)
+                if not legend.unpark(key, text):
+                    legend.addItem(key, text)
                 self._keys_shown.add(series)
         self.underflow.update(self._data, self._ranges.following_y["underflow"])
         span = self._data.warmup_span()
@@ -306,7 +357,8 @@ class LiveCharts(QWidget):
         for label in scaling:
             note = (tr(NO_SCALING_MARK) if label in unscaled and len(unscaled) < len(runs)
                     else "")
-            self._items[label].set_legend_text("loss_scale", shown_label(label) + note)
+            self._items[label].set_legend_text(CHART_OF["loss_scale"].name,
+                                               shown_label(label) + note)
         if unscaled and len(unscaled) == len(runs):
             text = tr(NO_SCALING_ONE if len(runs) == 1 else NO_SCALING_ALL)
             if self._no_scaling.textItem.toPlainText() != text:

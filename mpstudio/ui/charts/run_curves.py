@@ -14,6 +14,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from mpstudio.engine.charts.chart_specs import SERIES as SPECS
+from mpstudio.engine.charts.chart_specs import SeriesSpec
+from mpstudio.engine.charts.series_points import EventKind, columns, points
 from mpstudio.engine.events import (
     EpochMetrics,
     GradientUnderflow,
@@ -25,11 +28,10 @@ from mpstudio.ui.charts.chart_buffer import DEFAULT_CAP, ChartBuffer, MarkerList
 
 _EMPTY = np.empty(0)
 
-# Series names, as ``LiveCharts.point_counts`` reports them.
-SERIES = (
-    "loss", "val_loss", "accuracy", "val_accuracy", "loss_scale", "overflow", "throughput",
-    "warmup", "underflow_unscaled", "underflow_scaled",
-)
+SERIES = tuple(SPECS)  # series names, in the chart table's order
+_FED = {kind: [(name, spec.feed) for name, spec in SPECS.items() if spec.feed.event == kind]
+        for kind in ("step", "epoch", "underflow")}  # event kind -> the series it feeds
+_MARKERS = [name for name, spec in SPECS.items() if spec.feed.select == "overflow"]
 
 
 def chart_label(label: str) -> str:
@@ -43,8 +45,14 @@ def is_baseline(label: str) -> bool:
     return "baseline" in label.lower()
 
 
+def new_buffer(spec: SeriesSpec, cap: int) -> ChartBuffer:
+    """Sparse markers keep a small bounded list; every other series a growing buffer."""
+    return MarkerList() if spec.feed.select == "overflow" else ChartBuffer(spec.combine, cap)
+
+
 class RunCurves:
-    """The chart points of one run (one engine label)."""
+    """The chart points of one run (one engine label): a buffer per series of the
+    chart table, ``run.buffers[name]`` (or ``run.<name>``)."""
 
     def __init__(
         self,
@@ -56,24 +64,19 @@ class RunCurves:
         self.label = label
         self.batch_size = batch_size  # to turn warm-up step times into examples/s
         self.total_steps = total_steps  # the run's planned length, where known
-        self.loss = ChartBuffer("mean", cap)
-        self.accuracy = ChartBuffer("mean", cap)
-        self.val_loss = ChartBuffer("mean", cap)
-        self.val_accuracy = ChartBuffer("mean", cap)
-        self.loss_scale = ChartBuffer("last", cap)  # a step function: never averaged
-        self.overflow = MarkerList()  # (step, loss scale) where steps were skipped
-        self.throughput = ChartBuffer("mean", cap)  # steady state
-        self.warmup = ChartBuffer("mean", cap)  # warm-up windows (tracing, compilation)
+        self.buffers = {name: new_buffer(spec, cap) for name, spec in SPECS.items()}
         self.warmup_span: tuple[float, float] | None = None  # steps covered by warm-up
-        # Gradient underflow (mixed_float16 runs that sample it), in percent of the
-        # nonzero gradient values: without loss scaling, and at the scale in force.
-        self.underflow_unscaled = ChartBuffer("mean", cap)
-        self.underflow_scaled = ChartBuffer("mean", cap)
         self.underflow_last: GradientUnderflow | None = None  # its per-layer breakdown
         self.samples = 0  # StepMetrics seen
         self.last_step = 0.0  # the latest step any event of this run reported
         self._overflow_steps = 0.0
         self._last_marker_step = -math.inf
+
+    def __getattr__(self, name: str) -> ChartBuffer:
+        buffers = self.__dict__.get("buffers", {})  # run.loss: the "loss" series' buffer
+        if name in buffers:
+            return buffers[name]
+        raise AttributeError(name)
 
     @classmethod
     def from_started(cls, event: RunStarted, cap: int = DEFAULT_CAP) -> RunCurves:
@@ -89,15 +92,15 @@ class RunCurves:
     @property
     def loss_scaling(self) -> bool | None:
         """Whether this run scales its loss: None until its first sample says."""
-        if len(self.loss_scale):
+        if len(self.buffers["loss_scale"]):
             return True
         return False if self.samples else None
 
     def series(self) -> dict[str, ChartBuffer]:
-        return {name: getattr(self, name) for name in SERIES}
+        return self.buffers
 
     def points_held(self) -> int:
-        return sum(len(buffer) for buffer in self.series().values())
+        return sum(len(buffer) for buffer in self.buffers.values())
 
     # ---------------------------------------------------------------- events
     def add(
@@ -110,70 +113,33 @@ class RunCurves:
         """A batch of this run's events, each kind oldest first. Their kinds do not
         interleave in any way that matters, so each kind is added in one go."""
         if underflow:
-            self._add_underflow(underflow)
-        marker_x, marker_y = self._add_steps(steps) if steps else (_EMPTY, _EMPTY)
-        overflowed = [(e.step, e.new) for e in scale_changes if e.overflow_steps > 0]
-        if overflowed:
-            changes = np.array(overflowed, dtype=float)
-            marker_x = np.concatenate([marker_x, changes[:, 0]])
-            marker_y = np.concatenate([marker_y, changes[:, 1]])
-        if len(marker_x):
-            self._add_markers(marker_x, marker_y)
-        if epochs:
-            self._add_epochs(epochs)
+            self.underflow_last = underflow[-1]
+            self.last_step = max(self.last_step, float(underflow[-1].step))
+        step_table = columns(steps, "step") if steps else None
+        feeds: tuple[tuple[EventKind, Sequence[object]], ...] = (
+            ("step", steps), ("epoch", epochs), ("underflow", underflow))
+        for kind, events in feeds:
+            if not events:
+                continue
+            table = (step_table if kind == "step" and step_table is not None
+                     else columns(events, kind))
+            for name, feed in _FED[kind]:
+                if feed.select == "overflow":
+                    self._add_markers(name, *points(feed, table, None, self._overflow_steps),
+                                      scale_changes)
+                else:
+                    self.buffers[name].extend(*points(feed, table, self.batch_size))
+        if scale_changes and not steps:  # markers come from scale changes too
+            for name in _MARKERS:
+                self._add_markers(name, _EMPTY, _EMPTY, scale_changes)
+        if step_table is not None:
+            self._after_steps(step_table)
+        if epochs:  # at the global step of each epoch's end, so epochs share the step axis
+            self.last_step = max(self.last_step, float(epochs[-1].steps))
 
-    def _add_steps(self, metrics: Sequence[StepMetrics]) -> tuple[np.ndarray, np.ndarray]:
-        """Returns (step, scale) of the samples that saw new overflows."""
-        # None (no loss scale, no steady speed yet) becomes NaN here.
-        table = np.array(
-            [
-                (m.step, m.loss, m.accuracy, m.loss_scale, m.overflow_steps,
-                 m.examples_per_sec, m.step_time, m.warmup)
-                for m in metrics
-            ],
-            dtype=float,
-        )
-        step, loss, accuracy, scale, overflow, speed, step_time, warm = table.T
-        self.loss.extend(step, loss)  # NaN kept: a diverged loss shows as a gap
-        self.accuracy.extend(step, accuracy)
-        has_scale = ~np.isnan(scale)
-        self.loss_scale.extend(step[has_scale], scale[has_scale])
-        self._add_throughput(step, speed, step_time, warm > 0)
-        grew = (np.diff(overflow, prepend=self._overflow_steps) > 0) & has_scale
-        self._overflow_steps = float(overflow[-1])
-        self.last_step = max(self.last_step, float(step[-1]))
-        self.samples += len(metrics)
-        return step[grew], scale[grew]
-
-    def _add_epochs(self, epochs: Sequence[EpochMetrics]) -> None:
-        # At the global step of each epoch's end, so epochs share the step axis.
-        self.last_step = max(self.last_step, float(epochs[-1].steps))
-        for name in ("val_loss", "val_accuracy"):
-            points = [(e.steps, getattr(e, name)) for e in epochs if getattr(e, name) is not None]
-            if points:
-                table = np.array(points, dtype=float)
-                getattr(self, name).extend(table[:, 0], table[:, 1])
-
-    def _add_underflow(self, samples: Sequence[GradientUnderflow]) -> None:
-        table = np.array([(u.step, u.unscaled, u.scaled) for u in samples], dtype=float)
-        step, unscaled, scaled = table.T
-        self.underflow_unscaled.extend(step, 100.0 * unscaled)
-        self.underflow_scaled.extend(step, 100.0 * scaled)
-        self.underflow_last = samples[-1]
-        self.last_step = max(self.last_step, float(step[-1]))
-
-    # -------------------------------------------------------------- helpers
-    def _add_throughput(
-        self, step: np.ndarray, speed: np.ndarray, step_time: np.ndarray, warm: np.ndarray
-    ) -> None:
-        missing = np.isnan(speed)
-        if missing.any() and self.batch_size:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                speed[missing] = self.batch_size / step_time[missing]  # warm-up: no steady figure
-        usable = np.isfinite(speed) & (speed > 0)
-        steady, warming = usable & ~warm, usable & warm
-        self.throughput.extend(step[steady], speed[steady])
-        self.warmup.extend(step[warming], speed[warming])
+    def _after_steps(self, table: dict[str, np.ndarray]) -> None:
+        step = table["step"]
+        warm = table["warmup"] > 0
         if warm.any():
             first_warm = int(np.argmax(warm))
             # A window covers the steps since the previous sample.
@@ -182,15 +148,27 @@ class RunCurves:
             if self.warmup_span is not None:
                 start, end = min(start, self.warmup_span[0]), max(end, self.warmup_span[1])
             self.warmup_span = (start, end)
+        self._overflow_steps = float(table["overflow_steps"][-1])
+        self.last_step = max(self.last_step, float(step[-1]))
+        self.samples += len(step)
 
-    def _add_markers(self, step: np.ndarray, scale: np.ndarray) -> None:
+    # -------------------------------------------------------------- helpers
+    def _add_markers(self, name: str, step: np.ndarray, scale: np.ndarray,
+                     scale_changes: Sequence[LossScaleChanged]) -> None:
         """One marker per step, in step order: a LossScaleChanged and the StepMetrics
         after it report the same overflow (maybe in different batches)."""
+        overflowed = [(e.step, e.new) for e in scale_changes if e.overflow_steps > 0]
+        if overflowed:
+            changes = np.array(overflowed, dtype=float)
+            step = np.concatenate([step, changes[:, 0]])
+            scale = np.concatenate([scale, changes[:, 1]])
+        if not len(step):
+            return
         order = np.argsort(step, kind="stable")
         step, scale = step[order], scale[order]
         keep = np.diff(step, prepend=self._last_marker_step) > 0
         if keep.any():
-            self.overflow.extend(step[keep], scale[keep])
+            self.buffers[name].extend(step[keep], scale[keep])
             self._last_marker_step = float(step[keep][-1])
 
 

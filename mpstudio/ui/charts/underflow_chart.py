@@ -3,7 +3,7 @@
 Only mixed_float16 runs with ``aids.underflow_every`` set send GradientUnderflow
 samples, so the chart is built with the others but stays hidden (taking no room in
 the panel) until a run on the charts has sent one. It sits in its own row under the
-2x2 grid, its step axis linked to theirs: the plot with two lines per run (without
+grid, its step axis linked to theirs: the plot with two lines per run (without
 loss scaling: solid with dots; at the scale in force: dashed), and beside it the
 legend and the latest sample's worst layers. Its y range (percent) starts just below
 0 and only grows.
@@ -13,20 +13,22 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
+from mpstudio.engine.charts.chart_specs import ChartSpec
 from mpstudio.engine.events import GradientUnderflow
+from mpstudio.engine.i18n import _
 from mpstudio.engine.run_labels import shown_label
 from mpstudio.ui.charts.chart_axes import StepAxis, nice_ceil
 from mpstudio.ui.charts.chart_items import AXIS_COLOR, TEXT_COLOR
 from mpstudio.ui.charts.chart_panel import LEFT_AXIS_WIDTH, style_plot
-from mpstudio.ui.charts.run_curves import ChartData
+from mpstudio.ui.charts.legend_entries import ReusableLegend
+from mpstudio.ui.charts.run_curves import ChartData, RunCurves
 from mpstudio.ui.theme import ChartColors
 
-TITLE = QT_TRANSLATE_NOOP("UnderflowChart", "Gradient underflow in float16")
 MEANING = QT_TRANSLATE_NOOP("UnderflowChart",
                             "% of the nonzero gradient values float16 rounds to 0")
 WORST_LAYERS = 3
@@ -85,19 +87,21 @@ def breakdown_html(label: str, sample: GradientUnderflow, muted: str = AXIS_COLO
 class UnderflowChart:
     """The plot and its side column; ``update`` shows them once there is data."""
 
-    def __init__(self, panel: pg.GraphicsLayoutWidget, plots: dict[str, pg.PlotItem]) -> None:
+    def __init__(self, panel: pg.GraphicsLayoutWidget, plots: dict[str, pg.PlotItem],
+                 chart: ChartSpec, row: int) -> None:
+        """``row``: the first row under the grid of ``plots``."""
         self._grid = panel.ci.layout
         # A row of its own under the grid, the plot under the loss chart (the same width
         # and place: pyqtgraph aligns linked step axes by screen position), the legend and
         # the latest sample's worst layers beside it. Hidden, they take no room (Qt lays
         # out visible items only; stretch factors would keep an empty row's room).
-        self.plot = panel.addPlot(row=2, col=0, axisItems={"bottom": StepAxis()})
-        style_plot(self.plot, tr(TITLE), legend=False)
-        self.plot.setXLink(plots["loss"])  # one step axis with the other charts
-        self.side = panel.ci.addLayout(row=2, col=1)
+        self.plot = panel.addPlot(row=row, col=0, axisItems={"bottom": StepAxis()})
+        style_plot(self.plot, _(chart.title), legend=False)
+        self.plot.setXLink(next(iter(plots.values())))  # one step axis with the other charts
+        self.side = panel.ci.addLayout(row=row, col=1)
         self.side.setContentsMargins(12, 6, 4, 4)
         # the legend goes in the side column: the title row is short
-        self.plot.legend = pg.LegendItem(
+        self.plot.legend = ReusableLegend(
             colCount=1, labelTextSize="8pt", labelTextColor=TEXT_COLOR, frame=False,
             horSpacing=2, verSpacing=-4,
         )
@@ -105,6 +109,7 @@ class UnderflowChart:
         self.layers = pg.LabelItem(justify="left", color=TEXT_COLOR, size="8pt")
         self.side.addItem(self.layers, row=1, col=0)
         self.side.layout.setRowStretchFactor(1, 1)
+        self._series = tuple(series.name for series in chart.series)
         self._text = ""
         self._muted = AXIS_COLOR
         self._top = 0.0
@@ -114,7 +119,7 @@ class UnderflowChart:
     def set_colors(self, colors: ChartColors) -> None:
         self._muted = colors.axis
         self.plot.legend.setLabelTextColor(colors.text)
-        for _, label in self.plot.legend.items:
+        for _sample, label in self.plot.legend.items:
             label.setText(label.text)
         self.layers.setAttr("color", colors.text)
         self._text = ""  # the next update writes the column again in these colours
@@ -153,11 +158,11 @@ class UnderflowChart:
         self._text = ""
         self._top = 0.0
 
-    def _follow(self, runs: Sequence) -> None:
+    def _follow(self, runs: Iterable[RunCurves]) -> None:
         high = 0.0
         for run in runs:
-            for buffer in (run.underflow_unscaled, run.underflow_scaled):
-                bounds = buffer.bounds()
+            for series in self._series:
+                bounds = run.buffers[series].bounds()
                 if bounds is not None:
                     high = max(high, bounds[1])
         top = max(self._top, min(100.0, nice_ceil(max(MIN_TOP, high * 1.1))))

@@ -1,7 +1,8 @@
 """EngineClient: the window's one way to get TensorFlow work done.
 
 It starts the engine process behind the window (through an EngineLink thread),
-submits typed EngineJobs, routes what comes back to each job's own signals, and
+submits typed requests (``submit(request) -> EngineJob[R]``), routes what comes back
+to each job's own signals, and
 notices when the process ends. An end nobody asked for (a segfault, an abort, the
 system killing it for memory) or a Stop now is reported as an ``EngineEnd``: every
 job that was queued or running gets ``errored`` with the reason (and
@@ -11,17 +12,19 @@ job that was queued or running gets ``errored`` with the reason (and
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from mpstudio.engine.service import protocol as p
+from mpstudio.engine.service.job_requests import MAIN_LANE, JobRequest
 from mpstudio.ui.engine_client.engine_end import EngineEnd
 from mpstudio.ui.engine_client.engine_job import EngineJob
 from mpstudio.ui.engine_client.engine_link import EngineLink
 
 MAX_STARTS_WITHOUT_READY = 2  # then the window says TensorFlow could not load
 RESTART_WAIT_MS = 1000  # restart(): how long an idle engine gets to end before it is killed
+R = TypeVar("R")
 
 
 class EngineClient(QObject):
@@ -34,7 +37,7 @@ class EngineClient(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._ids = itertools.count(1)
-        self._jobs: dict[int, EngineJob] = {}  # queued or running, in submission order
+        self._jobs: dict[int, EngineJob[Any]] = {}  # queued or running, in submission order
         self._link: EngineLink | None = None
         self._old_links: list[EngineLink] = []
         self._retired: list[EngineLink] = []  # engines ended on purpose by restart()
@@ -76,9 +79,19 @@ class EngineClient(QObject):
     def pid(self) -> int | None:
         return self._link.pid if self._link is not None else None
 
-    def submit(self, job: EngineJob) -> EngineJob:
+    def submit(self, request: JobRequest[R], *, describe: str = "", shown: str = "",
+               parent: QObject | None = None) -> EngineJob[R]:
+        """Queue ``request`` in the engine; its job's handle, whose signals come from the
+        event loop (connect them now). ``describe``: what it is doing, in English, for an
+        engine's end under it ("the float32 run"); ``shown``: the same translated.
+        ``parent``: the handle's owner, which then lets it go once it has finished."""
         if self._shutting_down:
             raise RuntimeError("the engine has been shut down")
+        if not isinstance(request, JobRequest):
+            raise TypeError(f"not an engine job request: {request!r}")
+        job = EngineJob(request, describe=describe, shown=shown, parent=parent)
+        if parent is not None:
+            job.finished.connect(job.deleteLater)
         if self._link is None:
             self.start()
         job.job_id = next(self._ids)
@@ -86,9 +99,7 @@ class EngineClient(QObject):
         job.state = "queued"
         self._jobs[job.job_id] = job
         assert self._link is not None
-        self._link.send(p.Submit(job.job_id, job.call, job.args, job.lane))
-        if job.cancelled:
-            self._link.send(p.Cancel(job.job_id))
+        self._link.send(p.Submit(job.job_id, request))
         self.jobs_changed.emit()
         return job
 
@@ -112,7 +123,7 @@ class EngineClient(QObject):
         # within a second is killed.
         QTimer.singleShot(RESTART_WAIT_MS, self, link.kill)
 
-    def cancel(self, job: EngineJob) -> None:
+    def cancel(self, job: EngineJob[Any]) -> None:
         if job.job_id in self._jobs and self._link is not None:
             self._link.send(p.Cancel(job.job_id))
 
@@ -127,17 +138,17 @@ class EngineClient(QObject):
             self._kill_requested = True
             self._link.kill()
 
-    def active(self, call: str | None = None) -> list[EngineJob]:
-        """Jobs queued or running (of ``call``), oldest first."""
-        return [j for j in self._jobs.values() if call is None or j.call == call]
+    def active(self, kind: type[JobRequest[Any]] | None = None) -> list[EngineJob[Any]]:
+        """Jobs queued or running (of requests of ``kind``), oldest first."""
+        return [j for j in self._jobs.values() if kind is None or isinstance(j.request, kind)]
 
     @property
     def busy(self) -> bool:
         return bool(self._jobs)
 
-    def running_job(self) -> EngineJob | None:
+    def running_job(self) -> EngineJob[Any] | None:
         return next((j for j in self._jobs.values()
-                     if j.state == "running" and j.lane == p.MAIN_LANE), None)
+                     if j.state == "running" and j.lane == MAIN_LANE), None)
 
     def shutdown(self, wait_ms: int = 15000) -> bool:
         """Cancel everything, end the engine process and its thread; True once ended
@@ -204,7 +215,7 @@ class EngineClient(QObject):
         for job_id in list(pending):
             flush(job_id)
 
-    def _finish(self, job: EngineJob, *, result: Any = None, error: str | None = None) -> None:
+    def _finish(self, job: EngineJob[Any], *, result: Any = None, error: str | None = None) -> None:
         self._jobs.pop(job.job_id, None)  # type: ignore[arg-type]
         job.state = "done"
         if error is None:

@@ -3,9 +3,11 @@
 Exactly one of ``finished`` or ``failed`` follows every successful ``start``. Stop
 asks the engine to end the run before its next batch; when the run is still going
 ``STUCK_AFTER_SECONDS`` later (tracing, compiling, one long op) the state says
-"stuck" and ``stop_now`` ends the engine process. A run the engine could not finish
-(Stop now, a crash) is ended in the history by this side, with the metrics it
-recorded up to then, because its own process no longer can.
+"stuck" and ``stop_now`` ends the engine process. A Stop before the run's first step
+ends the engine process at once: nothing is kept yet, and tracing that step can take
+seconds that TensorFlow will not cut short (engine/first_step.py). A run the engine
+could not finish (Stop now, a crash) is ended in the history by this side, with the
+metrics it recorded up to then, because its own process no longer can.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from collections.abc import Callable
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from mpstudio.engine.events import RunFailed, RunFinished, RunStarted
+from mpstudio.engine.first_step import FirstStepWatch, stopped_reason
 from mpstudio.engine.history.store import HistoryError, RunStore
 from mpstudio.engine.run_session import TrainingOutcome
+from mpstudio.engine.service.job_requests import TrainRequest
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.spec_checks import spec_problems
 from mpstudio.engine.trainer.compare_options import CompareOptions, comparison_problems
@@ -40,9 +44,12 @@ class RunController(QObject):
         self.state = state
         self._open_history = open_history
         self.progress = RunProgress()
-        self.job: EngineJob | None = None
+        self.job: EngineJob[TrainingOutcome] | None = None
         self.open_run_id: int | None = None  # the history row of the run in progress
         self.failure_kind = ""  # the last ``failed``: stopped | crashed | failed
+        self._watch = FirstStepWatch()  # the job's: can a Stop end it at once?
+        self._ended_at_once = False  # this job's engine was ended by a Stop before step 1
+        self._multiworker = False  # its worker process stops with the others, after a step
         self._stuck_timer = QTimer(self)
         self._stuck_timer.setObjectName("stopNowOffer")
         self._stuck_timer.setSingleShot(True)
@@ -70,24 +77,41 @@ class RunController(QObject):
             return problems
         self.progress = RunProgress(runs_planned=comparison.runs if comparison else 1)
         self.open_run_id = None
-        job = EngineJob("train", {"spec": spec, "comparison": comparison},
-                        describe=f"the {spec.precision} run",
-                        shown=QCoreApplication.translate("RunController", "the {precision} run")
-                        .format(precision=spec.precision), parent=self)
+        self._watch = FirstStepWatch()
+        self._ended_at_once = False
+        self._multiworker = spec.distribute.strategy == "multiworker"
+        job = self.engine.submit(
+            TrainRequest(spec, comparison), describe=f"the {spec.precision} run",
+            shown=QCoreApplication.translate("RunController", "the {precision} run")
+            .format(precision=spec.precision), parent=self)
         job.events.connect(self._on_events)
-        job.result.connect(self._on_result)
+        job.on_result(self._on_result)
         job.errored.connect(self._on_error)
-        job.finished.connect(job.deleteLater)
-        self.job = self.engine.submit(job)
+        self.job = job
         self.state.update(run="running")
         return []
 
-    def stop(self) -> None:
-        """Before the next batch (and during a download); Stop now after a while."""
-        if self.job is not None and self.state.run == "running":
-            self.job.cancel()
-            self.state.update(run="stopping")
-            self._stuck_timer.start()
+    def stop(self) -> bool:
+        """Before the next batch (and during a download); Stop now after a while. True:
+        the run has not finished its first step, and ends now (its engine process is
+        ended, as by Stop now)."""
+        if self.job is None or self.state.run != "running":
+            return False
+        self.job.cancel()
+        self.state.update(run="stopping")
+        if self._can_end_at_once():
+            self._end_at_once()
+            return True
+        self._stuck_timer.start()
+        return False
+
+    def _can_end_at_once(self) -> bool:
+        return self._watch.nothing_to_keep and not self._multiworker
+
+    def _end_at_once(self) -> None:
+        self._ended_at_once = True
+        self._stuck_timer.stop()
+        self.engine.stop_now()
 
     def stop_now(self) -> None:
         """End the engine process: the run is recorded as stopped with what it measured."""
@@ -100,12 +124,19 @@ class RunController(QObject):
 
     def _on_events(self, batch: list) -> None:
         for event in batch:
+            self._watch.see(event)
             kind = type(event)
             if kind is RunStarted:
                 self.open_run_id = event.run_id
             elif kind is RunFinished or kind is RunFailed:
                 self.open_run_id = None
         self.events.emit(batch)
+        # Stop pressed while the data loaded or the model was built (Stop now may be on
+        # offer by now): the run has begun tracing its first step, which the stop flag
+        # would wait for.
+        if (self.job is not None and self.stopping and not self._ended_at_once
+                and self._can_end_at_once()):
+            self._end_at_once()
 
     def _on_result(self, outcome: TrainingOutcome) -> None:
         self._ended()
@@ -116,7 +147,13 @@ class RunController(QObject):
         end = job.engine_end if job is not None else None
         self._ended()
         self.failure_kind = "failed"
-        if end is not None:
+        if end is not None and end.requested and self._ended_at_once:
+            self.failure_kind = "stopped"
+            self._end_open_run("stopped", stopped_reason())
+            message = QCoreApplication.translate(
+                "RunController", "stopped before the first step: nothing had trained yet, "
+                "so the run ended at once; the History lists it as stopped")
+        elif end is not None:
             status = "stopped" if end.requested else "failed"
             self._end_open_run(status, end.reason)  # the history keeps English
             if end.requested:

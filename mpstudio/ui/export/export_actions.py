@@ -20,7 +20,7 @@ from PySide6.QtCore import QCoreApplication, QObject
 from mpstudio.engine.export.formats import export_base_name
 from mpstudio.engine.export.results import ExportOutcome, ExportRequest
 from mpstudio.engine.history.store import HistoryError
-from mpstudio.ui.engine_client.engine_job import EngineJob
+from mpstudio.engine.service.job_requests import ExportModelRequest
 from mpstudio.ui.export.export_dialog import ExportDialog
 from mpstudio.ui.export.export_summary import summary_text
 from mpstudio.ui.models.workbench_state import controls
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from mpstudio.engine.history.store import RunStore
     from mpstudio.engine.spec import RunSpec
     from mpstudio.ui.engine_client.engine_client import EngineClient
+    from mpstudio.ui.engine_client.engine_job import EngineJob
     from mpstudio.ui.history.history_panel import HistoryPanel
     from mpstudio.ui.models.workbench_state import WorkbenchState
     from mpstudio.ui.window.file_actions import FileActions
@@ -74,9 +75,10 @@ class ExportActions(QObject):
         self.window = window  # the dialog's parent
         self.dialog: ExportDialog | None = None
         self.subject: ExportSubject | None = None
-        self.job: EngineJob | None = None  # the export running or queued
+        self.job: EngineJob[list[ExportOutcome]] | None = None  # the export running or queued
         export_action.triggered.connect(self.export_last_run)
         history.export_requested.connect(self.export_history_run)
+        state.observe(lambda _state: self.follow_state())
 
     # ------------------------------------------------------------- state
     def can_export(self) -> bool:
@@ -180,24 +182,22 @@ class ExportActions(QObject):
 
     # ------------------------------------------------------------ the job
     def start_export(self, requests: list[ExportRequest],
-                     overwrite: bool = False) -> EngineJob | None:
+                     overwrite: bool = False) -> EngineJob[list[ExportOutcome]] | None:
         """One job converts every requested format (the dialog asked about existing files)."""
         subject = self.subject
         if subject is None or self.job is not None or self.blocked_reason():
             return None
         what = subject.title
-        job = EngineJob("export", {
-            "requests": requests, "run_id": subject.run_id,
-            "model_handle": subject.model_handle, "spec": subject.spec,
-            "overwrite": overwrite}, describe=f"exporting {what}",
+        job = self.engine.submit(ExportModelRequest(
+            tuple(requests), run_id=subject.run_id, model_handle=subject.model_handle,
+            spec=subject.spec, overwrite=overwrite), describe=f"exporting {what}",
             shown=QCoreApplication.translate("ExportActions", "exporting {what}").format(
                 what=what), parent=self)
         job.started.connect(self._job_started)
         job.progress.connect(self._show_progress)
-        job.result.connect(lambda outcomes: self._job_finished(job, outcomes))
+        job.on_result(lambda outcomes: self._job_finished(job, outcomes))
         job.errored.connect(lambda message: self._job_failed(job, message))
-        job.finished.connect(job.deleteLater)
-        self.job = self.engine.submit(job)
+        self.job = job
         if self.dialog is not None:
             self.files.folder = str(self.dialog.folder)  # the next file dialog starts there
             self.dialog.set_busy(True)
@@ -225,7 +225,8 @@ class ExportActions(QObject):
         self.notices.status(QCoreApplication.translate("ExportActions",
                                                        "exporting: {step}").format(step=text))
 
-    def _job_finished(self, job: EngineJob, outcomes: list[ExportOutcome]) -> None:
+    def _job_finished(self, job: EngineJob[list[ExportOutcome]],
+                      outcomes: list[ExportOutcome]) -> None:
         self.job = None
         results = list(outcomes)
         for outcome in results:
@@ -242,7 +243,7 @@ class ExportActions(QObject):
                             .format(line=summary))
         self.state.update(exporting=False)
 
-    def _job_failed(self, job: EngineJob, message: str) -> None:
+    def _job_failed(self, job: EngineJob[list[ExportOutcome]], message: str) -> None:
         self.job = None
         if message == "cancelled":
             text = QCoreApplication.translate("ExportActions",

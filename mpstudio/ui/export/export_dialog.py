@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QLineEdit,
     QMessageBox,
     QProgressBar,
@@ -37,7 +38,7 @@ from mpstudio.engine.export.results import ExportOutcome, ExportRequest
 from mpstudio.ui.export.export_results_view import ExportResultsView
 from mpstudio.ui.export.export_summary import written_note
 from mpstudio.ui.export.format_entries import format_entry
-from mpstudio.ui.hardware.gpu_memory_form import ERROR_COLOR
+from mpstudio.ui.themed import set_role
 from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
 
 DIALOG_WIDTH = 760  # two columns of formats with their descriptions on 2-3 lines
@@ -108,7 +109,7 @@ class ExportDialog(QDialog):
         form.setColumnStretch(1, 1)
         self.hint = wrapped_label()
         self.hint.setObjectName("exportHint")
-        self.hint.setStyleSheet(f"color: {ERROR_COLOR};")
+        set_role(self.hint, "error")
 
         self.progress = QProgressBar()
         self.progress.setObjectName("exportProgress")
@@ -119,6 +120,7 @@ class ExportDialog(QDialog):
 
         self.results = ExportResultsView()
         self.results.hide()
+        self.results.prepare_rows(len(FORMATS))  # in the background: none built at once
 
         self.export_button = QPushButton(QCoreApplication.translate("ExportDialog", "Export"))
         self.export_button.setObjectName("exportButton")
@@ -376,6 +378,8 @@ class ExportDialog(QDialog):
         the screen leaves: Qt does not make a window's minimum height follow word wrap,
         so a short dialog would clip the format descriptions or scroll the results."""
         layout = self.layout()
+        if layout is None:  # set in __init__
+            return
         width = self.width()
         screen = self.screen()
         cap = int(screen.availableGeometry().height() * SCREEN_SHARE) if screen else 1 << 20
@@ -398,7 +402,7 @@ class ExportDialog(QDialog):
         return [view.detail.text() for view in self.results.views]
 
 
-def _height_for(layout: QVBoxLayout, width: int) -> int:
+def _height_for(layout: QLayout, width: int) -> int:
     needed = layout.totalHeightForWidth(width)
     return needed if needed >= 0 else layout.totalSizeHint().height()
 

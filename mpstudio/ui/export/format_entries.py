@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
 from mpstudio.engine.export.formats import ExportFormat, unavailable_reason
 from mpstudio.engine.i18n import _
-from mpstudio.ui.hardware.gpu_memory_form import ERROR_COLOR
+from mpstudio.ui.themed import set_role
 from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
 
 DEFAULT_FORMATS = ("keras",)
@@ -37,8 +37,8 @@ def format_entry(fmt: ExportFormat) -> tuple[QWidget, QCheckBox]:
         label.setContentsMargins(indent, 0, 0, 0)
         if i:  # the install note
             label.setObjectName(f"format-{fmt.id}-note")
-            label.setStyleSheet(f"color: {ERROR_COLOR};")
-            label.setToolTip(reason)
+            set_role(label, "error")
+            label.setToolTip(reason or "")
         layout.addWidget(label)
     layout.addStretch(1)  # entries side by side start level, however long their text
     return box, check

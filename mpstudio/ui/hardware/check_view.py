@@ -18,21 +18,24 @@ from mpstudio.engine.hardware.verdict_rules import Verdict
 from mpstudio.engine.said import render
 from mpstudio.ui.hardware.device_card import DeviceCard, facts_grid
 from mpstudio.ui.hardware.hardware_facts import build_facts, cpu_facts, gpu_facts, tpu_facts
-from mpstudio.ui.setup.verdict_marks import VERDICT_COLOR
+from mpstudio.ui.theme import LIGHT, ThemeColors, colors
+from mpstudio.ui.themed import follow_theme, themed_sheet
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
 
-GREEN = VERDICT_COLOR[Verdict.RECOMMENDED]
-AMBER = VERDICT_COLOR[Verdict.SLOWER]
+GREEN = LIGHT.verdict[Verdict.RECOMMENDED]  # the recommendation's bar: both themes
 
 
-def recommendation_html(advice: Advice) -> str:
+def recommendation_html(advice: Advice, palette: ThemeColors | None = None) -> str:
+    """The recommendation, its policy in the colour of a recommended verdict (the
+    theme's in force, or ``palette``'s)."""
     if not advice.run_policy:
         return "<b>{}</b>".format(html.escape(QCoreApplication.translate(
             "CheckView", "No precision policy runs on this machine.")))
     sentence = html.escape(QCoreApplication.translate(
         "CheckView", "Recommended here: {policy} on {device}"))
+    green = (palette or colors()).verdict[Verdict.RECOMMENDED]
     return "<span style='font-size:large'>{}</span>".format(sentence.format(
-        policy=f"<b style='color:{GREEN}'>{html.escape(advice.run_policy)}</b>",
+        policy=f"<b style='color:{green}'>{html.escape(advice.run_policy)}</b>",
         device=f"<b>{html.escape(advice.run_device)}</b>"))
 
 
@@ -65,7 +68,9 @@ class CheckView(QWidget):
         banner.setStyleSheet(f"QFrame#recommendation {{ border-left: 4px solid {GREEN}; }}")
         banner_layout = QVBoxLayout(banner)
         banner_layout.setContentsMargins(10, 2, 0, 2)
-        self.recommendation_label = wrapped_label(recommendation_html(advice), rich=True)
+        self.recommendation_label = wrapped_label(rich=True)
+        follow_theme(self.recommendation_label,
+                     lambda label, c: label.setText(recommendation_html(advice, c)))
         self.reason_label = wrapped_label(QCoreApplication.translate(
             "CheckView", "{device} — {reason}").format(device=render(advice.run_description),
                                                       reason=render(advice.run_reason)))
@@ -75,7 +80,8 @@ class CheckView(QWidget):
 
         self.measurement_label = secondary(wrapped_label(measurement_summary(check)))
         if check.stopped:
-            self.measurement_label.setStyleSheet(f"color: {AMBER};")
+            themed_sheet(self.measurement_label,
+                         lambda c: f"color: {c.verdict[Verdict.SLOWER]};")
         layout.addWidget(self.measurement_label)
 
         layout.addWidget(heading(QCoreApplication.translate("CheckView", "Devices")))

@@ -8,6 +8,7 @@ width, which QLabel does and table cells do poorly.
 from __future__ import annotations
 
 import html
+from functools import partial
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
@@ -22,14 +23,15 @@ from mpstudio.ui.hardware.hardware_facts import (
     measurement_rows,
     ratio_text,
 )
-from mpstudio.ui.setup.verdict_marks import VERDICT_COLOR, mark_text
+from mpstudio.ui.setup.verdict_marks import mark_text
+from mpstudio.ui.theme import LIGHT, ThemeColors
+from mpstudio.ui.themed import set_role, themed_sheet
 from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
 
-RUN_DEVICE_COLOR = VERDICT_COLOR[Verdict.RECOMMENDED]
+RUN_DEVICE_COLOR = LIGHT.verdict[Verdict.RECOMMENDED]  # a fill under white text: both themes
 # A card's title is the device's label ("GPU:0", "CPU"); the one label with words in it,
 # shown with QCoreApplication.translate("DeviceCard", title).
 UNUSED_GPU = QT_TRANSLATE_NOOP("DeviceCard", "GPU (unused)")
-UNUSABLE_COLOR = "#c8322f"
 
 
 def facts_grid(facts: Rows) -> QGridLayout:
@@ -76,7 +78,7 @@ class DeviceCard(QFrame):
             self.unusable_label = wrapped_label(QCoreApplication.translate(
                 "DeviceCard", "TensorFlow cannot use this GPU: {reason}").format(
                     reason=render(unusable_reason)))
-            self.unusable_label.setStyleSheet(f"color: {UNUSABLE_COLOR};")
+            set_role(self.unusable_label, "error")
             layout.addWidget(self.unusable_label)
         else:
             layout.addWidget(_rule())
@@ -124,7 +126,7 @@ class DeviceCard(QFrame):
                 policy.setToolTip(QCoreApplication.translate(
                     "DeviceCard", "The policy a run on this device starts with"))
             mark = QLabel(mark_text(verdict.verdict.value))
-            mark.setStyleSheet(f"color: {VERDICT_COLOR[verdict.verdict]}; font-weight: 600;")
+            themed_sheet(mark, partial(_mark_sheet, verdict.verdict))
             grid.addWidget(policy, row, 0)
             grid.addWidget(mark, row, 1)
             if measured:
@@ -166,3 +168,7 @@ def _rule() -> QFrame:
     line.setFrameShape(QFrame.Shape.HLine)
     line.setFrameShadow(QFrame.Shadow.Sunken)
     return line
+
+
+def _mark_sheet(verdict: Verdict, c: ThemeColors) -> str:
+    return f"color: {c.verdict[verdict]}; font-weight: 600;"

@@ -13,6 +13,7 @@ from PySide6.QtCore import (
     QCoreApplication,
     QModelIndex,
     QObject,
+    QPersistentModelIndex,
     QSize,
     Qt,
     Signal,
@@ -37,7 +38,8 @@ from PySide6.QtWidgets import (
 )
 
 from mpstudio.engine.doctor.checks import STATUS_COLOR
-from mpstudio.ui.engine_client.engine_job import EngineJob
+from mpstudio.engine.service.job_requests import DoctorRequest
+from mpstudio.ui.widgets.read_only_table import cell_text
 
 if TYPE_CHECKING:
 
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
 
     from mpstudio.engine.doctor.checks import Check, DoctorReport
     from mpstudio.ui.engine_client.engine_client import EngineClient
+    from mpstudio.ui.engine_client.engine_job import EngineJob
     from mpstudio.ui.models.workbench_state import WorkbenchState
     from mpstudio.ui.window.notices import Notices
 
@@ -66,7 +69,8 @@ class _ReasonDelegate(QStyledItemDelegate):
     the lines hold Chinese (their glyphs come from a fallback font with taller lines):
     a two-line reason would then be painted as one cut-off line."""
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+    def sizeHint(self, option: QStyleOptionViewItem,
+                 index: QModelIndex | QPersistentModelIndex) -> QSize:
         return super().sizeHint(option, index) + QSize(0, 3)
 
 
@@ -176,6 +180,10 @@ class DoctorDialog(QDialog):
             "DoctorDialog", "Checking {what} ({number} of {total})").format(
                 what=text, number=done + 1, total=total) if done < total else text)
 
+    def add_checks(self, checks: list[Check]) -> None:  # a job's events, as they come
+        for check in checks:
+            self.add_check(check)
+
     def add_check(self, check: Check) -> None:
         row = self.table.rowCount()
         self.table.insertRow(row)
@@ -205,8 +213,8 @@ class DoctorDialog(QDialog):
 
     def statuses(self) -> list[tuple[str, str, str]]:
         """(check, status, why) per row, as shown."""
-        return [(self.table.item(r, 1).text(), self.table.item(r, 2).text(),
-                 self.table.item(r, 3).text()) for r in range(self.table.rowCount())]
+        return [(cell_text(self.table, r, 1), cell_text(self.table, r, 2),
+                 cell_text(self.table, r, 3)) for r in range(self.table.rowCount())]
 
     # ------------------------------------------------------------ actions
     def _stop_clicked(self) -> None:
@@ -258,7 +266,7 @@ class DoctorActions(QObject):
         self.engine, self.state, self.notices = engine, state, notices
         self.window = window  # the dialog's parent
         self.dialog: DoctorDialog | None = None
-        self.job: EngineJob | None = None
+        self.job: EngineJob[DoctorReport] | None = None
         action.triggered.connect(self.open)
 
     @property
@@ -284,15 +292,14 @@ class DoctorActions(QObject):
             dialog.set_unavailable(QCoreApplication.translate(
                 "DoctorDialog", "{why}: start the check when it has ended.").format(why=why))
             return
-        job = EngineJob("doctor", {"quick": quick}, describe="the training check",
-                        shown=QCoreApplication.translate("DoctorDialog", "the training check"),
-                        parent=self)
+        job = self.engine.submit(
+            DoctorRequest(quick), describe="the training check",
+            shown=QCoreApplication.translate("DoctorDialog", "the training check"), parent=self)
         job.progress.connect(dialog.set_progress)
-        job.events.connect(lambda checks: [dialog.add_check(c) for c in checks])
-        job.result.connect(self._finished)
+        job.events.connect(dialog.add_checks)
+        job.on_result(self._finished)
         job.errored.connect(self._failed)
-        job.finished.connect(job.deleteLater)
-        self.job = self.engine.submit(job)
+        self.job = job
         dialog.started()
         self.notices.log(
             QCoreApplication.translate("DoctorDialog", "checking training on this machine "

@@ -32,20 +32,21 @@ from mpstudio.engine.app_settings import (
 )
 from mpstudio.engine.hardware.verdict_rules import Verdict
 from mpstudio.engine.said import render
-from mpstudio.ui.setup.verdict_marks import VERDICT_COLOR
+from mpstudio.ui.themed import set_role, themed_sheet
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
 
 MAX_LIMIT_MB = 1 << 20  # 1 TiB: above any GPU sold
-_APPLY_LOOK = {  # status -> (the sentence around the engine's message, colour)
+# status -> (the sentence around the engine's message, the verdict whose colour it takes)
+_APPLY_LOOK: dict[str, tuple[str, Verdict | None]] = {
     "applied": (QT_TRANSLATE_NOOP("GpuMemoryForm", "In effect: {message}"),
-                VERDICT_COLOR[Verdict.RECOMMENDED]),
-    "unchanged": (QT_TRANSLATE_NOOP("GpuMemoryForm", "In effect: {message}"), ""),
-    "no_gpu": ("{message}", VERDICT_COLOR[Verdict.NO_GAIN]),
+                Verdict.RECOMMENDED),
+    "unchanged": (QT_TRANSLATE_NOOP("GpuMemoryForm", "In effect: {message}"), None),
+    "no_gpu": ("{message}", Verdict.NO_GAIN),
     "needs_restart": (QT_TRANSLATE_NOOP("GpuMemoryForm", "Takes effect at next launch: "
                                                          "{message}"),
-                      VERDICT_COLOR[Verdict.SLOWER]),
+                      Verdict.SLOWER),
     "failed": (QT_TRANSLATE_NOOP("GpuMemoryForm", "Not applied: {message}"),
-               VERDICT_COLOR[Verdict.UNSUPPORTED]),
+               Verdict.UNSUPPORTED),
 }
 # The apply status as the tip names it (the status itself is a key).
 _STATUS_TEXT = {"applied": QT_TRANSLATE_NOOP("GpuMemoryForm", "applied"),
@@ -53,7 +54,6 @@ _STATUS_TEXT = {"applied": QT_TRANSLATE_NOOP("GpuMemoryForm", "applied"),
                 "no_gpu": QT_TRANSLATE_NOOP("GpuMemoryForm", "no GPU"),
                 "needs_restart": QT_TRANSLATE_NOOP("GpuMemoryForm", "needs a restart"),
                 "failed": QT_TRANSLATE_NOOP("GpuMemoryForm", "failed")}
-ERROR_COLOR = VERDICT_COLOR[Verdict.UNSUPPORTED]
 
 
 class GpuMemoryForm(QWidget):
@@ -164,10 +164,11 @@ class GpuMemoryForm(QWidget):
 
     def show_apply_result(self, status: str, message: object) -> None:
         """``message``: the engine's (a string, or a stored message it renders)."""
-        sentence, color = _APPLY_LOOK.get(status, ("{message}", ""))
+        sentence, verdict = _APPLY_LOOK.get(status, ("{message}", None))
         self.apply_label.setText(QCoreApplication.translate("GpuMemoryForm", sentence).format(
             message=render(message)))
-        self.apply_label.setStyleSheet(f"color: {color};" if color else "")
+        themed_sheet(self.apply_label,
+                     lambda c: f"color: {c.verdict[verdict]};" if verdict else "")
         self.apply_label.setToolTip(QCoreApplication.translate(
             "GpuMemoryForm", "status: {status}").format(status=QCoreApplication.translate(
                 "GpuMemoryForm", _STATUS_TEXT.get(status, status))))
@@ -193,4 +194,4 @@ class GpuMemoryForm(QWidget):
 
     def _show_file(self, text: str, error: bool = False) -> None:
         self.file_label.setText(text)
-        self.file_label.setStyleSheet(f"color: {ERROR_COLOR};" if error else "")
+        set_role(self.file_label, "error" if error else "")

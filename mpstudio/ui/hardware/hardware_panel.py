@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
 from mpstudio.engine.hardware.check import HardwareCheck
 from mpstudio.ui.hardware.check_view import CheckView
 from mpstudio.ui.hardware.device_card import DeviceCard
-from mpstudio.ui.hardware.gpu_memory_form import ERROR_COLOR, GpuMemoryForm
+from mpstudio.ui.hardware.gpu_memory_form import GpuMemoryForm
+from mpstudio.ui.themed import error_box
 from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
 
 # Shown with QCoreApplication.translate("HardwarePanel", ...).
@@ -107,9 +108,7 @@ class HardwarePanel(QWidget):
         self.status_label = secondary(wrapped_label(selectable=False))
         self.error_label = wrapped_label()
         self.error_label.setObjectName("error")
-        self.error_label.setStyleSheet(
-            f"QLabel#error {{ color: {ERROR_COLOR}; border: 1px solid {ERROR_COLOR}; "
-            "border-radius: 4px; padding: 6px; }")
+        error_box(self.error_label)
         self.placeholder = wrapped_label(QCoreApplication.translate(
             "HardwarePanel", "No hardware check yet."), selectable=False)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)

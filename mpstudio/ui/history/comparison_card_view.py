@@ -26,6 +26,7 @@ from mpstudio.engine.comparison.card_text import card_rows, profile_table, side_
 from mpstudio.engine.comparison.verdict import rule_text, tone_of
 from mpstudio.engine.run_labels import shown_label
 from mpstudio.ui.history.op_profile_view import OpProfileView
+from mpstudio.ui.themed import set_role, themed_sheet
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
 from mpstudio.ui.widgets.read_only_table import fit_height, read_only_table
 
@@ -33,12 +34,6 @@ PLACEHOLDER = QT_TRANSLATE_NOOP(
     "ComparisonCardView",
     'Tick "Compare with float32" and run, or select two runs in History and click Compare.')
 RULE_LINK = QT_TRANSLATE_NOOP("ComparisonCardView", "How is this decided?")
-# tone (verdict.tone_of) -> (text, background, border), the banner's palette
-TONE_COLORS = {
-    "good": ("#14532d", "#ecfdf5", "#86efac"),
-    "bad": ("#7f1d1d", "#fef2f2", "#fca5a5"),
-    "warn": ("#78350f", "#fffbeb", "#fcd34d"),
-}
 COLUMNS = 4  # figure, float32 side, mixed side, change
 WIDE_PAGE = 720  # px: the verdict beside the figures from here (the centre at 1280 wide)
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -78,7 +73,7 @@ class ComparisonCardView(QWidget):
 
         self.placeholder = wrapped_label(tr(PLACEHOLDER), selectable=False)
         self.placeholder.setObjectName("cardPlaceholder")
-        self.placeholder.setProperty("role", "hint")
+        set_role(self.placeholder, "hint")
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setContentsMargins(0, 24, 0, 24)
         self.heading = heading("")
@@ -210,7 +205,8 @@ class ComparisonCardView(QWidget):
                 for r in range(self.table.rowCount())]
 
     def header_labels(self) -> list[str]:
-        return [self.table.horizontalHeaderItem(c).text() for c in range(COLUMNS)]
+        return [item.text() if (item := self.table.horizontalHeaderItem(c)) else ""
+                for c in range(COLUMNS)]
 
     def toggle_rule(self, *_: object) -> None:
         self.rule_label.setVisible(not self.rule_label.isVisibleTo(self))
@@ -218,13 +214,12 @@ class ComparisonCardView(QWidget):
     # ------------------------------------------------------------- internals
     def _show_verdict(self, kind: str, sentence: str) -> None:
         tone = tone_of(kind)
-        text, background, border = TONE_COLORS[tone]
         self.verdict.setText(sentence)
         self.verdict.setProperty("kind", kind)
         self.verdict.setProperty("tone", tone)
-        self.verdict.setStyleSheet(
-            f"QLabel#verdict {{ color: {text}; background: {background}; border: 1px solid "
-            f"{border}; border-radius: 4px; padding: 8px 10px; font-weight: bold; }}")
+        themed_sheet(self.verdict, lambda c: (  # the tone's (text, fill, border) in the theme
+            "QLabel#verdict {{ color: {}; background: {}; border: 1px solid {}; "
+            "border-radius: 4px; padding: 8px 10px; font-weight: bold; }}").format(*c.tones[tone]))
 
     def _set_filled(self, filled: bool) -> None:
         self.placeholder.setVisible(not filled)

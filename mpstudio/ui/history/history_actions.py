@@ -296,7 +296,10 @@ class HistoryActions(QObject):
             if isinstance(menu, QMenu):
                 items = menu.actions()
                 after = items.index(report) + 1
-                menu.insertAction(items[after] if after < len(items) else None, action)
+                if after < len(items):
+                    menu.insertAction(items[after], action)
+                else:
+                    menu.addAction(action)
         action.setEnabled(report.isEnabled())
         report.changed.connect(lambda: action.setEnabled(report.isEnabled()))
         action.triggered.connect(lambda: self._bundle_dialog(None))

@@ -34,8 +34,8 @@ from PySide6.QtWidgets import (
 
 from mpstudio.engine.history.records import RunRow
 from mpstudio.engine.history.store import HistoryError, RunStore
-from mpstudio.ui.hardware.gpu_memory_form import ERROR_COLOR
 from mpstudio.ui.history.history_model import ID, HistoryFilter, HistoryTableModel, status_text
+from mpstudio.ui.themed import error_box
 from mpstudio.ui.widgets.panel_labels import secondary, wrapped_label
 
 STATUS_CHOICES = ("finished", "stopped", "diverged", "failed", "interrupted", "running")
@@ -95,9 +95,7 @@ class HistoryPanel(QWidget):
         self.count_label.setObjectName("historyCount")
         self.message_label = wrapped_label()
         self.message_label.setObjectName("historyMessage")
-        self.message_label.setStyleSheet(
-            f"QLabel#historyMessage {{ color: {ERROR_COLOR}; border: 1px solid {ERROR_COLOR}; "
-            "border-radius: 4px; padding: 6px; }")
+        error_box(self.message_label)
         self.message_label.hide()
 
         self.table = QTableView()

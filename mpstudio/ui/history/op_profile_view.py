@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 from mpstudio.engine.comparison.card_text import PROFILE_TITLE, ProfileTable
 from mpstudio.engine.i18n import _
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
-from mpstudio.ui.widgets.read_only_table import fit_height, read_only_table
+from mpstudio.ui.widgets.read_only_table import cell_text, fit_height, read_only_table
 
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
@@ -64,5 +64,5 @@ class OpProfileView(QWidget):
             fit_height(self.table)  # the scroll bar comes and goes with the width
 
     def rows_text(self) -> list[tuple[str, ...]]:
-        return [tuple(self.table.item(r, c).text() for c in range(self.table.columnCount()))
+        return [tuple(cell_text(self.table, r, c) for c in range(self.table.columnCount()))
                 for r in range(self.table.rowCount())]

@@ -148,7 +148,9 @@ class RunProgress:
             self.runs_started += 1
             self.oom_retries = 0
         spec = event.spec if isinstance(event.spec, dict) else {}
-        aids = spec.get("aids") if isinstance(spec.get("aids"), dict) else {}
+        aids = spec.get("aids")
+        if not isinstance(aids, dict):
+            aids = {}
         batch = spec.get("batch_size")
         self.batch_size = batch if isinstance(batch, int) else None
         self._underflow_every = int(aids.get("underflow_every") or 0)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from mpstudio.engine.spec import MONITORS, TrainingAids
+from mpstudio.ui.themed import set_role
 from mpstudio.ui.widgets.panel_labels import spin_box
 
 # Shown translated (context "AidsForm"); the monitor keys stay English.
@@ -117,7 +118,7 @@ class ScientificSpinBox(QDoubleSpinBox):
         except ValueError:
             return self.value()
 
-    def validate(self, text: str, pos: int) -> object:
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
         stripped = text.strip()
         try:
             value = float(stripped)
@@ -222,7 +223,7 @@ class AidsForm(QWidget):
         self.monitor_note = QLabel()
         self.monitor_note.setObjectName("monitorNote")
         self.monitor_note.setWordWrap(True)
-        self.monitor_note.setProperty("role", "hint")
+        set_role(self.monitor_note, "hint")
         self.monitor_note.hide()
 
         top = QFormLayout()

@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from mpstudio.ui.engine_client.engine_job import EngineJob
+from mpstudio.engine.service.job_requests import BatchFindRequest, ModelPreviewRequest
+from mpstudio.ui.widgets.read_only_table import cell_text
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QAction
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from mpstudio.engine.spec import RunSpec
     from mpstudio.engine.trainer.compare_options import CompareOptions
     from mpstudio.ui.engine_client.engine_client import EngineClient
+    from mpstudio.ui.engine_client.engine_job import EngineJob
     from mpstudio.ui.models.workbench_state import WorkbenchState
     from mpstudio.ui.setup.setup_panel import SetupPanel
     from mpstudio.ui.window.notices import Notices
@@ -174,6 +176,10 @@ class BatchFinderDialog(QDialog):
         self.progress_bar.setValue(done)
         self.status.setText(text)
 
+    def add_tries(self, tries: list[BatchTried]) -> None:  # a job's events, as they come
+        for tried in tries:
+            self.add_try(tried)
+
     def add_try(self, tried: BatchTried) -> None:
         from mpstudio.engine.batch_search.finder_text import outcome_text, peak_text
 
@@ -210,8 +216,8 @@ class BatchFinderDialog(QDialog):
 
     def outcomes(self) -> list[tuple[str, str, str]]:
         """(precision, batch, outcome) per row, as shown."""
-        return [(self.table.item(r, 0).text(), self.table.item(r, 2).text(),
-                 self.table.item(r, 3).text()) for r in range(self.table.rowCount())]
+        return [(cell_text(self.table, r, 0), cell_text(self.table, r, 2),
+                 cell_text(self.table, r, 3)) for r in range(self.table.rowCount())]
 
     def _stop_clicked(self) -> None:
         self.stop_button.setEnabled(False)
@@ -238,7 +244,7 @@ class BatchFinderActions(QObject):
         self.start_training = start_training
         self.window = window
         self.dialog: BatchFinderDialog | None = None
-        self.job: EngineJob | None = None
+        self.job: EngineJob[BatchSearch] | None = None
         action.triggered.connect(self.open)
 
     def open(self) -> BatchFinderDialog:
@@ -266,7 +272,8 @@ class BatchFinderActions(QObject):
             return
         # The restart ends what the engine is doing: a model preview is asked again by
         # the fresh engine; anything else (a dataset summary, an export) is waited for.
-        working = [job for job in self.engine.active() if job.call != "model_preview"]
+        working = [job for job in self.engine.active()
+                   if not isinstance(job.request, ModelPreviewRequest)]
         if working:
             dialog.show_error(QCoreApplication.translate(
                 "BatchFinderDialog", "The engine is still working ({jobs}): start the search "
@@ -280,17 +287,16 @@ class BatchFinderActions(QObject):
         if problems:  # float32: nothing to compare it with
             dialog.show_error("; ".join(problems))
             return
-        job = EngineJob("find_batch", {"spec": spec, "options": FinderOptions(
-            cap_mib=cap_mib, max_tries=tries)}, describe="the batch-size finder",
-            shown=QCoreApplication.translate(
+        self.engine.restart()  # the tries need the device's memory whole
+        job = self.engine.submit(
+            BatchFindRequest(spec, FinderOptions(cap_mib=cap_mib, max_tries=tries)),
+            describe="the batch-size finder", shown=QCoreApplication.translate(
                 "BatchFinderDialog", "the batch-size finder"), parent=self)
         job.progress.connect(dialog.set_progress)
-        job.events.connect(lambda tries: [dialog.add_try(t) for t in tries])
-        job.result.connect(self._finished)
+        job.events.connect(dialog.add_tries)
+        job.on_result(self._finished)
         job.errored.connect(self._failed)
-        job.finished.connect(job.deleteLater)
-        self.engine.restart()  # the tries need the device's memory whole
-        self.job = self.engine.submit(job)
+        self.job = job
         dialog.started()
         self.notices.log(QCoreApplication.translate(
             "BatchFinderDialog", "finding the largest batch of {baseline} and {precision} from "

@@ -26,6 +26,7 @@ from mpstudio.engine.datasets.registry import (
     is_registered,
 )
 from mpstudio.engine.datasets.report import DataReport
+from mpstudio.ui.themed import set_role
 
 MAX_RECENT = 8
 # The data's kind in words (context "DatasetPicker"); the keys stay English.
@@ -78,7 +79,7 @@ class DatasetPicker(QWidget):
         self.summary.setObjectName("datasetSummary")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.summary.setProperty("role", "hint")
+        set_role(self.summary, "hint")
 
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -147,9 +148,7 @@ class DatasetPicker(QWidget):
 
     def set_summary(self, text: str, problem: bool = False) -> None:
         self.summary.setText(text)
-        self.summary.setProperty("role", "error" if problem else "hint")
-        self.summary.style().unpolish(self.summary)
-        self.summary.style().polish(self.summary)
+        set_role(self.summary, "error" if problem else "hint")
 
     def _forget_oldest(self) -> None:
         paths = self.user_paths()

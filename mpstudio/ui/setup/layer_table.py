@@ -8,7 +8,6 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QHeaderView,
     QLabel,
     QTableWidget,
     QTableWidgetItem,
@@ -18,6 +17,8 @@ from PySide6.QtWidgets import (
 
 from mpstudio.engine.memory_estimate import mib
 from mpstudio.engine.model_summary import ModelSummary
+from mpstudio.ui.setup.layer_columns import TENSOR_CORES, LayerColumns
+from mpstudio.ui.themed import set_role
 
 # The header texts, shown translated (context "LayerTable").
 COLUMNS = (QT_TRANSLATE_NOOP("LayerTable", "layer"), QT_TRANSLATE_NOOP("LayerTable", "type"),
@@ -25,22 +26,30 @@ COLUMNS = (QT_TRANSLATE_NOOP("LayerTable", "layer"), QT_TRANSLATE_NOOP("LayerTab
            QT_TRANSLATE_NOOP("LayerTable", "variables"),
            QT_TRANSLATE_NOOP("LayerTable", "params"),
            QT_TRANSLATE_NOOP("LayerTable", "Tensor Cores"))
-TENSOR_CORES = COLUMNS.index("Tensor Cores")
+# What each header means (its tip)
+COLUMN_TIPS = (
+    QT_TRANSLATE_NOOP("LayerTable", "The layer's name; its tip gives its type and "
+                      "parameters. Right-click the header to show or hide columns."),
+    QT_TRANSLATE_NOOP("LayerTable", "The Keras layer class"),
+    QT_TRANSLATE_NOOP("LayerTable", "The dtype the layer computes in: float16 or bfloat16 "
+                      "is half precision, the part mixed precision speeds up"),
+    QT_TRANSLATE_NOOP("LayerTable", "The dtype the layer keeps its weights in: float32 "
+                      "under every mixed policy, so small updates are not lost"),
+    QT_TRANSLATE_NOOP("LayerTable", "The layer's parameters (weights)"),
+    QT_TRANSLATE_NOOP("LayerTable", "Whether the layer's sizes fit Tensor Cores under half "
+                      "precision, and what to change where they do not"))
 MISFIT_COLOR = QColor("#b45309")  # amber: runs, but slower than it could
-# The setup panel is narrow: a note longer than this is elided (the tip has it whole).
-TENSOR_CORES_MAX_WIDTH = 230
 HALF_COLOR = QColor("#c2410c")  # half-precision compute: the part mixed precision speeds up
 HALF_DTYPES = ("float16", "bfloat16")
 OUTPUT_BACKGROUND = QColor("#dcfce7")
 OUTPUT_TEXT = QColor("#14532d")  # dark on the pale green under a dark theme too
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+NAME_TIP = QT_TRANSLATE_NOOP("LayerTable", "{name} ({kind}): {params} parameters")
 OUTPUT_TIP = QT_TRANSLATE_NOOP(
     "LayerTable",
     "The output layer computes in float32: the softmax and the loss stay exact even "
     "when the layers before it run in half precision."
 )
-
-
 
 
 def tensor_cores_text(value: str) -> str:
@@ -133,27 +142,24 @@ class LayerTable(QWidget):
             "LayerTable", "Model preview appears when TensorFlow has loaded."))
         self.caption.setObjectName("modelCaption")
         self.caption.setWordWrap(True)
-        self.caption.setProperty("role", "hint")
+        set_role(self.caption, "hint")
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("layerTable")
         self.table.setHorizontalHeaderLabels(
             [QCoreApplication.translate("LayerTable", c) for c in COLUMNS])
+        for column, tip in enumerate(COLUMN_TIPS):
+            header = self.table.horizontalHeaderItem(column)  # one per label set above
+            if header is not None:
+                header.setToolTip(QCoreApplication.translate("LayerTable", tip))
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.table.setAlternatingRowColors(True)
-        header = self.table.horizontalHeader()
-        # Every column as wide as its longest text (names were cut to "batch_normaliza…"
-        # by a stretched first column); the table scrolls sideways when the panel is
-        # narrower, and any room to spare goes to the last column.
-        for column in range(TENSOR_CORES):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setStretchLastSection(True)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setMinimumHeight(150)
         self.table.setColumnHidden(TENSOR_CORES, True)  # shown when a layer has a note
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.columns = LayerColumns(self.table)  # widths for the panel's room
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.memory = QLabel()
@@ -179,6 +185,7 @@ class LayerTable(QWidget):
         self.payoff.setVisible(False)
         self.table.setRowCount(0)
         self.table.setColumnHidden(TENSOR_CORES, True)
+        self.columns.measure()  # the headers alone
 
     def show_summary(self, summary: ModelSummary, template: str) -> None:
         self.summary = summary
@@ -194,13 +201,9 @@ class LayerTable(QWidget):
         self.payoff.setVisible(bool(summary.payoff))
         checked = any(li.tensor_cores for li in summary.layers)
         self.table.setColumnHidden(TENSOR_CORES, not checked)
-        # Fill with the header's sizing paused: with ResizeToContents live, every item
-        # set re-measured its column over all rows (a resnet's table took 115 ms, a
-        # visible freeze when its run starts); one measure at the end is enough.
-        header = self.table.horizontalHeader()
-        sized = range(TENSOR_CORES)
-        for column in range(len(COLUMNS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+        # Filled with no column sized to its contents live (each item set re-measured
+        # its column over all rows: a resnet's table took 115 ms, a visible freeze when
+        # its run starts); one measure at the end is enough.
         self.table.setUpdatesEnabled(False)
         try:
             self.table.setRowCount(len(summary.layers))
@@ -210,7 +213,9 @@ class LayerTable(QWidget):
                 for column, text in enumerate(cells):
                     item = QTableWidgetItem(text)
                     if column == 0:
-                        item.setToolTip(f"{layer.name} ({layer.kind})")
+                        item.setToolTip(QCoreApplication.translate("LayerTable", NAME_TIP)
+                                        .format(name=layer.name, kind=layer.kind,
+                                                params=f"{layer.params:,}"))
                     if column == 4:
                         item.setTextAlignment(RIGHT)
                     if column == 2 and layer.compute_dtype in HALF_DTYPES:
@@ -222,12 +227,7 @@ class LayerTable(QWidget):
                     self.table.setItem(row, column, item)
             self._highlight_output(len(summary.layers) - 1)
         finally:
-            for column in sized:
-                header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-            if checked:
-                self.table.resizeColumnToContents(TENSOR_CORES)
-                self.table.setColumnWidth(TENSOR_CORES, min(
-                    self.table.columnWidth(TENSOR_CORES), TENSOR_CORES_MAX_WIDTH))
+            self.columns.measure()
             self.table.setUpdatesEnabled(True)
 
     def _highlight_output(self, row: int) -> None:
@@ -238,6 +238,8 @@ class LayerTable(QWidget):
         output_tip = QCoreApplication.translate("LayerTable", OUTPUT_TIP)
         for column in range(len(COLUMNS)):
             item = self.table.item(row, column)
+            if item is None:  # every cell of a filled row has one
+                continue
             item.setBackground(QBrush(OUTPUT_BACKGROUND))
             if item.foreground().style() == Qt.BrushStyle.NoBrush:  # keeps a cell's own colour
                 item.setForeground(QBrush(OUTPUT_TEXT))

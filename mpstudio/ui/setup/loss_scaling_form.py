@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from mpstudio.engine.spec import FLOAT32_MAX, LossScaling
+from mpstudio.ui.themed import set_role
 from mpstudio.ui.widgets.folding_group import FoldingGroup
 
 # Shown translated (context "LossScalingForm"); the keys stay English.
@@ -88,7 +89,7 @@ class LossScalingForm(QWidget):
         self.explanation = QLabel()
         self.explanation.setObjectName("lossScalingExplanation")
         self.explanation.setWordWrap(True)
-        self.explanation.setProperty("role", "hint")
+        set_role(self.explanation, "hint")
 
         numbers = QWidget()
         numbers_form = QFormLayout(numbers)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QColor, QResizeEvent
+from PySide6.QtGui import QColor, QResizeEvent, QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -58,6 +58,8 @@ from mpstudio.ui.setup.setup_texts import (
 from mpstudio.ui.setup.strategy_form import DistributionForm
 from mpstudio.ui.setup.template_picker import TemplatePicker
 from mpstudio.ui.setup.verdict_marks import mark_color, mark_text, precision_choice_text
+from mpstudio.ui.theme import ThemeColors
+from mpstudio.ui.themed import follow_theme, set_role
 from mpstudio.ui.widgets.folding_group import FoldingGroup
 from mpstudio.ui.widgets.panel_labels import spin_box
 
@@ -162,7 +164,7 @@ class SetupPanel(QWidget):
     def _hint(text: str) -> QLabel:
         label = QLabel(text)
         label.setWordWrap(True)
-        label.setProperty("role", "hint")
+        set_role(label, "hint")
         return label
 
     def _group(self, title: str, *widgets: QWidget) -> QGroupBox:
@@ -332,6 +334,13 @@ class SetupPanel(QWidget):
             return None
         return self.compare_options()
 
+    def release_button_row(self) -> None:
+        """Take Run and Stop (``button_row``) out of the form, for the window to pin
+        below its scroll area (shown on its own, the panel keeps them at its end)."""
+        layout = self.layout()
+        if layout is not None:
+            layout.removeWidget(self.button_row)
+
     def open_groups(self) -> list[str]:
         return [name for name, group in self.folding.items() if group.is_open]
 
@@ -474,13 +483,21 @@ class SetupPanel(QWidget):
             mark, reason = marks.get(policy, ("", ""))
             self.precision.setItemText(i, precision_choice_text(policy, mark))
             self.precision.setItemData(i, reason, Qt.ItemDataRole.ToolTipRole)
-            color = mark_color(mark)
-            self.precision.setItemData(
-                i, QColor(color) if color else None, Qt.ItemDataRole.ForegroundRole
-            )
-            if policy == "float8":  # offered only where float8 matmuls exist
-                self.precision.model().item(i).setEnabled(mark != "not supported")
+            model = self.precision.model()  # a combo box's own: a QStandardItemModel
+            if policy == "float8" and isinstance(model, QStandardItemModel):
+                # offered only where float8 matmuls exist
+                model.item(i).setEnabled(mark != "not supported")
+        follow_theme(self.precision, self._color_marks)
         self._precision_changed()
+
+    def _color_marks(self, _combo: QWidget, palette: ThemeColors) -> None:
+        """Each precision in its verdict's colour, in the theme in force."""
+        combo = self.precision
+        for i in range(combo.count()):
+            mark = self._marks.get(str(combo.itemData(i)), ("", ""))[0]
+            color = mark_color(mark, palette)
+            combo.setItemData(i, QColor(color) if color else None,
+                              Qt.ItemDataRole.ForegroundRole)
 
     def _template_changed(self) -> None:
         name = str(self.template.currentData())

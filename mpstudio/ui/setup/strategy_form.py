@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from mpstudio.engine.distribute.cluster import Cluster, ClusterError, read_cluster
 from mpstudio.engine.distribute.lr_plan import LearningRatePlan
 from mpstudio.engine.distribute.options import StrategyOption, strategy_options
+from mpstudio.ui.themed import set_role
 
 # Shown translated (context "DistributionForm"); the strategy keys stay English.
 TITLES = {
@@ -143,7 +144,7 @@ class DistributionForm(QWidget):
         self.note = QLabel()
         self.note.setObjectName("distributionNote")
         self.note.setWordWrap(True)
-        self.note.setProperty("role", "hint")
+        set_role(self.note, "hint")
         self.note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         form = QFormLayout()

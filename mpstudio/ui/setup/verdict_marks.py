@@ -1,9 +1,8 @@
 """Short marks for the advisor's verdicts, for places with room for a word or two
 (the setup panel's precision choices, the hardware panel's verdict column).
 
-Colours are plain hex strings a widget puts into a style sheet. A mark is the verdict's
-English value (a key: ``mark_color`` finds its colour by it) and is shown translated with
-``mark_text`` (context "VerdictMarks").
+A mark is the verdict's English value (a key: ``mark_color`` finds its colour in the
+theme by it) and is shown translated with ``mark_text`` (context "VerdictMarks").
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from mpstudio.engine.hardware.advisor import Advice
 from mpstudio.engine.hardware.verdict_rules import Verdict
+from mpstudio.ui.theme import ThemeColors, colors
 
 # The advisor's own words, so the Hardware card and the precision list agree ("works
 # but slower" in one place and "slower here" in the other read as two verdicts).
@@ -24,15 +24,7 @@ MARK_TEXT = {
     Verdict.MEASURE.value: QT_TRANSLATE_NOOP("VerdictMarks", "measure to know"),
     Verdict.UNSUPPORTED.value: QT_TRANSLATE_NOOP("VerdictMarks", "not supported"),
 }
-# Dark enough to read on a light background, light enough to read on a dark one.
-VERDICT_COLOR = {
-    Verdict.RECOMMENDED: "#2e8b3a",
-    Verdict.NO_GAIN: "#7a7a7a",
-    Verdict.SLOWER: "#c07a00",
-    Verdict.MEASURE: "#2f6fd0",
-    Verdict.UNSUPPORTED: "#c8322f",
-}
-_MARK_COLOR = {VERDICT_MARK[v]: c for v, c in VERDICT_COLOR.items()}
+_VERDICT_OF_MARK = {mark: v for v, mark in VERDICT_MARK.items()}
 
 
 def verdict_marks(advice: Advice, device: str) -> dict[str, tuple[str, str]]:
@@ -55,7 +47,9 @@ def precision_choice_text(policy: str, mark: str) -> str:
     return f"{policy} — {mark_text(mark)}" if mark else policy
 
 
-def mark_color(mark: str) -> str:
-    """The colour for a mark from ``verdict_marks`` ("" for an unknown mark)."""
-    return _MARK_COLOR.get(mark, "")
+def mark_color(mark: str, palette: ThemeColors | None = None) -> str:
+    """The colour for a mark from ``verdict_marks`` in the theme in force (or
+    ``palette``); "" for an unknown mark."""
+    verdict = _VERDICT_OF_MARK.get(mark)
+    return (palette or colors()).verdict[verdict] if verdict is not None else ""
 

@@ -4,8 +4,11 @@ named spin boxes."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QLabel, QSpinBox
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QLabel, QSpinBox, QWidget
+
+from mpstudio.ui.theme import ThemeColors
+from mpstudio.ui.themed import follow_theme
 
 
 def wrapped_label(text: str = "", *, rich: bool = False, selectable: bool = True) -> QLabel:
@@ -19,15 +22,19 @@ def wrapped_label(text: str = "", *, rich: bool = False, selectable: bool = True
 
 
 def secondary(label: QLabel) -> QLabel:
-    """Smaller and greyer: names of facts, notes, raw timings."""
+    """Smaller and greyer: names of facts, notes, raw timings. The grey is the theme's
+    (a grey taken from the palette once stayed the light theme's in the dark one)."""
     font = label.font()
     font.setPointSizeF(font.pointSizeF() * 0.92)
     label.setFont(font)
-    palette = label.palette()
-    palette.setColor(QPalette.ColorRole.WindowText,
-                     palette.color(QPalette.ColorRole.PlaceholderText))
-    label.setPalette(palette)
+    follow_theme(label, _grey, "grey")
     return label
+
+
+def _grey(label: QWidget, colors: ThemeColors) -> None:
+    palette = label.palette()
+    palette.setColor(QPalette.ColorRole.WindowText, QColor(colors.hint))
+    label.setPalette(palette)
 
 
 def heading(text: str) -> QLabel:

@@ -34,3 +34,9 @@ def fit_height(table: QTableWidget) -> int:
     if table.height() != height or table.minimumHeight() != height:
         table.setFixedHeight(height)
     return height
+
+
+def cell_text(table: QTableWidget, row: int, column: int) -> str:
+    """What a cell shows ("" for a cell never filled), row by row for tests and copying."""
+    item = table.item(row, column)
+    return item.text() if item is not None else ""

@@ -128,7 +128,7 @@ def about_html(versions: dict[str, str], tensorflow_loaded: bool) -> str:
 
 
 def _href(path: Path) -> str:
-    return html.escape(bytes(folder_url(path).toEncoded()).decode("ascii"))
+    return html.escape(bytes(folder_url(path).toEncoded().data()).decode("ascii"))
 
 
 class AboutDialog(_TextDialog):

@@ -7,6 +7,7 @@ are enabled follows ``controls(state)``."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -36,11 +37,11 @@ from mpstudio.engine.run_session import TrainingOutcome
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.trainer.compare_options import CompareOptions
 from mpstudio.ui.charts.live_charts import LiveCharts
-from mpstudio.ui.engine_client.background_work import BackgroundWork
 from mpstudio.ui.engine_client.engine_client import EngineClient
 from mpstudio.ui.engine_client.run_controller import RunController
 from mpstudio.ui.export.export_actions import ExportActions
 from mpstudio.ui.hardware.doctor_dialog import DoctorActions
+from mpstudio.ui.hardware.hardware_jobs import HardwareJobs
 from mpstudio.ui.hardware.hardware_panel import HardwarePanel
 from mpstudio.ui.history.comparison_card_view import ComparisonCardView
 from mpstudio.ui.history.history_actions import HistoryActions
@@ -49,8 +50,12 @@ from mpstudio.ui.models.run_progress import RunProgress
 from mpstudio.ui.models.workbench_state import WorkbenchState, controls
 from mpstudio.ui.setup.batch_finder_dialog import BatchFinderActions
 from mpstudio.ui.setup.setup_panel import SetupPanel
+from mpstudio.ui.setup.setup_preview import SetupPreview
+from mpstudio.ui.themed import as_banner
 from mpstudio.ui.widgets.wheel_guard import WheelGuard
 from mpstudio.ui.window.central_tabs import CentralTabs
+from mpstudio.ui.window.check_advice import CheckAdvice
+from mpstudio.ui.window.engine_startup import EngineStartup
 from mpstudio.ui.window.file_actions import FileActions
 from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
 from mpstudio.ui.window.help_dialogs import AboutDialog, MixedPrecisionHelp
@@ -85,6 +90,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle(QCoreApplication.translate(
             "MainWindow", "mpstudio — mixed-precision workbench"))
+        # Before ending a run in progress; a quit signal and the tests answer it themselves.
+        self.confirm_close: Callable[[], bool] = self.ask_close
         self.state = WorkbenchState()
         self.engine = EngineClient(self)
         self.runs = RunController(self.engine, self.state, parent=self)
@@ -98,22 +105,25 @@ class MainWindow(QMainWindow):
         self._close_deadline.setInterval(int(CLOSE_WAIT_SECONDS * 1000))
         self._close_deadline.timeout.connect(self._end_engine_now)
         self._build()
-        self.actions = build_actions(self)
+        self.window_actions = build_actions(self)
         closable = [dock for dock in self.findChildren(QDockWidget)
                     if dock.features() & QDockWidget.DockWidgetFeature.DockWidgetClosable]
         self.view_menu = ViewMenu(self, sorted(closable, key=self._dock_order.index),
                                   self.settings)
         self.notices = Notices(self.log, self.status_text, self.banner)
         # Each collaborator gets the pieces it works with, never the window.
-        state, engine, notices, a = self.state, self.engine, self.notices, self.actions
-        self.background = BackgroundWork(engine, state, notices, self.setup, self.hardware,
-                                         self.device_label, a, self.versions, self)
+        state, engine, notices, a = self.state, self.engine, self.notices, self.window_actions
+        self.startup = EngineStartup(engine, state, notices, self.versions, self)
+        self.hardware_jobs = HardwareJobs(engine, state, notices, self.hardware,
+                                          self.setup.spec, self)
+        self.preview = SetupPreview(engine, state, notices, self.setup, self)
+        self.check_advice = CheckAdvice(self.setup, self.device_label, notices)
         self.files = FileActions(notices, self.setup, self.charts, a, self)
         self.history_actions = HistoryActions(
             state, notices, self.history, self.card_view, self.charts, self.setup,
             self.files, a, self.start_run, self)
         self.history_actions.machine_report = lambda: (  # a bundle's hardware description
-            self.background.check.report.to_dict() if self.background.check else None)
+            self.hardware_jobs.check.report.to_dict() if self.hardware_jobs.check else None)
         self.exports = ExportActions(engine, state, notices, self.files, self.history,
                                      lambda: self.history_actions.store, a.export_model, self)
         self.tensorboard = TensorBoardActions(state, notices, self.history,
@@ -142,7 +152,7 @@ class MainWindow(QMainWindow):
         self.wheel_guard = WheelGuard(scroll)
         self.wheel_guard.guard(self.setup)
         # Run and Stop (Stop now) stay in view below the form, whatever its scroll.
-        self.setup.layout().removeWidget(self.setup.button_row)
+        self.setup.release_button_row()
         setup_area = QWidget()
         setup_column = QVBoxLayout(setup_area)
         setup_column.setContentsMargins(0, 0, 0, 6)
@@ -154,7 +164,7 @@ class MainWindow(QMainWindow):
         setup_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable)
 
         self.banner = QLabel()
-        self.banner.setObjectName("banner")
+        as_banner(self.banner)
         self.banner.setWordWrap(True)
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner.hide()
@@ -249,7 +259,7 @@ class MainWindow(QMainWindow):
         return dock
 
     def _connect(self) -> None:
-        a = self.actions
+        a = self.window_actions
         a.start.triggered.connect(self.start_run)
         a.stop.triggered.connect(self.stop_run)
         a.quit.triggered.connect(self.close)
@@ -257,6 +267,9 @@ class MainWindow(QMainWindow):
         a.open_log_folder.triggered.connect(self.open_log_folder)
         a.about.triggered.connect(lambda: self._show_dialog(
             AboutDialog(self.versions, self.state.ready, self)))
+        a.hardware_check.triggered.connect(lambda: self.hardware_jobs.run_check(measure=False))
+        a.measure.triggered.connect(lambda: self.hardware_jobs.run_check(True, 0.5))
+        self.hardware_jobs.checked.connect(self.check_advice.show)
         self.setup.run_clicked.connect(self.start_run)
         self.setup.stop_clicked.connect(self.stop_run)
         self.runs.events.connect(self._on_events)
@@ -265,9 +278,10 @@ class MainWindow(QMainWindow):
         self.engine.jobs_changed.connect(self.maybe_finish_close)
 
     def start_background(self) -> None:
-        """Start the engine process, which loads TensorFlow; then check the hardware
-        (call after the window is shown)."""
-        self.background.start()
+        """Start the engine process, which loads TensorFlow (the hardware check follows
+        once it is ready), and read the dataset (call after the window is shown)."""
+        self.engine.start()
+        self.preview.inspect_dataset()
 
     # ----------------------------------------------------------------- runs
     def start_run(self) -> None:
@@ -312,7 +326,11 @@ class MainWindow(QMainWindow):
                                                            "ending the engine process…"))
             self.runs.stop_now()
         elif self.state.run == "running":
-            self.runs.stop()
+            if self.runs.stop():  # before its first step: ended now, the engine restarts
+                self.notices.log(QCoreApplication.translate(
+                    "MainWindow", "stop requested before the first step: ending the run "
+                    "now and starting a fresh engine process"))
+                return
             self.notices.status(QCoreApplication.translate("MainWindow",
                                                            "stopping before the next batch…"))
             self.notices.log(QCoreApplication.translate(
@@ -383,11 +401,11 @@ class MainWindow(QMainWindow):
 
     def _with_log(self, text: str) -> str:
         """A failure's banner, and where its details are: the engine's log."""
-        if not self.background.engine_log:
+        if not self.startup.engine_log:
             return text
         return text + "\n" + QCoreApplication.translate(
             "MainWindow", "Details in the engine's log: {log}").format(
-                log=self.background.engine_log)
+                log=self.startup.engine_log)
 
     def open_log_folder(self) -> None:
         """Help > Open log folder: the logs of the window, the engine and the CLI."""
@@ -400,7 +418,6 @@ class MainWindow(QMainWindow):
     def _run_done(self, status: str) -> None:
         self.progress.hide()
         self.setup.dataset.refresh_labels()  # a download makes a dataset offline
-        self.background.after_run()
         self.run_ended.emit(status)
         self.maybe_finish_close()
 
@@ -416,7 +433,7 @@ class MainWindow(QMainWindow):
             QCoreApplication.translate(
                 "MainWindow", "{reason}: wait for it to end (or stop it)").format(
                     reason=QCoreApplication.translate("MainWindow", busy)))
-        a = self.actions
+        a = self.window_actions
         a.start.setEnabled(c.start)
         a.stop.setEnabled(c.stop)
         a.stop.setText(stop_text(c.stop_now))
@@ -426,12 +443,10 @@ class MainWindow(QMainWindow):
         a.import_dataset.setEnabled(c.import_dataset)
         a.export_model.setEnabled(c.export_model)
         a.export_report.setEnabled(c.export_report)
-        self.hardware.set_run_active(state.training)
         if state.run == "stuck":
             self.notices.status(QCoreApplication.translate(
                 "MainWindow", "the run has not stopped yet (tracing or a long step): Stop "
                 "now ends the engine process"))
-        self.exports.follow_state()
 
     def _show_dialog(self, dialog: QWidget) -> None:
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -463,8 +478,8 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     # -------------------------------------------------------------- closing
-    def confirm_close(self) -> bool:
-        """Ask before ending a run in progress (tests replace this)."""
+    def ask_close(self) -> bool:
+        """Ask before ending a run in progress (``confirm_close``)."""
         answer = QMessageBox.question(
             self, QCoreApplication.translate("MainWindow", "Stop the run and quit?"),
             QCoreApplication.translate("MainWindow",
@@ -501,7 +516,7 @@ class MainWindow(QMainWindow):
         self.shutdown()
         self._closed = True
         self.charts.finish()
-        self.background.stop_timers()
+        self.preview.stop_timers()
         event.accept()
         self.exports.close_dialog()  # a dialog left open would keep the app running
         self.doctor.close_dialog()

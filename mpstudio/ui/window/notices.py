@@ -8,6 +8,7 @@ import logging
 
 from PySide6.QtWidgets import QLabel
 
+from mpstudio.ui.themed import show_level
 from mpstudio.ui.window.log_panel import LogPanel
 
 log = logging.getLogger("mpstudio.window")
@@ -33,9 +34,7 @@ class Notices:
         """level: info | success | warning | error (the banner's colour)."""
         banner = self._banner
         banner.setText(text)
-        banner.setProperty("level", level)
-        banner.style().unpolish(banner)
-        banner.style().polish(banner)
+        show_level(banner, level)
         banner.show()
 
     def hide_banner(self) -> None:

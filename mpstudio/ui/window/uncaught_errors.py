@@ -10,6 +10,7 @@ import contextlib
 import logging
 import sys
 import time
+from collections.abc import Callable
 from types import TracebackType
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
@@ -42,7 +43,7 @@ class UncaughtErrors(QObject):
         self.dialog: QMessageBox | None = None
         self.more = 0  # errors since the box opened
         self._quiet_until = 0.0
-        self._restore = None
+        self._restore: Callable[[], None] | None = None
         # queued: a worker thread's error reaches the box in the GUI thread, and an
         # error inside a slot is shown once that slot has unwound
         self.caught.connect(self._show, Qt.ConnectionType.QueuedConnection)

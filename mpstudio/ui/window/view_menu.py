@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QPalette
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QMenu, QMessageBox
 
-from mpstudio.ui.theme import THEMES, apply_theme
+from mpstudio.ui.theme import THEMES, apply_theme, colors
+from mpstudio.ui.themed import follow_theme
 from mpstudio.ui.translations import CHOICES
 from mpstudio.ui.window.gui_settings import GuiSettings
 
@@ -51,6 +52,8 @@ class ViewMenu:
         self.theme = ""
         self.dark = False
         self.set_theme(settings.theme(), save=False)
+        # The system's scheme turned: its palette comes by itself, the theme's links do not
+        follow_theme(window, lambda _window, _colors: self._scheme_changed())
         self._build_language_menu(menu)
 
     def _build_language_menu(self, menu: QMenu) -> None:
@@ -77,6 +80,11 @@ class ViewMenu:
             self.dark = apply_theme(app, theme)
         if save:
             self._settings.save_theme(theme)
+
+    def _scheme_changed(self) -> None:
+        link = QApplication.palette().color(QPalette.ColorRole.Link).name()
+        if self.theme == "system" and link != colors().link:
+            self.set_theme("system", save=False)
 
     def set_language(self, choice: str) -> None:
         """Save ``choice`` for the next start, and say so (not modal: nothing waits)."""

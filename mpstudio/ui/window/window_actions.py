@@ -31,7 +31,8 @@ class WindowActions:
     about: QAction
 
 
-def _action(window: QMainWindow, text: str, name: str, *keys: QKeySequence | str,
+def _action(window: QMainWindow, text: str, name: str,
+            *keys: QKeySequence | QKeySequence.StandardKey | str,
             tip: str = "") -> QAction:
     action = QAction(text, window)
     action.setObjectName(name)
@@ -79,7 +80,7 @@ def build_actions(window: QMainWindow) -> WindowActions:
         save_charts=_action(
             window, QCoreApplication.translate("WindowActions", "Save &charts…"),
             "saveCharts", "Ctrl+Shift+S", tip=QCoreApplication.translate(
-                "WindowActions", "Save the four charts as PNG or SVG")),
+                "WindowActions", "Save the charts as PNG or SVG")),
         quit=_action(window, QCoreApplication.translate("WindowActions", "&Quit"), "quit",
                      std.Quit),
         start=_action(

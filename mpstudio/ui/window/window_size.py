@@ -10,7 +10,7 @@ laptop that was docked to a large monitor last time).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize
+from PySide6.QtCore import QByteArray, QRect, QSize
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
@@ -51,7 +51,7 @@ def size_to_screen(window: QWidget) -> None:
     window.move(top_left.x(), max(available.top(), top_left.y()))
 
 
-def restore_geometry(window: QWidget, saved: bytes) -> bool:
+def restore_geometry(window: QWidget, saved: QByteArray | bytes) -> bool:
     """Restore ``saved`` where it fits the screen; else size the window to it afresh.
     True when the saved geometry was used."""
     window.restoreGeometry(saved)
