@@ -164,12 +164,12 @@ def test_an_unexpected_error_keeps_json_one_document(log_folder, monkeypatch, ca
 def test_a_run_that_fails_in_the_cli_names_the_log(log_folder, monkeypatch, capsys):
     """A run that fails while training (the fit raises) ends as a failed run, not a
     crash; its traceback is in cli.log, and the terminal says where."""
-    from mpstudio.engine.trainer import runner
+    from mpstudio.engine.trainer import training
 
     def fit_breaks(*args, **kwargs):
         raise RuntimeError("the device fell off the bus")
 
-    monkeypatch.setattr(runner, "run_fit", fit_breaks)
+    monkeypatch.setattr(training, "run_fit", fit_breaks)
     assert cli.main(["train", "--dataset", "digits", "--template", "mlp", "--precision",
                      "float32", "--epochs", "1", "--batch-size", "64"]) == 1
     err = capsys.readouterr().err

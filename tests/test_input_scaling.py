@@ -17,7 +17,7 @@ from mpstudio.engine.events import CollectingReporter, RunStarted, StepMetrics
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.templates import build_model
 from mpstudio.engine.templates.model_input import scale_on_host
-from mpstudio.engine.trainer import runner
+from mpstudio.engine.trainer import run_inputs, runner
 from mpstudio.engine.trainer.numerics import diagnose
 
 
@@ -118,7 +118,7 @@ def test_scaling_inside_the_model_trains_exactly_as_scaling_on_the_host(
     spec = RunSpec(dataset=path, template=template, precision=precision, batch_size=32,
                    steps=12, log_every_steps=1, validation_split=0.2, seed=5)
     inside_steps, inside_epochs, inside = _losses(spec)
-    monkeypatch.setattr(runner, "load_dataset", _host_scaled_bundle)
+    monkeypatch.setattr(run_inputs, "load_dataset", _host_scaled_bundle)
     host_steps, host_epochs, host = _losses(spec)
     assert inside.inputs[0].dtype == "uint8" and host.inputs[0].dtype == "float32"
     assert len(inside_steps) == len(host_steps) == 12

@@ -19,7 +19,7 @@ from mpstudio.engine.events import CollectingReporter, RunStarted, RunWarning
 from mpstudio.engine.hardware.detect_gpu import TfGpu
 from mpstudio.engine.history.recorder import RecordingReporter
 from mpstudio.engine.history.store import RunStore
-from mpstudio.engine.trainer import runner
+from mpstudio.engine.trainer import run_inputs, run_setup, runner
 from mpstudio.engine.trainer.compare import compare
 
 A100 = TfGpu("NVIDIA A100-SXM4-40GB", (8, 0))
@@ -53,13 +53,13 @@ def tensorflow_lists_a_gpu():
 def models_built_beside_a_gpu(monkeypatch):
     """Build every model as on a GPU machine (the layers take their GPU decisions then);
     train on the CPU (so no cuDNN op is ever placed here)."""
-    build = runner.build_model
+    build = run_inputs.build_model
 
     def build_with_a_gpu(*args, **kwargs):
         with tensorflow_lists_a_gpu():
             return build(*args, **kwargs)
 
-    monkeypatch.setattr(runner, "build_model", build_with_a_gpu)
+    monkeypatch.setattr(run_inputs, "build_model", build_with_a_gpu)
 
 
 # ------------------------------------------------------------------ XLA decision
@@ -150,9 +150,9 @@ def test_a_tpu_run_is_a_tpu_run():
     from mpstudio.engine.spec import RunSpec
 
     for precision in ("mixed_bfloat16", "mixed_float16", "float32"):
-        assert runner.device_warnings(RunSpec(precision=precision), devices) == []
+        assert run_setup.device_warnings(RunSpec(precision=precision), devices) == []
     cpu = run_devices(gpus=[])
-    assert runner.device_warnings(RunSpec(precision="mixed_bfloat16"), cpu)
+    assert run_setup.device_warnings(RunSpec(precision="mixed_bfloat16"), cpu)
     assert cpu.kind == "CPU" and cpu.label.startswith("CPU (")
 
 

@@ -30,11 +30,11 @@ from mpstudio.engine.history.store import RunStore
 from mpstudio.engine.precision import policy_scope
 from mpstudio.engine.spec import LossScaling, RunSpec, TrainingAids
 from mpstudio.engine.spec_checks import spec_problems
+from mpstudio.engine.trainer.aids.underflow import underflow_fraction
 from mpstudio.engine.trainer.fragile_layers import fragile_patterns
 from mpstudio.engine.trainer.numerics import diagnose
 from mpstudio.engine.trainer.oom_retry import failed_allocation
 from mpstudio.engine.trainer.runner import run
-from mpstudio.engine.trainer.underflow import underflow_fraction
 
 # Adam's steps are about the learning rate: at 1e-30 no float32 weight moves at all, so
 # every epoch's metrics are exactly the first one's and nothing ever "improves".

@@ -42,7 +42,7 @@ def learning_rate(plan: LearningRatePlan,
     alpha x target, i.e. constant. A built-in schedule keeps the saved model
     loadable anywhere (a custom class would have to be importable there).
     ``adjustable``: a plain rate that can be set while training (reduce-on-plateau;
-    trainer.lr_control then steps the warmup itself)."""
+    trainer.aids.lr_control then steps the warmup itself)."""
     if not plan.warmup_steps or adjustable:
         return plan.target
     return keras.optimizers.schedules.CosineDecay(

@@ -61,7 +61,7 @@ def samples_for(spec: RunSpec | None, model: keras.Model, seed: int = 0) -> Expo
     if spec is not None:
         from mpstudio.engine.datasets.registry import availability, display_name, is_registered
         from mpstudio.engine.spec import SpecError
-        from mpstudio.engine.trainer.runner import RunSetupError, prepare_data
+        from mpstudio.engine.trainer.run_inputs import RunSetupError, prepare_data
 
         name = display_name(spec.dataset)
         try:

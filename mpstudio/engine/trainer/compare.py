@@ -23,9 +23,9 @@ from mpstudio.engine.events import Reporter, RunWarning
 from mpstudio.engine.i18n import _
 from mpstudio.engine.spec import LossScaling, RunSpec, SpecError
 from mpstudio.engine.spec_checks import validate_spec
+from mpstudio.engine.trainer.aids.run_profile import PROFILE_STEPS
 from mpstudio.engine.trainer.compare_options import baseline_precision, comparison_problems
 from mpstudio.engine.trainer.memory_release import release_device_memory
-from mpstudio.engine.trainer.run_profile import PROFILE_STEPS
 from mpstudio.engine.trainer.runner import RunPlace, RunResult, run
 from mpstudio.engine.trainer.speed_pair import run_speed_pair, speed_spec
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from mpstudio.engine.events import OomRetry, Reporter
 from mpstudio.engine.i18n import N_, _
-from mpstudio.engine.said import said
+from mpstudio.engine.said import Said, said
 from mpstudio.engine.spec import RunSpec
 from mpstudio.engine.trainer.memory_release import release_device_memory
 
@@ -80,6 +80,23 @@ def failed_allocation(message: str) -> str:
                     size=f"{size / 2**20:,.0f}")
     return said(N_("a {shape} {dtype} tensor"), shape=shape, dtype=dtype)
 
+
+def oom_reason(spec: RunSpec, replicas: int, params: int, what: str, message: str,
+               peak: int | None) -> Said:
+    """Why the attempt failed, for the user. ``what``: what ran out, in words
+    (out_of_memory); ``message``: TensorFlow's own, which may name the allocation that
+    failed. A ``Said``: the history keeps it as its message."""
+    tried = failed_allocation(message)
+    found = said(N_("it could not allocate {tensor}"), tensor=tried) if tried else what
+    if peak:
+        found = said(N_("{what} and {peak} MiB were in use at the peak"), what=found,
+                     peak=f"{peak / 2**20:,.0f}")
+    batch = (said(N_("{batch} per replica"), batch=spec.batch_size) if replicas > 1
+             else str(spec.batch_size))
+    return said(N_("out of memory at batch size {batch} ({params} parameters, {precision}; "
+                   "{found}): lower the batch size, or use mixed precision to halve "
+                   "activation memory"), batch=batch, params=f"{params:,}",
+                precision=spec.precision, found=found)
 
 def run_with_retries(spec: RunSpec, reporter: Reporter, enabled: bool,
                      attempt: Callable[[RunSpec, int], Any]) -> Any:

@@ -1,19 +1,12 @@
 """What a run records about its circumstances, beside its metrics: the hardware
-snapshot (with the advisor's word on its precision and what float32 really
-computed in) and how fast the input pipeline alone delivers batches."""
+snapshot, with the advisor's word on its precision and what float32 really
+computed in (how fast its input pipeline delivers is aids/input_wait.py)."""
 
 from __future__ import annotations
-
-import time
-
-import tensorflow as tf
 
 from mpstudio.engine import device_info
 from mpstudio.engine.i18n import N_
 from mpstudio.engine.said import said
-
-PROBE_BATCHES = 64
-PROBE_SECONDS = 1.0
 
 
 def hardware_snapshot(precision: str, devices: device_info.RunDevices) -> dict[str, str]:
@@ -36,32 +29,3 @@ def hardware_snapshot(precision: str, devices: device_info.RunDevices) -> dict[s
     info["advisor_verdict"] = verdict.verdict.value
     info["advisor_reason"] = verdict.reason
     return info
-
-
-def data_time_per_batch(dataset: tf.data.Dataset, max_batches: int = PROBE_BATCHES,
-                        max_seconds: float = PROBE_SECONDS) -> float | None:
-    """Seconds the pipeline alone takes per batch, on a fresh pass (after training, so
-    a cached dataset is warm as it was for most of the run). The first batch pays for
-    starting the iterator and is not timed. None if it gave too little to time."""
-    n = 0
-    start = 0.0
-    try:
-        for i, _ in enumerate(dataset.take(max_batches + 1)):
-            if i == 0:
-                start = time.perf_counter()
-                continue
-            n += 1
-            if time.perf_counter() - start >= max_seconds:
-                break
-    except (tf.errors.OpError, ValueError):
-        return None
-    return (time.perf_counter() - start) / n if n else None
-
-
-def data_time_fraction(dataset: tf.data.Dataset, steady_step_time: float | None) -> float | None:
-    """The pipeline's time per batch over the training step's: near 1 (or above) the
-    run waits for data (prefetching overlaps the rest with the step)."""
-    if not steady_step_time:
-        return None
-    per_batch = data_time_per_batch(dataset)
-    return None if per_batch is None else per_batch / steady_step_time

@@ -10,16 +10,19 @@ are float32 under every policy (mixed policies compute in 16 bits, keep float32)
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import keras
 import numpy as np
 
-from mpstudio.engine.events import AidAction, EpochMetrics, Reporter
+from mpstudio.engine.events import AidAction, EpochMetrics, Reporter, RunSummary
 from mpstudio.engine.i18n import N_, _, ngettext
 from mpstudio.engine.said import Said, said
 from mpstudio.engine.spec import TrainingAids
-from mpstudio.engine.trainer.lr_control import LearningRateControl
+from mpstudio.engine.trainer.aids.lr_control import LearningRateControl
+from mpstudio.engine.trainer.aids.training_aid import TrainingAid
+from mpstudio.engine.trainer.run_setup import PreparedRun
 
 MONITOR_NAMES = {"val_loss": N_("validation loss"), "val_accuracy": N_("validation accuracy"),
                  "loss": N_("training loss"), "accuracy": N_("training accuracy")}
@@ -30,7 +33,7 @@ def monitored(epoch: EpochMetrics, monitor: str) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
-class EpochAids:
+class EpochAids(TrainingAid):
     def __init__(self, aids: TrainingAids, model: keras.Model, reporter: Reporter,
                  lr: LearningRateControl | None):
         self.aids = aids
@@ -46,6 +49,26 @@ class EpochAids:
         self.reductions: list[tuple[int, float]] = []  # (epoch, new rate)
         self._since_best = 0
         self._since_best_or_cut = 0  # the plateau's own wait restarts after a cut
+
+    @classmethod
+    def attach(cls, run: PreparedRun) -> EpochAids:
+        """Always attached: early stopping, the plateau and the checkpoint each read
+        their own switch at every epoch's end."""
+        lr_control = None
+        if run.spec.aids.reduce_lr_on_plateau:
+            lr_control = LearningRateControl(run.optimizer, run.plan)
+            run.monitor.before_step_hooks.append(lr_control.before_step)
+        aids = cls(run.spec.aids, run.model, run.reporter, lr_control)
+        run.monitor.epoch_hooks.append(aids.epoch_end)
+        run.monitor.stop_checks.append(lambda: aids.stop)
+        return aids
+
+    def conclude(self, summary: RunSummary, status: str) -> RunSummary:
+        """Puts the best weights back where an aid asks for them (before the test split
+        and the example hits see the model), and says what the aids did."""
+        kept_epoch = self.finish(status)
+        return dataclasses.replace(summary, aids=self.describe(kept_epoch, summary.epochs_done),
+                                   kept_epoch=kept_epoch)
 
     @property
     def keeps_best(self) -> bool:

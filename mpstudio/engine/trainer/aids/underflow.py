@@ -17,6 +17,7 @@ leaves the run's state untouched. Off by default.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 
@@ -24,7 +25,16 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from mpstudio.engine.events import GradientUnderflow, LayerUnderflow, Reporter
+from mpstudio.engine.events import (
+    GradientUnderflow,
+    LayerUnderflow,
+    Reporter,
+    RunSummary,
+    RunWarning,
+)
+from mpstudio.engine.i18n import _
+from mpstudio.engine.trainer.aids.training_aid import TrainingAid
+from mpstudio.engine.trainer.run_setup import PreparedRun
 
 FLOAT16_ROUNDS_TO_ZERO = 2.0**-25  # half the smallest float16 subnormal (2^-24)
 PROBE_SCALE = 2.0**15
@@ -40,9 +50,9 @@ def underflow_fraction(true_grad: np.ndarray, scale: float) -> float:
     return float(np.mean(nonzero * scale <= FLOAT16_ROUNDS_TO_ZERO))
 
 
-class UnderflowProbe:
-    def __init__(self, model: keras.Model, loss_fn, batch: tuple, every: int,
-                 reporter: Reporter, scale_in_force: Callable[[], float | None]):
+class UnderflowProbe(TrainingAid):
+    def __init__(self, model: keras.Model, loss_fn: keras.losses.Loss, batch: tuple,
+                 every: int, reporter: Reporter, scale_in_force: Callable[[], float | None]):
         self.every = every
         self.reporter = reporter
         self.scale_in_force = scale_in_force
@@ -54,13 +64,36 @@ class UnderflowProbe:
         self._layers = [owner.get(id(v)) for v in variables]
 
         @tf.function
-        def gradients(x, y, probe_scale):
+        def gradients(x: tf.Tensor, y: tf.Tensor, probe_scale: tf.Tensor) -> list[tf.Tensor]:
             with tf.GradientTape() as tape:
                 loss = loss_fn(y, model(x, training=False))
                 scaled = tf.cast(loss, tf.float32) * probe_scale
             return tape.gradient(scaled, variables)
 
         self._gradients = gradients
+
+    @classmethod
+    def attach(cls, run: PreparedRun) -> UnderflowProbe | None:
+        """On a float16 run whose spec asks for it (``aids.underflow_every``)."""
+        spec = run.spec
+        if not spec.aids.underflow_every or spec.precision != "mixed_float16":
+            return None
+        if run.placement.strategy is not None:
+            run.reporter.emit(RunWarning(_("the gradient-underflow view samples one device's "
+                                           "gradients and is off under a tf.distribute "
+                                           "strategy")))
+            return None
+        batch = next(iter(run.bundle.train))
+        probe = cls(run.model, keras.losses.SparseCategoricalCrossentropy(), batch,
+                    spec.aids.underflow_every, run.reporter, run.monitor.state.scale)
+        run.monitor.after_step_hooks.append(probe.after_step)
+        return probe
+
+    def conclude(self, summary: RunSummary, status: str) -> RunSummary:
+        last = self.last  # the run's last sample
+        return dataclasses.replace(summary,
+                                   underflow_unscaled=last.unscaled if last else None,
+                                   underflow_scaled=last.scaled if last else None)
 
     def after_step(self, steps: int, epoch: int) -> None:
         if steps % self.every == 0:
@@ -70,7 +103,7 @@ class UnderflowProbe:
         started = time.perf_counter()
         in_force = self.scale_in_force() or 1.0
         probe = in_force if in_force > 1.0 else PROBE_SCALE
-        for _ in range(MAX_PROBE_TRIES):
+        for _try in range(MAX_PROBE_TRIES):
             grads = [None if g is None else np.asarray(g, np.float64)
                      for g in self._gradients(self._x, self._y, tf.constant(probe, tf.float32))]
             if all(g is None or np.all(np.isfinite(g)) for g in grads):

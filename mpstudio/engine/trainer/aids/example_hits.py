@@ -9,6 +9,7 @@ shuffled, so example i is the same example on both sides of a comparison.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import keras
 import numpy as np
@@ -18,6 +19,8 @@ from mpstudio.engine.comparison.paired_accuracy import encode_hits
 from mpstudio.engine.datasets.bundle import DataBundle
 from mpstudio.engine.distribute.placement import Placement
 from mpstudio.engine.events import RunSummary
+from mpstudio.engine.trainer.aids.training_aid import TrainingAid
+from mpstudio.engine.trainer.run_setup import PreparedRun
 
 MAX_EXAMPLES = 1_000_000  # 125 kB of flags; larger splits are left to the unpaired rule
 
@@ -50,7 +53,7 @@ class BestEpochHits(keras.callbacks.Callback):
         self.best: float | None = None
         self.hits = ""
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
         accuracy = (logs or {}).get("val_accuracy")
         if accuracy is None or (self.best is not None and accuracy <= self.best):
             return
@@ -73,3 +76,30 @@ def record_hits(summary: RunSummary, model: keras.Model, bundle: DataBundle,
         test_hits=example_hits(model, bundle.test, bundle.test_examples)
         if out.test_accuracy is not None else "",
         best_val_hits=best.hits if best is not None else "")
+
+
+class ExampleHits(TrainingAid):
+    """Every finished or stopped run keeps its final model's flags. A comparison's runs
+    keep the best epoch's validation flags too (a predict pass at each epoch that
+    improves): on fit, whose epoch ends can take a callback."""
+
+    def __init__(self, run: PreparedRun, best: BestEpochHits | None) -> None:
+        self.run = run
+        self.best = best
+
+    @classmethod
+    def attach(cls, run: PreparedRun) -> ExampleHits:
+        bundle, best = run.bundle, None
+        if (run.request.place.role != "single" and run.loop is None and bundle.val is not None
+                and bundle.distinct_examples):
+            best = BestEpochHits(bundle.val, bundle.val_examples)
+        return cls(run, best)
+
+    def callbacks(self) -> Sequence[keras.callbacks.Callback]:
+        return (self.best,) if self.best is not None else ()
+
+    def conclude(self, summary: RunSummary, status: str) -> RunSummary:
+        if status not in ("finished", "stopped"):
+            return summary
+        run = self.run
+        return record_hits(summary, run.model, run.bundle, run.placement, self.best)
