@@ -260,6 +260,26 @@ class Reporter(Protocol):
     def should_stop(self) -> bool: ...
 
 
+class PassingReporter:
+    """A reporter that wraps another (history, TensorBoard, the first-step watch): events,
+    the stop question and the CLI's Ctrl-C stop all pass on to ``inner``; a subclass
+    overrides ``emit`` to do its own part."""
+
+    def __init__(self, inner: Reporter) -> None:
+        self.inner = inner
+
+    def emit(self, event: Event) -> None:
+        self.inner.emit(event)
+
+    def should_stop(self) -> bool:
+        return self.inner.should_stop()
+
+    def stop(self) -> None:  # the CLI's Ctrl-C handler calls this
+        stop = getattr(self.inner, "stop", None)
+        if stop is not None:
+            stop()
+
+
 class CollectingReporter:
     """Keeps every event in a list; ``stop()`` may be called from any thread."""
 

@@ -17,6 +17,7 @@ from typing import Any
 from mpstudio.engine.events import (
     EpochMetrics,
     Event,
+    PassingReporter,
     Reporter,
     RunFailed,
     RunFinished,
@@ -63,21 +64,13 @@ class FirstStepWatch:
         return self.begun and not self.kept
 
 
-class WatchingReporter:
+class WatchingReporter(PassingReporter):
     """Passes every event on to ``inner``, and shows it to ``watch`` first."""
 
     def __init__(self, inner: Reporter, watch: FirstStepWatch) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.watch = watch
 
     def emit(self, event: Event) -> None:
         self.watch.see(event)
         self.inner.emit(event)
-
-    def should_stop(self) -> bool:
-        return self.inner.should_stop()
-
-    def stop(self) -> None:  # the CLI's Ctrl-C handler calls this
-        stop = getattr(self.inner, "stop", None)
-        if stop is not None:
-            stop()

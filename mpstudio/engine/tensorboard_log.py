@@ -23,6 +23,7 @@ from mpstudio.engine.events import (
     EpochMetrics,
     Event,
     GradientUnderflow,
+    PassingReporter,
     Reporter,
     RunFailed,
     RunFinished,
@@ -67,24 +68,15 @@ def scalars_of(event: Event) -> tuple[int, dict[str, float]] | None:
     return None
 
 
-class TensorBoardReporter:
+class TensorBoardReporter(PassingReporter):
     """Passes every event on to ``inner`` and writes its scalars under ``logdir``
     (created, with its writer, at the first scalar)."""
 
     def __init__(self, inner: Reporter, logdir: Path) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.logdir = Path(logdir)
         self.failed: str | None = None  # why logging stopped, once it has
         self._writer: Any = None
-
-    # Reporter protocol
-    def should_stop(self) -> bool:
-        return self.inner.should_stop()
-
-    def stop(self) -> None:  # the CLI's Ctrl-C handler calls this
-        stop = getattr(self.inner, "stop", None)
-        if stop is not None:
-            stop()
 
     def emit(self, event: Event) -> None:
         self.inner.emit(event)

@@ -14,6 +14,7 @@ from mpstudio.engine.events import (
     EpochMetrics,
     Event,
     LossScaleChanged,
+    PassingReporter,
     Reporter,
     RunFailed,
     RunFinished,
@@ -30,14 +31,14 @@ from mpstudio.engine.said import said
 FLUSH_SECONDS = 1.0  # a killed process loses at most this much of a run's metrics
 
 
-class RecordingReporter:
+class RecordingReporter(PassingReporter):
     def __init__(
         self,
         inner: Reporter,
         open_store: Callable[[], RunStore] = RunStore,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.run_ids: list[int] = []  # every run recorded, in order
         self.persistent = True  # False: the history file failed, runs live in memory only
         self._open_store = open_store
@@ -49,10 +50,6 @@ class RecordingReporter:
         self._epochs: list[EpochMetrics] = []
         self._changes: list[LossScaleChanged] = []
         self._flushed = 0.0
-
-    # Reporter protocol
-    def should_stop(self) -> bool:
-        return self.inner.should_stop()
 
     def emit(self, event: Event) -> None:
         if type(event) is RunStarted:  # recorded first: the event carries its history id
@@ -70,11 +67,6 @@ class RecordingReporter:
             self._record(event)
         except (sqlite3.Error, HistoryError, OSError) as exc:
             self._give_up(exc)
-
-    def stop(self) -> None:  # the CLI's Ctrl-C handler calls this
-        stop = getattr(self.inner, "stop", None)
-        if stop is not None:
-            stop()
 
     def run_folder(self) -> Path | None:
         """The folder of the run being recorded (its TensorBoard logs go there), or None
