@@ -15,6 +15,7 @@ from mpstudio.ui.history.comparison_card_view import ComparisonCardView
 from mpstudio.ui.models.workbench_state import WorkbenchState
 
 CHARTS, CARD = 0, 1
+CARD_MAX_WIDTH = 1320  # px: the verdict column and four readable columns
 
 
 class CentralTabs(QTabWidget):
@@ -31,6 +32,10 @@ class CentralTabs(QTabWidget):
         card_scroll.setObjectName("cardScroll")
         card_scroll.setWidget(card_view)
         card_scroll.setWidgetResizable(True)
+        # on a wide screen the figures stretched to some 1,050 px: too far for the eye
+        # between a figure's name and its change; the card keeps a page's width, at left
+        card_view.setMaximumWidth(CARD_MAX_WIDTH)
+        card_scroll.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         card_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         # the verdict wraps to the page's width; only the card's table scrolls sideways
         card_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
