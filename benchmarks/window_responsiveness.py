@@ -191,7 +191,8 @@ def stops_phase(app: QApplication, w: MainWindow, ended: list[str], stops: int) 
         wait_until(app, lambda: w.setup.run_button.isEnabled(), 60, "Run again")
     print(f"Stop mid-epoch (mlp, batch 64): click to stopped median "
           f"{statistics.median(latencies) * 1000:.0f} ms (range {min(latencies) * 1000:.0f}-"
-          f"{max(latencies) * 1000:.0f} ms, {len(latencies)} stops)", flush=True)
+          f"{max(latencies) * 1000:.0f} ms, {len(latencies)} stops: "
+          f"{', '.join(f'{t * 1000:.0f}' for t in latencies)} in order)", flush=True)
 
 
 def first_step_phase(app: QApplication, w: MainWindow, ended: list[str],

@@ -239,6 +239,9 @@ def test_a_first_launch_runs_a_comparison_and_says_what_it_shows(qtbot, tmp_path
     assert first.setup.with_baseline()
     assert first.setup.spec().precision == best_half_policy(advice) != "float32"
     assert "Your first run compares" in first.banner.text()
+    # The charts' hint must not ask for a tick the first launch has already made.
+    hint = first.charts.empty.text()
+    assert "Tick" not in hint and "With Compare with float32 ticked" in hint, hint
     first.setup.baseline.setChecked(False)
     close_window(qtbot, first)
     second = open_window(qtbot, ini, first_launch=True)

@@ -2449,10 +2449,10 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     <message>
         <source>No run yet.
 
-Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R): the loss, the loss scale, the throughput and the accuracy stream here as it trains. Tick Compare with float32 to see both precisions side by side.</source>
+Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R): the loss, the loss scale, the throughput and the accuracy stream here as it trains. With Compare with float32 ticked, a float32 run trains first and the Comparison tab then sets both side by side.</source>
         <translation>还没有运行。
 
-在左侧选择数据集、模型模板和精度，然后点击“运行”（Ctrl+R）：训练过程中，损失、损失缩放因子、吞吐量和准确率会实时显示在这里。勾选“与 float32 对比”可并排查看两种精度。</translation>
+在左侧选择数据集、模型模板和精度，然后点击“运行”（Ctrl+R）：训练过程中，损失、损失缩放因子、吞吐量和准确率会实时显示在这里。勾选“与 float32 对比”时，先训练一次 float32 运行，随后“对比”页将两者并排展示。</translation>
     </message>
     <message>
         <source>Starting: the charts appear with the run&apos;s first step.</source>

@@ -55,7 +55,8 @@ EMPTY_TEXT = QT_TRANSLATE_NOOP(
     "LiveCharts",
     "No run yet.\n\nPick a dataset, a template and a precision on the left, then click "
     "Run (Ctrl+R): the loss, the loss scale, the throughput and the accuracy stream here "
-    "as it trains. Tick Compare with float32 to see both precisions side by side.")
+    "as it trains. With Compare with float32 ticked, a float32 run trains first and the "
+    "Comparison tab then sets both side by side.")
 STARTING_TEXT = QT_TRANSLATE_NOOP("LiveCharts",
                                   "Starting: the charts appear with the run's first step.")
 NO_STEP_TEXT = QT_TRANSLATE_NOOP("LiveCharts",

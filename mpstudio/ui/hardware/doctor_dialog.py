@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from mpstudio.ui.engine_client.engine_client import EngineClient
     from mpstudio.ui.engine_client.engine_job import EngineJob
     from mpstudio.ui.models.workbench_state import WorkbenchState
-    from mpstudio.ui.window.notices import Notices
+    from mpstudio.ui.notices import Notices
 
 # Shown with QCoreApplication.translate("DoctorDialog", ...).
 TITLE = QT_TRANSLATE_NOOP("DoctorDialog", "Check training on this machine")

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from mpstudio.ui.engine_client.engine_job import EngineJob
     from mpstudio.ui.hardware.hardware_panel import HardwarePanel
     from mpstudio.ui.models.workbench_state import WorkbenchState
-    from mpstudio.ui.window.notices import Notices
+    from mpstudio.ui.notices import Notices
 
 
 class HardwareJobs(QObject):

@@ -39,8 +39,8 @@ if TYPE_CHECKING:
     from mpstudio.ui.engine_client.engine_client import EngineClient
     from mpstudio.ui.engine_client.engine_job import EngineJob
     from mpstudio.ui.models.workbench_state import WorkbenchState
+    from mpstudio.ui.notices import Notices
     from mpstudio.ui.setup.setup_panel import SetupPanel
-    from mpstudio.ui.window.notices import Notices
 
 TITLE = QT_TRANSLATE_NOOP("BatchFinderDialog", "Find the largest batch")
 COLUMNS = (QT_TRANSLATE_NOOP("BatchFinderDialog", "precision"),

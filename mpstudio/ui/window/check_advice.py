@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QLabel
 
     from mpstudio.engine.hardware.check import HardwareCheck
+    from mpstudio.ui.notices import Notices
     from mpstudio.ui.setup.setup_panel import SetupPanel
-    from mpstudio.ui.window.notices import Notices
 
 
 class CheckAdvice:

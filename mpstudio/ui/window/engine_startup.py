@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from mpstudio.ui.engine_client.engine_client import EngineClient
     from mpstudio.ui.engine_client.engine_end import EngineEnd
     from mpstudio.ui.models.workbench_state import WorkbenchState
-    from mpstudio.ui.window.notices import Notices
+    from mpstudio.ui.notices import Notices
 
 
 class EngineStartup(QObject):

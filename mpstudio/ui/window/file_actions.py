@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from mpstudio.ui.charts.live_charts import LiveCharts
+    from mpstudio.ui.notices import Notices
     from mpstudio.ui.setup.setup_panel import SetupPanel
-    from mpstudio.ui.window.notices import Notices
     from mpstudio.ui.window.window_actions import WindowActions
 
 # The file dialogs' filters, translated where shown (the patterns stay as they are)

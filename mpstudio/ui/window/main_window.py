@@ -39,28 +39,28 @@ from mpstudio.engine.trainer.compare_options import CompareOptions
 from mpstudio.ui.charts.live_charts import LiveCharts
 from mpstudio.ui.engine_client.engine_client import EngineClient
 from mpstudio.ui.engine_client.run_controller import RunController
-from mpstudio.ui.export.export_actions import ExportActions
 from mpstudio.ui.hardware.doctor_dialog import DoctorActions
 from mpstudio.ui.hardware.hardware_jobs import HardwareJobs
 from mpstudio.ui.hardware.hardware_panel import HardwarePanel
 from mpstudio.ui.history.comparison_card_view import ComparisonCardView
-from mpstudio.ui.history.history_actions import HistoryActions
 from mpstudio.ui.history.history_panel import HistoryPanel
 from mpstudio.ui.models.run_progress import RunProgress
 from mpstudio.ui.models.workbench_state import WorkbenchState, controls
+from mpstudio.ui.notices import Notices
 from mpstudio.ui.setup.batch_finder_dialog import BatchFinderActions
 from mpstudio.ui.setup.setup_panel import SetupPanel
 from mpstudio.ui.setup.setup_preview import SetupPreview
 from mpstudio.ui.themed import as_banner
+from mpstudio.ui.widgets.log_panel import LogPanel
 from mpstudio.ui.widgets.wheel_guard import WheelGuard
 from mpstudio.ui.window.central_tabs import CentralTabs
 from mpstudio.ui.window.check_advice import CheckAdvice
 from mpstudio.ui.window.engine_startup import EngineStartup
+from mpstudio.ui.window.export_actions import ExportActions
 from mpstudio.ui.window.file_actions import FileActions
 from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
 from mpstudio.ui.window.help_dialogs import AboutDialog, MixedPrecisionHelp
-from mpstudio.ui.window.log_panel import LogPanel
-from mpstudio.ui.window.notices import Notices
+from mpstudio.ui.window.history_actions import HistoryActions
 from mpstudio.ui.window.open_folder import open_folder
 from mpstudio.ui.window.pin_offer import PinOffer
 from mpstudio.ui.window.run_outcome import describe_outcome, starting_line, status_line

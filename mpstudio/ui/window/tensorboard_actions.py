@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     from mpstudio.ui.history.history_panel import HistoryPanel
     from mpstudio.ui.models.workbench_state import WorkbenchState
-    from mpstudio.ui.window.notices import Notices
+    from mpstudio.ui.notices import Notices
 
 TITLE = QT_TRANSLATE_NOOP("TensorBoardActions", "Open in TensorBoard")  # shown translated
 

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from mpstudio.ui.engine_client.engine_job import EngineJob
     from mpstudio.ui.history.history_panel import HistoryPanel
     from mpstudio.ui.models.workbench_state import WorkbenchState
+    from mpstudio.ui.notices import Notices
     from mpstudio.ui.window.file_actions import FileActions
-    from mpstudio.ui.window.notices import Notices
 
 
 

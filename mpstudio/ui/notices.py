@@ -9,7 +9,7 @@ import logging
 from PySide6.QtWidgets import QLabel
 
 from mpstudio.ui.themed import show_level
-from mpstudio.ui.window.log_panel import LogPanel
+from mpstudio.ui.widgets.log_panel import LogPanel
 
 log = logging.getLogger("mpstudio.window")
 # The Log panel's lines go to window.log as well: a log a user sends says what they saw.

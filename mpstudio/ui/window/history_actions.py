@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from mpstudio.ui.history.comparison_card_view import ComparisonCardView
     from mpstudio.ui.history.history_panel import HistoryPanel
     from mpstudio.ui.models.workbench_state import WorkbenchState
+    from mpstudio.ui.notices import Notices
     from mpstudio.ui.setup.setup_panel import SetupPanel
     from mpstudio.ui.window.file_actions import FileActions
-    from mpstudio.ui.window.notices import Notices
     from mpstudio.ui.window.window_actions import WindowActions
 
 REPORT_FILTER = QT_TRANSLATE_NOOP("HistoryActions", "HTML report (*.html)")
