@@ -125,7 +125,7 @@ def test_refusing_to_close_keeps_the_run_going(qtbot, window):
     assert not w.close()
     assert w.isVisible() and w.runs.active
     with qtbot.waitSignal(w.run_ended, timeout=RUN_TIMEOUT_MS):
-        w.stop_run()
+        w.run_actions.stop_run()
 
 
 def test_a_failed_run_then_a_good_one(qtbot, window, tmp_path):

@@ -2596,6 +2596,63 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
         <translation>设备：检测中…</translation>
     </message>
     <message>
+        <source>device: {device}</source>
+        <translation>设备：{device}</translation>
+    </message>
+    <message>
+        <source>could not open {folder}: open it in a file manager</source>
+        <translation>无法打开 {folder}：请在文件管理器中打开它</translation>
+    </message>
+    <message>
+        <source>{reason}: wait for it to end (or stop it)</source>
+        <translation>{reason}：请等待它结束（或将其停止）</translation>
+    </message>
+    <message>
+        <source>the run has not stopped yet (tracing or a long step): Stop now ends the engine process</source>
+        <translation>运行尚未停止（正在追踪或某一步耗时很长）：“立即停止”会结束引擎进程</translation>
+    </message>
+    <message>
+        <source>Stop the run and quit?</source>
+        <translation>停止运行并退出？</translation>
+    </message>
+    <message>
+        <source>A run is in progress. Stop it and quit mpstudio?</source>
+        <translation>有运行正在进行。要停止它并退出 mpstudio 吗？</translation>
+    </message>
+    <message>
+        <source>stopping before closing…</source>
+        <translation>正在停止，随后关闭…</translation>
+    </message>
+</context>
+<context>
+    <name>PinOffer</name>
+    <message>
+        <source>Rebuild the model with this layer computing in float32 (the others stay in half precision) from the same initial weights, and train again</source>
+        <translation>以相同的初始权重重新构建模型，让此层以 float32 计算（其他层仍为半精度），然后重新训练</translation>
+    </message>
+    <message>
+        <source>Keep {layer} in float32 and run again</source>
+        <translation>将 {layer} 保持为 float32 并重新运行</translation>
+    </message>
+</context>
+<context>
+    <name>PinnedLayers</name>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Layer names, separated by commas, that compute in float32 while the rest of the model uses the mixed policy: the fix for a layer whose values overflow float16 (the Model table lists the names)</source>
+        <translation>以逗号分隔的层名称：这些层以 float32 计算，模型其余部分使用混合精度策略。用于修复数值超出 float16 范围（溢出）的层（模型表格列出了层名称）</translation>
+    </message>
+    <message>
+        <source>Layers kept in float32</source>
+        <translation>保持 float32 的层</translation>
+    </message>
+</context>
+<context>
+    <name>RunActions</name>
+    <message>
         <source>; </source>
         <translation>；</translation>
     </message>
@@ -2654,56 +2711,6 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>Details in the engine&apos;s log: {log}</source>
         <translation>详情见引擎日志：{log}</translation>
-    </message>
-    <message>
-        <source>could not open {folder}: open it in a file manager</source>
-        <translation>无法打开 {folder}：请在文件管理器中打开它</translation>
-    </message>
-    <message>
-        <source>{reason}: wait for it to end (or stop it)</source>
-        <translation>{reason}：请等待它结束（或将其停止）</translation>
-    </message>
-    <message>
-        <source>the run has not stopped yet (tracing or a long step): Stop now ends the engine process</source>
-        <translation>运行尚未停止（正在追踪或某一步耗时很长）：“立即停止”会结束引擎进程</translation>
-    </message>
-    <message>
-        <source>Stop the run and quit?</source>
-        <translation>停止运行并退出？</translation>
-    </message>
-    <message>
-        <source>A run is in progress. Stop it and quit mpstudio?</source>
-        <translation>有运行正在进行。要停止它并退出 mpstudio 吗？</translation>
-    </message>
-    <message>
-        <source>stopping before closing…</source>
-        <translation>正在停止，随后关闭…</translation>
-    </message>
-</context>
-<context>
-    <name>PinOffer</name>
-    <message>
-        <source>Rebuild the model with this layer computing in float32 (the others stay in half precision) from the same initial weights, and train again</source>
-        <translation>以相同的初始权重重新构建模型，让此层以 float32 计算（其他层仍为半精度），然后重新训练</translation>
-    </message>
-    <message>
-        <source>Keep {layer} in float32 and run again</source>
-        <translation>将 {layer} 保持为 float32 并重新运行</translation>
-    </message>
-</context>
-<context>
-    <name>PinnedLayers</name>
-    <message>
-        <source>none</source>
-        <translation>无</translation>
-    </message>
-    <message>
-        <source>Layer names, separated by commas, that compute in float32 while the rest of the model uses the mixed policy: the fix for a layer whose values overflow float16 (the Model table lists the names)</source>
-        <translation>以逗号分隔的层名称：这些层以 float32 计算，模型其余部分使用混合精度策略。用于修复数值超出 float16 范围（溢出）的层（模型表格列出了层名称）</translation>
-    </message>
-    <message>
-        <source>Layers kept in float32</source>
-        <translation>保持 float32 的层</translation>
     </message>
 </context>
 <context>

@@ -32,10 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from mpstudio.engine.app_log import log_dir
-from mpstudio.engine.hardware.device_text import device_text
 from mpstudio.engine.run_session import TrainingOutcome
-from mpstudio.engine.spec import RunSpec
-from mpstudio.engine.trainer.compare_options import CompareOptions
 from mpstudio.ui.charts.live_charts import LiveCharts
 from mpstudio.ui.engine_client.engine_client import EngineClient
 from mpstudio.ui.engine_client.run_controller import RunController
@@ -44,7 +41,6 @@ from mpstudio.ui.hardware.hardware_jobs import HardwareJobs
 from mpstudio.ui.hardware.hardware_panel import HardwarePanel
 from mpstudio.ui.history.comparison_card_view import ComparisonCardView
 from mpstudio.ui.history.history_panel import HistoryPanel
-from mpstudio.ui.models.run_progress import RunProgress
 from mpstudio.ui.models.workbench_state import WorkbenchState, controls
 from mpstudio.ui.notices import Notices
 from mpstudio.ui.setup.batch_finder_dialog import BatchFinderActions
@@ -63,7 +59,7 @@ from mpstudio.ui.window.help_dialogs import AboutDialog, MixedPrecisionHelp
 from mpstudio.ui.window.history_actions import HistoryActions
 from mpstudio.ui.window.open_folder import open_folder
 from mpstudio.ui.window.pin_offer import PinOffer
-from mpstudio.ui.window.run_outcome import describe_outcome, starting_line, status_line
+from mpstudio.ui.window.run_actions import RunActions, RunViews
 from mpstudio.ui.window.tensorboard_actions import TensorBoardActions
 from mpstudio.ui.window.versions import ui_versions
 from mpstudio.ui.window.view_menu import ViewMenu
@@ -121,16 +117,21 @@ class MainWindow(QMainWindow):
         self.files = FileActions(notices, self.setup, self.charts, a, self)
         self.history_actions = HistoryActions(
             state, notices, self.history, self.card_view, self.charts, self.setup,
-            self.files, a, self.start_run, self)
+            self.files, a, lambda: self.run_actions.start_run(), self)
         self.history_actions.machine_report = lambda: (  # a bundle's hardware description
             self.hardware_jobs.check.report.to_dict() if self.hardware_jobs.check else None)
+        self.run_actions = RunActions(
+            self.runs, state, notices, RunViews(self.setup, self.charts, self.pin_offer,
+                                                self.progress, self.device_label, self.history),
+            self.history_actions, lambda: self.startup.engine_log, self.save_settings, self)
         self.exports = ExportActions(engine, state, notices, self.files, self.history,
                                      lambda: self.history_actions.store, a.export_model, self)
         self.tensorboard = TensorBoardActions(state, notices, self.history,
                                               a.open_tensorboard, self)
         self.doctor = DoctorActions(engine, state, notices, a.check_training, self)
         self.batch_finder = BatchFinderActions(engine, state, notices, a.find_batch,
-                                               self.setup, self.start_training, self)
+                                               self.setup, self.run_actions.start_training,
+                                               self)
         self._connect()
         self._restore()
         self.history_actions.open()
@@ -169,7 +170,6 @@ class MainWindow(QMainWindow):
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner.hide()
         self.pin_offer = PinOffer()  # under the banner: "keep this layer in float32..."
-        self.pin_offer.pin_and_run.connect(self.pin_and_run)
         self.charts = LiveCharts()
         self.card_view = ComparisonCardView()
         self.central_tabs = CentralTabs(self.charts, self.card_view, self.state)
@@ -260,8 +260,9 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         a = self.window_actions
-        a.start.triggered.connect(self.start_run)
-        a.stop.triggered.connect(self.stop_run)
+        run = self.run_actions
+        a.start.triggered.connect(run.start_run)
+        a.stop.triggered.connect(run.stop_run)
         a.quit.triggered.connect(self.close)
         a.help_page.triggered.connect(lambda: self._show_dialog(MixedPrecisionHelp(self)))
         a.open_log_folder.triggered.connect(self.open_log_folder)
@@ -270,11 +271,10 @@ class MainWindow(QMainWindow):
         a.hardware_check.triggered.connect(lambda: self.hardware_jobs.run_check(measure=False))
         a.measure.triggered.connect(lambda: self.hardware_jobs.run_check(True, 0.5))
         self.hardware_jobs.checked.connect(self.check_advice.show)
-        self.setup.run_clicked.connect(self.start_run)
-        self.setup.stop_clicked.connect(self.stop_run)
-        self.runs.events.connect(self._on_events)
-        self.runs.finished.connect(self._on_run_finished)
-        self.runs.failed.connect(self._on_run_failed)
+        self.setup.run_clicked.connect(run.start_run)
+        self.setup.stop_clicked.connect(run.stop_run)
+        self.run_actions.ended.connect(self.run_ended)
+        self.run_actions.ended.connect(self.maybe_finish_close)
         self.engine.jobs_changed.connect(self.maybe_finish_close)
 
     def start_background(self) -> None:
@@ -283,130 +283,6 @@ class MainWindow(QMainWindow):
         self.engine.start()
         self.preview.inspect_dataset()
 
-    # ----------------------------------------------------------------- runs
-    def start_run(self) -> None:
-        self.start_training(self.setup.spec(), self.setup.comparison())
-
-    def start_training(self, spec: RunSpec, comparison: CompareOptions | None) -> None:
-        """Train ``spec`` (or compare it): the setup's run, or one the batch-size finder
-        set up at the largest batches."""
-        if not self.state.idle:
-            return
-        problems = self.runs.start(spec, comparison)
-        if problems:
-            joined = QCoreApplication.translate("MainWindow", "; ").join(problems)
-            self.notices.banner(QCoreApplication.translate(
-                "MainWindow", "Cannot start: {problems}").format(problems=joined), "error")
-            self.notices.log(QCoreApplication.translate(
-                "MainWindow", "cannot start: {problems}").format(problems=joined), "error")
-            return
-        self.save_settings()
-        self.charts.clear()
-        self.history_actions.hide_card()  # the card belongs to the charts it was made of
-        self.state.update(last_outcome=None)
-        self.notices.hide_banner()
-        self.pin_offer.clear()
-        self.notices.log(starting_line(spec, comparison))
-        self.notices.status(QCoreApplication.translate("MainWindow", "loading the data…"))
-        self.progress.setValue(0)
-        self.progress.show()
-
-    def pin_and_run(self, layers: list[str]) -> None:
-        """The banner's offer: these layers in float32 in the setup, and run again."""
-        self.setup.float32_layers.set_layers(layers)
-        self.start_run()
-
-    def stop_run(self) -> None:
-        """Stop before the next batch; once Stop now is offered, end the engine process."""
-        if self.state.run == "stuck":
-            self.notices.log(QCoreApplication.translate(
-                "MainWindow",
-                "stop now: ending the engine process; what the run measured is kept"))
-            self.notices.status(QCoreApplication.translate("MainWindow",
-                                                           "ending the engine process…"))
-            self.runs.stop_now()
-        elif self.state.run == "running":
-            if self.runs.stop():  # before its first step: ended now, the engine restarts
-                self.notices.log(QCoreApplication.translate(
-                    "MainWindow", "stop requested before the first step: ending the run "
-                    "now and starting a fresh engine process"))
-                return
-            self.notices.status(QCoreApplication.translate("MainWindow",
-                                                           "stopping before the next batch…"))
-            self.notices.log(QCoreApplication.translate(
-                "MainWindow", "stop requested: the run ends before its next batch"))
-
-    def _on_events(self, batch: list) -> None:
-        progress: RunProgress = self.runs.progress
-        for event in batch:
-            self.pin_offer.watch(event)
-            for level, text in progress.update(event):
-                self.notices.log(text, level)
-            model = getattr(event, "model", None)
-            if model is not None:  # RunStarted: the real model, as built for this run
-                self.setup.layers.show_summary(model, event.spec.get("template", model.name))
-                self.device_label.setText(QCoreApplication.translate(
-                    "MainWindow", "device: {device}").format(device=device_text(progress.device)))
-        self.charts.add_events(batch)
-        if not self.runs.stopping:
-            self.notices.status(progress.status_text())
-        fraction = progress.fraction if progress.runs_started else progress.loading_fraction
-        self.progress.setValue(int(1000 * (fraction or 0.0)))
-
-    def _flush_progress(self) -> None:
-        """What the progress held back (an out-of-memory failure no retry followed)."""
-        for level, text in self.runs.progress.finish():
-            self.notices.log(text, level)
-
-    def _on_run_finished(self, outcome: TrainingOutcome) -> None:
-        self._flush_progress()
-        self.charts.finish()
-        self.state.update(last_outcome=outcome if outcome.results else None)
-        status, text, level = describe_outcome(outcome)
-        failed = any(r.failure is not None and r.failure.has_traceback
-                     for r in outcome.results)  # the error's traceback is in the log
-        if outcome.card is None:
-            self.notices.banner(self._with_log(text) if failed else text, level)
-        else:  # the Comparison tab opens on the verdict: a banner above it said it twice
-            self.notices.hide_banner()
-        self.notices.status(status_line(status, text))
-        self.pin_offer.offer(outcome)
-        cost = self.pin_offer.report_cost(outcome, self.history_actions.store)
-        if cost:
-            self.notices.log(cost)
-        self.history_actions.after_run(outcome)
-        self._run_done(status)
-
-    def _on_run_failed(self, message: str) -> None:
-        self._flush_progress()
-        self.charts.finish()
-        kind = self.runs.failure_kind  # stopped | crashed | failed
-        stopped = kind == "stopped"
-        if kind == "failed":
-            text = QCoreApplication.translate(
-                "MainWindow", "The run could not start: {reason}").format(reason=message)
-            status = QCoreApplication.translate("MainWindow", "the run could not start")
-        else:
-            text = message[:1].upper() + message[1:]
-            status = (QCoreApplication.translate("MainWindow", "stopped") if stopped else
-                      QCoreApplication.translate("MainWindow", "the engine process ended"))
-        self.notices.banner(text if stopped else self._with_log(text),
-                            "info" if stopped else "error")
-        self.notices.log(message, "info" if stopped else "error")
-        self.notices.status(status)
-        # the history holds the run (marked failed where the engine ended under it):
-        # list it now, not at the next manual refresh
-        self.history.refresh()
-        self._run_done("stopped" if stopped else "failed")
-
-    def _with_log(self, text: str) -> str:
-        """A failure's banner, and where its details are: the engine's log."""
-        if not self.startup.engine_log:
-            return text
-        return text + "\n" + QCoreApplication.translate(
-            "MainWindow", "Details in the engine's log: {log}").format(
-                log=self.startup.engine_log)
-
     def open_log_folder(self) -> None:
         """Help > Open log folder: the logs of the window, the engine and the CLI."""
         folder = log_dir()
@@ -414,12 +290,6 @@ class MainWindow(QMainWindow):
             self.notices.log(QCoreApplication.translate(
                 "MainWindow", "could not open {folder}: open it in a file manager").format(
                     folder=folder), "warning")
-
-    def _run_done(self, status: str) -> None:
-        self.progress.hide()
-        self.setup.dataset.refresh_labels()  # a download makes a dataset offline
-        self.run_ended.emit(status)
-        self.maybe_finish_close()
 
     # ----------------------------------------------------------- the state
     def _show_state(self, state: WorkbenchState) -> None:
