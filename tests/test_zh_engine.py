@@ -317,3 +317,23 @@ def test_the_memory_rows_of_a_card_share_one_word_for_memory(zh):
     estimate, peak = i18n._("memory estimate"), i18n._("peak device memory")
     assert "内存" in estimate and "内存" in peak and "显存" not in estimate
     assert "显存" not in topic_text("memory")
+
+
+@pytest.mark.parametrize("trials, interval", [(3, None), (1, (0.67, 0.87)), (1, None)],
+                         ids=["three trials", "one trial's windows", "one trial"])
+def test_a_slower_verdict_says_the_speed_once_in_chinese(zh, trials, interval):
+    """Each form of the speed reads after 的速度为 ("its speed is"): it once began with
+    速度为 itself ("速度为 速度为 float32 的 0.74 倍"), and another read "float32 速度的
+    0.74x" where the verdict says 倍 elsewhere."""
+    from mpstudio.engine.comparison.verdict import VerdictInputs, decide
+
+    verdict = decide(VerdictInputs(
+        baseline_status="finished", mixed_status="finished",
+        mixed_precision="mixed_float16", speedup=0.74, speedup_low=0.70 if trials > 1 else None,
+        speedup_high=0.80 if trials > 1 else None, trials=trials, accuracy=None,
+        steady_steps=1000, steady_seconds=30.0, memory_saving=None, on_gpu=False,
+        mixed_step_time=0.3, data_time_fraction=None,
+        advisor_reason="no native float16 arithmetic on this CPU", window_interval=interval))
+    assert verdict.kind == "slower"
+    assert "mixed_float16 的速度为 float32 的 0.74 倍（" in verdict.sentence, verdict.sentence
+    assert verdict.sentence.count("速度") == 1 and "0.74x" not in verdict.sentence
