@@ -10,6 +10,7 @@ import pickle
 import keras
 import pytest
 from history_fakes import started
+from PySide6.QtGui import QColor
 
 from mpstudio.engine.event_codec import event_from_json, event_to_json
 from mpstudio.engine.model_summary import LayerInfo, ModelSummary, describe_model
@@ -176,7 +177,11 @@ def test_the_history_keeps_a_run_with_notes(tmp_path):
 
 
 def test_the_layer_table_shows_the_column_only_with_notes(qtbot):
-    from mpstudio.ui.setup.layer_table import MISFIT_COLOR, TENSOR_CORES, LayerTable
+    from mpstudio.engine.hardware.verdict_rules import Verdict
+    from mpstudio.ui.setup.layer_table import TENSOR_CORES, LayerTable
+    from mpstudio.ui.theme import colors
+
+    misfit = QColor(colors().verdict[Verdict.SLOWER])  # runs, but slower than it could
 
     table = LayerTable()
     qtbot.addWidget(table)
@@ -187,9 +192,9 @@ def test_the_layer_table_shows_the_column_only_with_notes(qtbot):
     assert grid.horizontalHeaderItem(TENSOR_CORES).text() == "Tensor Cores"
     cells = {grid.item(r, 0).text(): grid.item(r, TENSOR_CORES) for r in range(grid.rowCount())}
     assert cells["dense_10"].text() == "no: units 10 → 16"
-    assert cells["dense_10"].foreground().color() == MISFIT_COLOR
+    assert cells["dense_10"].foreground().color() == misfit
     assert cells["dense_16"].text() == "yes"
-    assert cells["dense_16"].foreground().color() != MISFIT_COLOR
+    assert cells["dense_16"].foreground().color() != misfit
     assert cells["dense_10"].toolTip() == mixed.layers[4].tensor_core_tip != ""
     assert "2 layers miss Tensor Cores: see the column" in table.caption.text()
     assert table.output_row_highlighted()

@@ -11,7 +11,7 @@ import re
 import pytest
 from gui_helpers import bare_window
 from machines import A100, machine
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from test_ui_hardware_panel import check_of
@@ -174,3 +174,51 @@ def test_chart_curves_stand_out_from_their_background(charts):
         assert contrast(curve, charts.background) >= GRAPHICS, curve
     if charts is DARK_CHARTS:
         assert contrast(charts.baseline, charts.background) >= TEXT
+
+
+def test_the_layer_tables_colours_read_in_either_theme(qtbot, app):
+    """The float32 output row was pale green in both themes (a glaring bar in the dark
+    setup panel) and the half-precision orange 3:1 on dark; the cells take the theme's
+    colours and follow a switch made while the table is shown."""
+    import keras
+
+    from mpstudio.engine.model_summary import describe_model
+    from mpstudio.engine.precision import policy_scope
+    from mpstudio.ui.setup.layer_table import LayerTable
+
+    with policy_scope("mixed_float16"):  # a Tensor Core miss (10 units), half compute
+        inputs = keras.Input((12,))
+        hidden = keras.layers.Dense(10, activation="relu")(inputs)
+        outputs = keras.layers.Activation("softmax", dtype="float32")(
+            keras.layers.Dense(16)(hidden))
+        model = keras.Model(inputs, outputs)
+    apply_theme(app, "light")
+    table = LayerTable()
+    qtbot.addWidget(table)
+    table.resize(420, 300)
+    table.show()
+    table.show_summary(describe_model(model, "mixed_float16", 128), "tiny")
+    grid = table.table
+    for theme in ("dark", "light"):
+        apply_theme(app, theme)
+        qtbot.wait(50)
+        base = grid.palette().color(QPalette.ColorRole.Base)
+        coloured = 0
+        for row in range(grid.rowCount()):
+            for column in range(grid.columnCount()):
+                item = grid.item(row, column)
+                if item is None or grid.isColumnHidden(column):
+                    continue
+                fill = item.background()
+                ground_ = fill.color() if fill.style() != Qt.BrushStyle.NoBrush else base
+                if item.foreground().style() == Qt.BrushStyle.NoBrush:
+                    continue
+                coloured += 1
+                assert contrast(item.foreground().color(), ground_) >= TEXT, (
+                    theme, item.text(), item.foreground().color().name(), ground_.name())
+        assert coloured >= 4  # half compute, the miss, the output row's cells
+        assert table.output_row_highlighted()
+        output_fill = grid.item(grid.rowCount() - 1, 0).background().color()
+        # a dark fill on the dark ground, a light one on the light
+        assert (luminance(output_fill) < 0.2) == (luminance(base) < 0.2), (
+            theme, output_fill.name(), base.name())

@@ -69,6 +69,7 @@ class ThemeColors:
     plain: Tone  # a banner without a level
     tones: Mapping[str, Tone]  # verdict.tone_of's good / bad / warn: banners, verdict box
     verdict: Mapping[Verdict, str]  # the advisor's verdict marks as text
+    half: str  # a layer's half-precision compute dtype in the layer table
 # Text colours are 4.5:1 or more against their theme's window (WCAG AA): one set for
 # both grounds was 2.8-3.8:1 on either.
 
@@ -81,7 +82,8 @@ LIGHT = ThemeColors(
            "warn": ("#78350f", "#fffbeb", "#fcd34d")},
     verdict={Verdict.RECOMMENDED: "#1f7a2c", Verdict.NO_GAIN: "#616161",
              Verdict.SLOWER: "#945800", Verdict.MEASURE: "#2a62c9",
-             Verdict.UNSUPPORTED: "#c8322f"})
+             Verdict.UNSUPPORTED: "#c8322f"},
+    half="#c2410c")
 DARK = ThemeColors(
     hint="#a3a9b3", error="#f87171", link="#7aa7ff",
     plain=("", "#2b2d31", "#4b5058"),
@@ -90,7 +92,8 @@ DARK = ThemeColors(
            "warn": ("#fde68a", "#33250a", "#a16207")},
     verdict={Verdict.RECOMMENDED: "#5ccf7a", Verdict.NO_GAIN: "#a0a4ab",
              Verdict.SLOWER: "#f0a830", Verdict.MEASURE: "#7aa7ff",
-             Verdict.UNSUPPORTED: "#f87171"})
+             Verdict.UNSUPPORTED: "#f87171"},
+    half="#fb923c")
 BANNER_TONES = {"success": "good", "error": "bad", "warning": "warn"}  # level -> tone
 
 # Shapes and weights only: the same in both themes, so it is set once (see above).

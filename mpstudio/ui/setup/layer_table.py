@@ -15,10 +15,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mpstudio.engine.hardware.verdict_rules import Verdict
 from mpstudio.engine.memory_estimate import mib
 from mpstudio.engine.model_summary import ModelSummary
 from mpstudio.ui.setup.layer_columns import TENSOR_CORES, LayerColumns
-from mpstudio.ui.themed import set_role
+from mpstudio.ui.theme import ThemeColors, colors
+from mpstudio.ui.themed import follow_theme, set_role
 
 # The header texts, shown translated (context "LayerTable").
 COLUMNS = (QT_TRANSLATE_NOOP("LayerTable", "layer"), QT_TRANSLATE_NOOP("LayerTable", "type"),
@@ -38,11 +40,7 @@ COLUMN_TIPS = (
     QT_TRANSLATE_NOOP("LayerTable", "The layer's parameters (weights)"),
     QT_TRANSLATE_NOOP("LayerTable", "Whether the layer's sizes fit Tensor Cores under half "
                       "precision, and what to change where they do not"))
-MISFIT_COLOR = QColor("#b45309")  # amber: runs, but slower than it could
-HALF_COLOR = QColor("#c2410c")  # half-precision compute: the part mixed precision speeds up
 HALF_DTYPES = ("float16", "bfloat16")
-OUTPUT_BACKGROUND = QColor("#dcfce7")
-OUTPUT_TEXT = QColor("#14532d")  # dark on the pale green under a dark theme too
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 NAME_TIP = QT_TRANSLATE_NOOP("LayerTable", "{name} ({kind}): {params} parameters")
 OUTPUT_TIP = QT_TRANSLATE_NOOP(
@@ -143,8 +141,10 @@ class LayerTable(QWidget):
         self.caption.setObjectName("modelCaption")
         self.caption.setWordWrap(True)
         set_role(self.caption, "hint")
+        self.summary: ModelSummary | None = None
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("layerTable")
+        follow_theme(self.table, self._paint, "cells")
         self.table.setHorizontalHeaderLabels(
             [QCoreApplication.translate("LayerTable", c) for c in COLUMNS])
         for column, tip in enumerate(COLUMN_TIPS):
@@ -175,7 +175,6 @@ class LayerTable(QWidget):
         layout.addWidget(self.payoff)
         layout.addWidget(self.memory)
         layout.addWidget(self.table)
-        self.summary: ModelSummary | None = None
 
     def show_note(self, text: str) -> None:
         """No preview (TensorFlow loading, the data's shape unknown, a build error)."""
@@ -218,14 +217,11 @@ class LayerTable(QWidget):
                                                 params=f"{layer.params:,}"))
                     if column == 4:
                         item.setTextAlignment(RIGHT)
-                    if column == 2 and layer.compute_dtype in HALF_DTYPES:
-                        item.setForeground(QBrush(HALF_COLOR))
                     if column == TENSOR_CORES:
                         item.setToolTip(layer.tensor_core_tip)
-                        if layer.misses_tensor_cores:
-                            item.setForeground(QBrush(MISFIT_COLOR))
                     self.table.setItem(row, column, item)
             self._highlight_output(len(summary.layers) - 1)
+            self._paint(self.table, colors())
         finally:
             self.columns.measure()
             self.table.setUpdatesEnabled(True)
@@ -240,17 +236,36 @@ class LayerTable(QWidget):
             item = self.table.item(row, column)
             if item is None:  # every cell of a filled row has one
                 continue
-            item.setBackground(QBrush(OUTPUT_BACKGROUND))
-            if item.foreground().style() == Qt.BrushStyle.NoBrush:  # keeps a cell's own colour
-                item.setForeground(QBrush(OUTPUT_TEXT))
             item.setFont(bold)
             if column == 0:  # the name's tip, then why the row stands out
                 item.setToolTip(f"{item.toolTip()}\n{output_tip}")
             elif not item.toolTip():  # a Tensor Core cell keeps its own tip
                 item.setToolTip(output_tip)
 
+    def _paint(self, table: QTableWidget, theme: ThemeColors) -> None:
+        """The cells' colours from the theme, again whenever it turns: half-precision
+        compute, a Tensor Core miss (it runs, slower than it could) and the float32
+        output row (the "good" tone's text on its fill)."""
+        summary = self.summary
+        if summary is None or table.rowCount() != len(summary.layers):
+            return
+        output_text, output_fill, _border = theme.tones["good"]
+        last = len(summary.layers) - 1
+        for row, layer in enumerate(summary.layers):
+            own = {2: theme.half if layer.compute_dtype in HALF_DTYPES else "",
+                   TENSOR_CORES: (theme.verdict[Verdict.SLOWER]
+                                  if layer.misses_tensor_cores else "")}
+            for column in range(len(COLUMNS)):
+                item = table.item(row, column)
+                if item is None:
+                    continue
+                text = own.get(column, "") or (output_text if row == last else "")
+                item.setForeground(QBrush(QColor(text)) if text else QBrush())
+                item.setBackground(QBrush(QColor(output_fill)) if row == last else QBrush())
+
     def output_row_highlighted(self) -> bool:
         """For tests: the last row carries the float32-output highlight."""
         row = self.table.rowCount() - 1
         item = self.table.item(row, 0) if row >= 0 else None
-        return item is not None and item.background().color() == OUTPUT_BACKGROUND
+        return (item is not None and item.font().bold()
+                and item.background().color() == QColor(colors().tones["good"][1]))
