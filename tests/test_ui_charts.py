@@ -270,6 +270,22 @@ def test_finish_draws_once_more_and_stops_the_timer(charts, qtbot):
     assert x_min <= 5 and 400 <= x_max < 420  # the step axis fits the run
 
 
+@pytest.mark.parametrize("steps, shown", [(40, True), (4000, False)],
+                         ids=["short run", "long run"])
+def test_the_warmup_label_shows_only_where_its_strip_holds_it(charts, qtbot, steps, shown):
+    """Three warm-up steps of a 4,000-step run are a strip a pixel or two wide: its
+    rotated label spilled over the throughput axis's tick labels (seen at 1920x1080)."""
+    with qtbot.waitSignal(charts.redrawn, timeout=1000):
+        charts.add_events(comparison_events(steps=steps, steps_per_epoch=steps // 5))
+        charts.finish()
+    region = charts._warmup_region
+    assert region.isVisible()  # the shading is there either way
+    assert region.label.isVisible() is shown
+    if not shown:  # zoomed in on the first steps, the strip holds its label again
+        charts.plots["throughput"].getViewBox().setXRange(0, 20, padding=0)
+        assert region.label.isVisible()
+
+
 def test_clear_and_hide_stop_the_timer(charts, qtbot):
     charts.add_events(comparison_events())
     assert redraw_timer(charts).isActive()

@@ -124,6 +124,21 @@ def warmup_region(plot: pg.PlotItem) -> pg.LinearRegionItem:
     )
     plot.addItem(region, ignoreBounds=True)
     region.hide()
+    view = plot.getViewBox()
+
+    def fit_label() -> None:
+        # A strip narrower than the label's line (a few warm-up steps of a long run)
+        # would spill it over the axis's tick labels: the shading and the hover readout
+        # say it there.
+        start, end = region.getRegion()
+        per_pixel = view.viewPixelSize()[0]
+        wide = per_pixel > 0 and (end - start) / per_pixel >= region.label.boundingRect().height()
+        if region.label.isVisible() != wide:
+            region.label.setVisible(wide)
+
+    region.sigRegionChanged.connect(fit_label)
+    view.sigXRangeChanged.connect(fit_label)
+    view.sigResized.connect(fit_label)
     return region
 
 
