@@ -9,6 +9,7 @@ every widget: this is how a theme switch stays under a frame or two.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import TypeVar, cast
 
@@ -73,6 +74,19 @@ def themed_sheet(widget: QWidget, sheet: Callable[[ThemeColors], str]) -> None:
 def _set_sheet(widget: QWidget, text: str) -> None:
     if widget.styleSheet() != text:  # each setStyleSheet re-polishes the widget's subtree
         widget.setStyleSheet(text)
+
+
+def link_label(label: QLabel, href: str, text: str) -> QLabel:
+    """``label`` shows ``text`` as a link to ``href`` in the theme's link colour. Qt
+    colours a link when it parses the label's text, from the palette of that moment:
+    a link made before a switch kept the other theme's colour (dark blue on the dark
+    card), so the colour is written into the link and the text set again at a turn."""
+    def show(widget: QLabel, theme: ThemeColors) -> None:
+        widget.setText(f'<a href="{html.escape(href)}" style="color: {theme.link};">'
+                       f"{html.escape(text)}</a>")
+
+    follow_theme(label, show, "link")
+    return label
 
 
 def set_role(label: QLabel, role: str) -> None:

@@ -26,7 +26,7 @@ from mpstudio.engine.comparison.card_text import card_rows, profile_table, side_
 from mpstudio.engine.comparison.verdict import rule_text, tone_of
 from mpstudio.engine.run_labels import shown_label
 from mpstudio.ui.history.op_profile_view import OpProfileView
-from mpstudio.ui.themed import set_role, themed_sheet
+from mpstudio.ui.themed import link_label, set_role, themed_sheet
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
 from mpstudio.ui.widgets.read_only_table import fit_height, read_only_table
 
@@ -81,7 +81,7 @@ class ComparisonCardView(QWidget):
         self.heading.setContentsMargins(0, 0, 0, 0)
         self.verdict = wrapped_label()
         self.verdict.setObjectName("verdict")
-        self.rule_link = secondary(QLabel(f'<a href="rule">{tr(RULE_LINK)}</a>'))
+        self.rule_link = secondary(link_label(QLabel(), "rule", tr(RULE_LINK)))
         self.rule_link.setObjectName("ruleLink")
         self.rule_link.setToolTip(rule_text())
         self.rule_link.setCursor(Qt.CursorShape.PointingHandCursor)
