@@ -20,6 +20,7 @@ class ReusableLegend(pg.LegendItem):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._parked: dict[object, tuple[pg.ItemSample, pg.LabelItem]] = {}
+        self._faded: set[int] = set()  # parked labels whose colour changed meanwhile
 
     def is_parked(self, item: object) -> bool:
         return item in self._parked
@@ -53,7 +54,8 @@ class ReusableLegend(pg.LegendItem):
         if found is None:
             return False
         sample, label = found
-        if label.text != text:
+        if label.text != text or id(label) in self._faded:
+            self._faded.discard(id(label))
             label.setText(text)
         sample.show()
         label.show()
@@ -61,6 +63,13 @@ class ReusableLegend(pg.LegendItem):
         self._addItemToLayout(sample, label)
         self.updateSize()
         return True
+
+    def recolor_parked(self, color: str) -> None:
+        """The parked labels read ``color`` once they come back (a text laid out now
+        would be laid out again then, and may never be shown)."""
+        for _, label in self._parked.values():
+            label.setAttr("color", color)
+            self._faded.add(id(label))
 
     def _repack(self) -> None:
         """The entries laid out again in order: a removed one leaves a hole in the grid."""

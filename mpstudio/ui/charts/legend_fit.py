@@ -59,8 +59,9 @@ class FittedLegend(ReusableLegend):
     def set_text_color(self, color: str) -> None:
         self.title.setBrush(QColor(color))
         self.setLabelTextColor(color)  # pyqtgraph keeps it for the next entries only...
-        for _, label in [*self.items, *self._parked.values()]:
-            label.setText(label.text)  # ... so the ones there are drawn again
+        for _, label in self.items:
+            label.setText(label.text)  # ... so the ones shown are drawn again
+        self.recolor_parked(color)  # and the others when they come back
         self._laid_out = None
         self.fit()
 

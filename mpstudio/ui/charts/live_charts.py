@@ -131,13 +131,26 @@ class LiveCharts(QWidget):
         self._timer.setObjectName("LiveCharts.redrawTimer")
         self._timer.setInterval(max(1, round(1000 / redraw_hz)))
         self._timer.timeout.connect(self._on_tick)
+        # A turn of the theme (View > Theme, or the system's scheme) is followed on the
+        # event loop's next turn: the window's own repaint and the charts' recolour and
+        # repaint are each a turn of their own then (together they held the window's
+        # thread some 50 ms; a zero timer would run in the same turn as the switch's
+        # posted events).
+        self._palette_timer = QTimer(self)
+        self._palette_timer.setObjectName("LiveCharts.paletteTimer")
+        self._palette_timer.setSingleShot(True)
+        self._palette_timer.setInterval(1)
+        self._palette_timer.timeout.connect(self._follow_palette)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:  # the theme changed (View > Theme,
-            colors = chart_colors(self.palette())     # or the system's scheme)
-            if colors != self.colors:
-                self.set_colors(colors)
+        if event.type() == QEvent.Type.PaletteChange and self.isVisible():
+            self._palette_timer.start()
+
+    def _follow_palette(self) -> None:
+        colors = chart_colors(self.palette())
+        if colors != self.colors:
+            self.set_colors(colors)
 
     # ------------------------------------------------------------------ API
     def set_colors(self, colors: ChartColors) -> None:
@@ -371,11 +384,13 @@ class LiveCharts(QWidget):
     # ---------------------------------------------------------------- Qt
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        self._follow_palette()  # a theme turned while hidden
         if self._data.dirty:
             self._start_timer()
 
     def hideEvent(self, event: QHideEvent) -> None:
         self._timer.stop()  # nothing to see: buffers keep filling, a show redraws
+        self._palette_timer.stop()  # the show follows the palette
         self.hover.stop()
         super().hideEvent(event)
 
