@@ -127,6 +127,25 @@ def test_stop_ends_within_one_batch(tiny_spec, loop):
     assert reporter.of_type(EpochMetrics)[0].val_loss is None  # validation skipped
 
 
+def test_a_stop_does_not_wait_for_the_cpus_first_measurement(tiny_spec):
+    """On a fresh install (no kept CPU rates) a run measured them as it concluded, 10-20
+    s of CPU: the first Stop took 58 s on a loaded 2-core machine. A stopped run goes
+    without a prediction then; the next run that ends by itself measures them."""
+    from mpstudio.engine.prediction.cpu_rates import _cache_path
+
+    _cache_path().unlink()  # as on a fresh install
+
+    class StopAfter(CollectingReporter):
+        def emit(self, event):
+            super().emit(event)
+            if isinstance(event, StepMetrics) and event.step == 2:
+                self.stop()
+
+    result = run(tiny_spec.replace(epochs=3), StopAfter())
+    assert result.summary.status == "stopped"
+    assert result.summary.predicted is None and not _cache_path().exists()
+
+
 def test_a_stop_during_a_batch_ends_the_run_before_the_next_batch(tiny_spec):
     """Stop pressed while batch 5 runs (after the monitor looked at its start): Keras
     fit must not start batch 6. It did, and a Stop at step 4 ended after step 6."""

@@ -17,19 +17,20 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def run_device_rates(devices: RunDevices) -> DeviceRates | None:
+def run_device_rates(devices: RunDevices, measure: bool = True) -> DeviceRates | None:
     """The rates of the device a run computes on: a GPU from the table (None when the
     table does not know it), the CPU as measured once (after the run's peak is read:
-    what the measurement allocates is no part of it), no TPU. Never
-    raises: a run goes on without a prediction."""
+    what the measurement allocates is no part of it), no TPU. ``measure=False``: a CPU
+    whose rates are not kept yet has none (a stopped run does not wait for the
+    measurement). Never raises: a run goes on without a prediction."""
     try:
-        return _rates(devices)
+        return _rates(devices, measure)
     except Exception:  # a device that cannot be measured
         log.warning("no rates for this run's device", exc_info=True)
         return None
 
 
-def _rates(devices: RunDevices) -> DeviceRates | None:
+def _rates(devices: RunDevices, measure: bool) -> DeviceRates | None:
     from mpstudio.engine.prediction.device_rates import gpu_rates
 
     if devices.kind == "CPU":
@@ -40,7 +41,7 @@ def _rates(devices: RunDevices) -> DeviceRates | None:
 
         # under a memory cap (a batch finder's try) the measurement could run out of
         # it: such a run takes the kept rates, or goes without a prediction
-        return cached_cpu_rates(measure=LIMIT_ENV not in os.environ)
+        return cached_cpu_rates(measure=measure and LIMIT_ENV not in os.environ)
     if devices.kind == "GPU":
         from mpstudio.engine.device_info import visible_gpus
 

@@ -19,8 +19,11 @@ def conclude(run: PreparedRun, aids: AttachedAids,
     """Sum the attempt up, emit its RunFinished or RunFailed, close the aids."""
     monitor, spec = run.monitor, run.spec
     peak = run.memory.finish()
-    # after the peak is read: a CPU measured for its rates (once) is no part of the run
-    predicted = predict_run(run.model, spec, run_device_rates(run.devices))
+    # after the peak is read: a CPU measured for its rates (once) is no part of the run.
+    # A Stop is answered now: the measurement (10-20 s of CPU on a fresh install) waits
+    # for a run that ends by itself.
+    rates = run_device_rates(run.devices, measure=not monitor.stop_requested)
+    predicted = predict_run(run.model, spec, rates)
     problem = trained.problem
     if trained.out_of_memory is not None:
         problem = Problem(oom_reason(spec, run.placement.replicas, run.model_summary.params,
