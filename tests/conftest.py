@@ -131,18 +131,33 @@ def isolated_datasets(tmp_path_factory, monkeypatch, measured_cpu_rates):
     a fresh config folder, the run history to a fresh file, the engine log to a fresh
     folder. The data folder starts with this CPU's measured rates (measured_cpu_rates),
     as a user's cache folder holds them after the first run."""
+    root = tmp_path_factory.mktemp("data")
+    _user_folders(monkeypatch, root, measured_cpu_rates)
+    return root
+
+
+@pytest.fixture(scope="module")
+def module_user_folders(tmp_path_factory, measured_cpu_rates):
+    """isolated_datasets for a module-scoped fixture that works as a user once for its
+    module's tests (it is set up before their own folders exist): folders of its own
+    under the root it gets; each test still gets its own."""
+    root = tmp_path_factory.mktemp("module-data")
+    with pytest.MonkeyPatch.context() as patch:
+        _user_folders(patch, root, measured_cpu_rates)
+        yield root
+
+
+def _user_folders(patch: pytest.MonkeyPatch, root: Path, rates: Path) -> None:
     from mpstudio.engine.prediction.cpu_rates import _cache_path
 
-    root = tmp_path_factory.mktemp("data")
-    monkeypatch.setenv("MPSTUDIO_CONFIG_DIR", str(root / "config"))
-    monkeypatch.setenv("MPSTUDIO_LOG_DIR", str(root / "log"))
-    monkeypatch.setenv("MPSTUDIO_DATA_DIR", str(root / "mpstudio"))
-    monkeypatch.setenv("MPSTUDIO_HISTORY", str(root / "history.sqlite3"))
-    monkeypatch.setenv("MPSTUDIO_DATASETS_MIRROR", "http://127.0.0.1:9/")
-    monkeypatch.setenv("KERAS_HOME", str(root / "keras"))
+    patch.setenv("MPSTUDIO_CONFIG_DIR", str(root / "config"))
+    patch.setenv("MPSTUDIO_LOG_DIR", str(root / "log"))
+    patch.setenv("MPSTUDIO_DATA_DIR", str(root / "mpstudio"))
+    patch.setenv("MPSTUDIO_HISTORY", str(root / "history.sqlite3"))
+    patch.setenv("MPSTUDIO_DATASETS_MIRROR", "http://127.0.0.1:9/")
+    patch.setenv("KERAS_HOME", str(root / "keras"))
     _mkdir(_cache_path().parent)
-    shutil.copy(measured_cpu_rates, _cache_path())
-    return root
+    shutil.copy(rates, _cache_path())
 
 
 @pytest.fixture

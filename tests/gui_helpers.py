@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import shiboken6
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QApplication, QMenu
 
-from devtools.gui_driving import select
+from devtools.gui_driving import select, wait_until
 from mpstudio.engine.spec import RunSpec
 from mpstudio.ui.window.main_window import MainWindow
 
@@ -21,11 +21,7 @@ def open_window(qtbot, settings_file, first_launch: bool = False) -> MainWindow:
     """A shown window whose TensorFlow has loaded and whose hardware check is done.
     A returning user's (the default setup saved) unless ``first_launch``: a fresh
     install's first Run is a comparison of the best half precision with float32."""
-    settings = QSettings(str(settings_file), QSettings.Format.IniFormat)
-    if not first_launch and not settings.contains("run/spec"):
-        settings.setValue("run/spec", RunSpec().to_toml())
-        settings.sync()
-    window = MainWindow(settings)
+    window = MainWindow(_settings(settings_file, first_launch))
     # pytest-qt closes and deletes its widgets before the fixtures' own teardown: a
     # window still finishing a job (a model preview after a run) would ignore that
     # close and be deleted with its threads running. Close it our way first.
@@ -36,6 +32,49 @@ def open_window(qtbot, settings_file, first_launch: bool = False) -> MainWindow:
         window.start_background()
     qtbot.waitUntil(lambda: window.setup.run_button.isEnabled(), timeout=10_000)
     return window
+
+
+def _settings(settings_file, first_launch: bool = False) -> QSettings:
+    settings = QSettings(str(settings_file), QSettings.Format.IniFormat)
+    if not first_launch and not settings.contains("run/spec"):
+        settings.setValue("run/spec", RunSpec().to_toml())
+        settings.sync()
+    return settings
+
+
+def start_window(settings_file) -> MainWindow:
+    """open_window for a module-scoped fixture, where there is no qtbot: a returning
+    user's window, shown, its engine ready. End it with end_window before any test runs
+    (a test fails on a process or a timer left behind)."""
+    window = MainWindow(_settings(settings_file))
+    window.confirm_close = lambda: True
+    window.show()
+    window.start_background()
+    wait_for(lambda: window.hardware_jobs.check is not None
+             and window.setup.run_button.isEnabled(), TF_TIMEOUT_MS, "the hardware check")
+    return window
+
+
+def end_window(window: MainWindow) -> None:
+    """close_window for start_window's window; then it is deleted, timers and all."""
+    window.close()
+    try:
+        wait_for(lambda: window._closed, RUN_TIMEOUT_MS, "the window to close")
+        assert window.engine.pid is None, "the engine process outlived the window"
+    except AssertionError:
+        window.engine.shutdown(wait_ms=30_000)
+        raise
+    finally:
+        window.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def wait_for(condition: Callable[[], bool], timeout_ms: int, what: str) -> None:
+    """qtbot.waitUntil where there is no qtbot: AssertionError naming ``what``."""
+    try:
+        wait_until(QApplication.instance(), condition, timeout_ms / 1000, what)
+    except SystemExit as exc:
+        raise AssertionError(str(exc)) from None
 
 
 def bare_window(qtbot, settings_file, size: tuple[int, int] = (1280, 720)) -> MainWindow:

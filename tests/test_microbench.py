@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from mpstudio.engine.hardware.advisor import advise
@@ -67,6 +69,26 @@ def test_a_stop_ends_after_the_current_case(report):
     assert sum(len(m.results) for m in measurements) < 6
     # The case the stop interrupted is dropped, not kept as a one-step timing.
     assert all(r.steps >= 3 for m in measurements for r in m.results)
+
+
+def test_a_step_that_takes_the_whole_window_is_timed_once():
+    """A float16 convolution emulated on a CPU takes seconds a step: the first step after
+    tracing that fills the window is the timing (three more took some 15 s of a
+    0.05 s-a-case measurement); a stop during it drops the case."""
+    from mpstudio.engine.hardware.microbench import _timed
+
+    ran = []
+
+    def slow_step() -> None:
+        ran.append(1)
+        time.sleep(0.06)
+
+    seconds, steps = _timed(slow_step, lambda: None, 0.05, lambda: False)
+    assert steps == 1 and seconds >= 0.05 and len(ran) == 2  # tracing, then the timed one
+    assert _timed(slow_step, lambda: None, 0.05, lambda: len(ran) > 3) is None
+    # a step shorter than the window is timed over at least 3 steps, as before
+    fast = _timed(lambda: time.sleep(0.005), lambda: None, 0.05, lambda: False)
+    assert fast is not None and fast[1] >= 3 and fast[0] * fast[1] >= 0.05
 
 
 def test_a_case_that_fails_is_reported_not_raised(report, monkeypatch):

@@ -72,13 +72,20 @@ def _timed(step: Callable[[], None], sync: Callable[[], None], seconds: float,
 
     Steps go in batches that double, one device sync a batch, so syncs do not stall
     a fast GPU. A warm-up of a third of the window (after tracing) lets a GPU reach
-    its clocks before the first precision is timed."""
+    its clocks before the first precision is timed. A step that alone takes the whole
+    window (float16 convolutions, emulated on most CPUs, take seconds) is the timing:
+    three more of it would take several times the window asked for, and time nothing
+    better."""
     step()  # trace and compile
     sync()
     warm_until = time.perf_counter() + seconds / 3
     while time.perf_counter() < warm_until and not should_stop():
+        began = time.perf_counter()
         step()
         sync()
+        took = time.perf_counter() - began
+        if took >= seconds:
+            return None if should_stop() else (took, 1)
     steps, batch, start = 0, 1, time.perf_counter()
     while True:
         for _ in range(batch):
