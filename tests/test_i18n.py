@@ -58,7 +58,7 @@ def test_a_slower_verdict_its_card_and_the_rule_read_in_chinese(chinese):
     card = build_card([run(1, "float32", 1000, 0.9)], [run(2, "mixed_float16", 700, 0.9)])
     sentence = card.verdict.sentence
     assert card.verdict.kind == "slower"
-    assert sentence.startswith("在此硬件上更慢：mixed_float16 的速度为 float32 速度的 0.70x")
+    assert sentence.startswith("在此硬件上更慢：mixed_float16 的速度为 float32 的 0.70 倍")
     # The advisor's reason and the memory note are stored with the run, in English
     # (this release's history): they become keys with values next, and are left out here.
     advisor = run(2, "mixed_float16", 700, 0.9).hardware["advisor_reason"]

@@ -283,7 +283,7 @@ def test_a_cpu_verdict_ends_with_the_advisors_reason_in_the_readers_language(tmp
             card = build_card([store.run(base)], [store.run(mixed)])
         sentence = card.verdict.sentence
         assert card.verdict.kind == "slower"
-        assert sentence.startswith("在此硬件上更慢：mixed_float16 的速度为 float32 速度的 0.70x")
+        assert sentence.startswith("在此硬件上更慢：mixed_float16 的速度为 float32 的 0.70 倍")
         assert sentence.endswith("此 CPU 没有原生 float16 运算（F16C 只做转换）：float16 运算是"
                                  "模拟的，比 float32 更慢。")
         assert foreign(sentence) == []
