@@ -190,10 +190,17 @@ def run_cli(capsys):
 def chinese(qapp, monkeypatch):
     """Everything in zh_CN, as ``launch()`` sets it up for a Chinese user: the window's
     Qt translators (ours and Qt's own), the engine's gettext language in this process,
-    and MPSTUDIO_LANG for any engine process started meanwhile. English again afterwards."""
+    and MPSTUDIO_LANG for any engine process started meanwhile. English again afterwards.
+
+    Qt finds the bundled subset of Noto Sans CJK SC (tests/fonts/, loaded once a
+    process: devtools/cjk_test_font.py) for the Chinese characters, as a desktop finds
+    its installed Noto CJK: a layout test measures real CJK glyphs on a machine without
+    a CJK font too (CI)."""
+    from devtools import cjk_test_font
     from mpstudio.engine import i18n
     from mpstudio.ui import translations
 
+    cjk_test_font.load()
     monkeypatch.setenv("MPSTUDIO_LANG", "zh_CN")
     assert translations.install("zh_CN", qapp) == []  # ours and Qt's both found
     i18n.set_language("zh_CN")

@@ -8,14 +8,25 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, QTimer, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QCoreApplication,
+    QEvent,
+    QObject,
+    QRect,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
     QBoxLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
+    QStyleOptionViewItem,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
@@ -35,7 +46,13 @@ PLACEHOLDER = QT_TRANSLATE_NOOP(
     'Tick "Compare with float32" and run, or select two runs in History and click Compare.')
 RULE_LINK = QT_TRANSLATE_NOOP("ComparisonCardView", "How is this decided?")
 COLUMNS = 4  # figure, float32 side, mixed side, change
+HEADER_PAD = 16  # px: a header's text from its section's edges (its sort mark's room)
 WIDE_PAGE = 720  # px: the verdict beside the figures from here (the centre at 1280 wide)
+# The verdict column beside the figures: a third of the page, within these bounds...
+VERDICT_SHARE, VERDICT_MIN, VERDICT_MAX = 0.32, 240, 420
+# ...unless the figures would be taller than the page: it then gives the table width,
+# down to this, so fewer of its cells wrap (the verdict grows taller in its column).
+VERDICT_FLOOR = 200
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 # A CJK character with an opening bracket before it and closing punctuation after it, or
 # a run of anything else but spaces.
@@ -54,12 +71,26 @@ def unbreakable(text: str) -> list[str]:
     return _PIECE.findall(text)
 
 
-def _side_header(side: Side) -> str:
-    """"float32 baseline (#1, #3)" as "float32" / "baseline" / "(#1, #3)" (its words in
-    the window's language): a narrow column stays wide enough for every line of its
-    header."""
+def _side_words(side: Side) -> list[str]:
+    """"float32 baseline (#1, #3)" as "float32", "baseline" and "(#1, #3)" (its words in
+    the window's language, the runs' ids last): the pieces of a side's header, which
+    never break inside."""
     label, ids = side_heading(side).rsplit(" (", 1)
-    return "\n".join([*shown_label(label.split(" · ")[0]).split(), f"({ids}"])
+    return [*shown_label(label.split(" · ")[0]).split(), f"({ids}"]
+
+
+def _side_header(words: list[str], width: int, metrics: QFontMetrics) -> str:
+    """A side's header in a column ``width`` wide: its words on as few lines as fit
+    ("float32 baseline"; one word a line in a narrow column), then its runs' ids on a
+    line of their own."""
+    lines: list[str] = []
+    for word in words[:-1]:
+        joined = f"{lines[-1]} {word}" if lines else word
+        if lines and metrics.horizontalAdvance(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(word)
+    return "\n".join([*lines, words[-1]])
 
 
 class ComparisonCardView(QWidget):
@@ -94,15 +125,21 @@ class ComparisonCardView(QWidget):
         self.table = read_only_table("cardTable", COLUMNS)
         self.table.setWordWrap(True)  # the loss-gap sentence wraps in a narrow window
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        # The columns' widths are the card's (_column_widths), from the table's width
+        # alone: the same widths _verdict_width predicts the table's height with. (Qt's
+        # ResizeToContents measures a wrapping column at its current width, so the widths
+        # it gave depended on the ones before.)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         header.setHighlightSections(False)
-        # A new column width re-wraps the rows; refit once the header has settled all
-        # its sections (during sectionResized the other stretched ones are still old).
-        header.sectionResized.connect(self._fit_later)
+        # A new table width re-wraps the rows: refit once the layout has settled.
+        self.table.installEventFilter(self)
         self._fit_pending = False
+        # what the verdict column's width was last worked out for (the resize path is
+        # taken for each step of a window's resizing: the same page is not worked out
+        # again), and the card's generation that it depends on
+        self._arranged_for: tuple[int, int, int, bool] | None = None
+        self._generation = 0
+        self._side_words: list[list[str]] = [[""], [""]]  # the two sides' header words
 
         self.export_button = QPushButton(
             QCoreApplication.translate("ComparisonCardView", "Export report…"))
@@ -148,6 +185,8 @@ class ComparisonCardView(QWidget):
 
         self.rule_link.linkActivated.connect(self.toggle_rule)
         self.export_button.clicked.connect(self.export_requested)
+        if parent is not None:
+            parent.installEventFilter(self)  # the page's height (_page_height)
         self.clear()
 
     # ------------------------------------------------------------ public API
@@ -165,10 +204,13 @@ class ComparisonCardView(QWidget):
                 "ComparisonCardView", " · median of {trials} trials").format(trials=card.trials)
         self.heading.setText(title)
         self._show_verdict(card.verdict.kind, card.verdict.sentence)
-        # Two-line headers: the side, then its runs' ids (narrow columns stay readable).
+        # The sides' headers: the side, then its runs' ids, on lines of their own; the
+        # side's words share a line where its column is wide enough (_fit_table).
+        self._side_words = [_side_words(base), _side_words(mixed)]
         self.table.setHorizontalHeaderLabels(
-            [QCoreApplication.translate("ComparisonCardView", "Figure"), _side_header(base),
-             _side_header(mixed), QCoreApplication.translate("ComparisonCardView", "Change")])
+            [QCoreApplication.translate("ComparisonCardView", "Figure"),
+             *("\n".join(words) for words in self._side_words),
+             QCoreApplication.translate("ComparisonCardView", "Change")])
         rows = card_rows(card)
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
@@ -181,6 +223,7 @@ class ComparisonCardView(QWidget):
                 self.table.setItem(r, c, item)
         self._set_filled(True)
         self.op_profile.show_table(profile_table(card))
+        self._generation += 1
         self._arrange()
         self._fit_table()
         self.card_shown.emit()
@@ -193,6 +236,7 @@ class ComparisonCardView(QWidget):
         self.verdict.setProperty("kind", "")
         self.verdict.setProperty("tone", "")
         self.op_profile.show_table(None)
+        self._generation += 1
         self._set_filled(False)
 
     def rows_text(self) -> list[tuple[str, str, str, str]]:
@@ -231,17 +275,73 @@ class ComparisonCardView(QWidget):
         self.export_button.setVisible(filled)
 
     def _arrange(self) -> None:
-        """The verdict beside the figures where the page holds both (a third of it, so
-        the verdict's lines stay short enough to read), above them where it does not."""
+        """The verdict beside the figures where the page holds both, above them where it
+        does not."""
         width = self.width()
         side_by_side = width >= WIDE_PAGE
+        page = (width, self._page_height(), self._generation, side_by_side)
+        if page == self._arranged_for:
+            return
+        self._arranged_for = page
         self.columns.setDirection(QBoxLayout.Direction.LeftToRight if side_by_side
                                   else QBoxLayout.Direction.TopToBottom)
         if side_by_side:
-            self.verdict_column.setFixedWidth(max(240, min(420, round(width * 0.32))))
+            self.verdict_column.setFixedWidth(self._verdict_width())
         else:
             self.verdict_column.setMinimumWidth(0)
             self.verdict_column.setMaximumWidth(16777215)
+
+    def _verdict_width(self) -> int:
+        """A third of the page, so the verdict's lines stay short enough to read; but
+        where the figures would then be taller than the page (Chinese at 1280x720: its
+        lines are taller, and the narrow side columns wrapped every range), the widest
+        narrower column down to VERDICT_FLOOR that lets the table fit: the page, or the
+        verdict's own height where that is taller. Worked out from the table's height at
+        each width (the heights Qt gives its rows), never by laying out and looking, so
+        it settles at once and cannot swing back and forth."""
+        layout = self.layout()
+        assert layout is not None
+        margins = layout.contentsMargins()
+        inner = self.width() - margins.left() - margins.right()
+        preferred = max(VERDICT_MIN, min(VERDICT_MAX, round(self.width() * VERDICT_SHARE)))
+        if self._card is None or preferred <= VERDICT_FLOOR:
+            return preferred
+        heading = self.heading.heightForWidth(inner) if self.heading.hasHeightForWidth() \
+            else -1
+        room = (self._page_height() - margins.top() - margins.bottom() - layout.spacing()
+                - (heading if heading >= 0 else self.heading.sizeHint().height()))
+        verdict_layout = self.verdict_column.layout()
+        assert verdict_layout is not None
+        frame = 2 * self.table.frameWidth()
+        natural, least = self._natural_widths(), self._least_widths()
+        cells: dict[tuple[int, int, int], int] = {}  # a cell's height at a width
+
+        def fits(verdict: int) -> bool:
+            view = inner - self.columns.spacing() - verdict - frame
+            height = self._table_height(self._column_widths(view, natural, least), view, cells)
+            return height <= room or height <= verdict_layout.totalHeightForWidth(verdict)
+
+        if fits(preferred):
+            return preferred
+        low, high = VERDICT_FLOOR, preferred  # the widest that fits lies in [low, high)
+        if not fits(low):
+            return low
+        while high - low > 1:
+            middle = (low + high) // 2
+            if fits(middle):
+                low = middle
+            else:
+                high = middle
+        return low
+
+    def _page_height(self) -> int:
+        """The height the card is seen in: its scroll area's (the card may be taller), or
+        its own."""
+        parent = self.parentWidget()
+        scroll = parent.parentWidget() if parent is not None else None
+        if isinstance(scroll, QAbstractScrollArea) and scroll.viewport() is parent:
+            return parent.height()
+        return self.height()
 
     def _widest_number(self, column: int) -> int:
         """The widest one-line cell of ``column`` (figures, not the wrapping loss gap)."""
@@ -256,42 +356,140 @@ class ComparisonCardView(QWidget):
         self._arrange()
         self._fit_later()  # a narrower card may need the table's scroll bar (or not)
 
+    def event(self, event: QEvent) -> bool:
+        # the page's height is its scroll area's: a shorter page may need a narrower
+        # verdict column while the card, as tall as its content, keeps its size
+        parent = self.parentWidget()
+        if event.type() == QEvent.Type.ParentAboutToChange and parent is not None:
+            parent.removeEventFilter(self)
+        elif event.type() == QEvent.Type.ParentChange and parent is not None:
+            parent.installEventFilter(self)
+        return super().event(event)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            if watched is self.table:
+                if isinstance(event, QResizeEvent) and \
+                        event.size().width() != event.oldSize().width():
+                    self._fit_later()  # new columns' widths, rows re-wrapped
+            elif watched is self.parentWidget():
+                self._arrange()
+        return super().eventFilter(watched, event)
+
     def _fit_later(self, *_: object) -> None:
         if not self._fit_pending:
             self._fit_pending = True
             QTimer.singleShot(0, self, self._fit_table)
 
     def _fit_table(self) -> None:
-        """Rows as tall as their (wrapped) text, the table as tall as its rows."""
+        """Columns as _column_widths has them, rows as tall as their (wrapped) text, the
+        table as tall as its rows."""
         self._fit_pending = False
-        header = self.table.horizontalHeader()
-        # The two side columns stretch, but never below their headers' widest line (a
-        # narrow dock clipped "float32 baseline" to "oat32 baselin"), nor below their
-        # numbers; a dock too narrow for that scrolls the table sideways, while the
-        # verdict above keeps wrapping to the dock's width.
         if self._card is not None:
-            metrics = header.fontMetrics()
-            side = max((metrics.horizontalAdvance(line) for c in (1, 2)
-                        for line in self.header_labels()[c].split("\n")), default=0)
-            side = max(side + 16, *(self._widest_number(c) for c in (1, 2)))
-            header.setMinimumSectionSize(side)
-            self._fit_names(2 * side)
+            header = self.table.horizontalHeader()
+            widths = self._column_widths(self.table.viewport().width(),
+                                         self._natural_widths(), self._least_widths())
+            for column, width in enumerate(widths):
+                if header.sectionSize(column) != width:
+                    header.resizeSection(column, width)
+            for column, text in zip((1, 2), self._side_headers(widths), strict=True):
+                item = self.table.horizontalHeaderItem(column)
+                if item is not None and item.text() != text:
+                    item.setText(text)
         fit_height(self.table)
 
-    def _fit_names(self, sides: int) -> None:
-        """The figure names wrap (never mid-word; Chinese between characters) where the
-        dock is too narrow for them on one line beside the other columns: at 1280x720 the
-        Change column was off the edge."""
-        header = self.table.horizontalHeader()
+    def _side_headers(self, widths: list[int]) -> list[str]:
+        """The two sides' headers in columns of these widths."""
+        metrics = self.table.horizontalHeader().fontMetrics()
+        return [_side_header(words, widths[c] - HEADER_PAD, metrics)
+                for c, words in zip((1, 2), self._side_words, strict=True)]
+
+    def _natural_widths(self) -> list[int]:
+        """Each column's width with no cell wrapped (a cell's own lines, each on one line),
+        as Qt's ResizeToContents measures an unwrapped column."""
+        table = self.table
+        header = table.horizontalHeader()
+        option = QStyleOptionViewItem()
+        table.initViewItemOption(option)
+        option.rect = QRect()  # no height: the delegate measures the text unwrapped
+        delegate, model = table.itemDelegate(), table.model()
+        grid = int(table.showGrid())
+        return [max(header.sectionSizeHint(c), *(
+            delegate.sizeHint(option, model.index(r, c)).width() + grid
+            for r in range(table.rowCount()))) for c in range(COLUMNS)]
+
+    def _least_widths(self) -> tuple[int, int]:
+        """The narrowest a side column may be: its headers' widest word (a narrow dock
+        clipped "float32 baseline" to "oat32 baselin") and its numbers; and the figure
+        names' column: their widest piece that never breaks (a word; a Chinese character
+        with its punctuation)."""
+        metrics = self.table.horizontalHeader().fontMetrics()
+        side = max(metrics.horizontalAdvance(word) for words in self._side_words
+                   for word in words)
+        side = max(side + HEADER_PAD, *(self._widest_number(c) for c in (1, 2)))
         metrics = self.table.fontMetrics()
-        names = [item.text() for r in range(self.table.rowCount())
-                 if (item := self.table.item(r, 0))]
-        whole = max((metrics.horizontalAdvance(n) for n in names), default=0) + 16
-        word = max((metrics.horizontalAdvance(w) for n in names for w in unbreakable(n)),
-                   default=0) + 16
-        room = self.table.viewport().width() - sides - self.table.sizeHintForColumn(3)
-        if room >= whole:
-            header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        else:
-            header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-            header.resizeSection(0, max(word, room))
+        names = max((metrics.horizontalAdvance(w) for r in range(self.table.rowCount())
+                     if (item := self.table.item(r, 0))
+                     for w in unbreakable(item.text())), default=0) + 16
+        return side, names
+
+    @staticmethod
+    def _column_widths(room: int, natural: list[int], least: tuple[int, int]) -> list[int]:
+        """The four columns' widths in a table whose view is ``room`` wide: the Change
+        column as wide as its widest line, the figure names on one line where they fit
+        beside the sides at their narrowest (else they wrap, never mid-word; at 1280x720
+        the Change column was off the edge), the two sides sharing the rest, never
+        narrower than ``least`` has them. A page too narrow for that scrolls the table
+        sideways, while the verdict above keeps wrapping to its width."""
+        side, word = least
+        change = natural[3]
+        names_room = room - 2 * side - change
+        names = natural[0] if names_room >= natural[0] else max(word, names_room)
+        rest = room - names - change
+        return [names, max(side, rest // 2), max(side, rest - rest // 2), change]
+
+    def _table_height(self, widths: list[int], room: int,
+                      cells: dict[tuple[int, int, int], int] | None = None) -> int:
+        """The table's height with these columns' widths in a view ``room`` wide: what
+        fit_height would make it, each row as tall as Qt's resizeRowsToContents makes it
+        (the delegate's height for each cell at its column's width, the grid line; at
+        least the row header's height). ``cells`` keeps the cells' heights measured at
+        a width for the next call."""
+        cells = {} if cells is None else cells
+        table = self.table
+        rows = table.verticalHeader()
+        option = QStyleOptionViewItem()
+        table.initViewItemOption(option)
+        delegate, model = table.itemDelegate(), table.model()
+        grid = int(table.showGrid())
+        height = self._header_height(widths) + 2 * table.frameWidth()
+        for r in range(table.rowCount()):
+            if (least := cells.get((r, -1, 0))) is None:
+                least = cells[(r, -1, 0)] = max(rows.sectionSizeHint(r),
+                                                rows.minimumSectionSize())
+            row = least
+            for c, width in enumerate(widths):
+                if (cell := cells.get((r, c, width))) is None:
+                    option.rect = QRect(0, 0, width - grid, 1)  # a height: wrapped at the width
+                    cell = cells[(r, c, width)] = delegate.sizeHint(
+                        option, model.index(r, c)).height() + grid
+                row = max(row, cell)
+            height += row
+        if sum(widths) > room:
+            height += table.horizontalScrollBar().sizeHint().height()
+        return height
+
+    def _header_height(self, widths: list[int]) -> int:
+        """The header's height with the sides' headers as these widths have them: its
+        height now, less its tallest label's text, plus the tallest it would have."""
+        header = self.table.horizontalHeader()
+        metrics = header.fontMetrics()
+        labels = self.header_labels()
+
+        def tallest(texts: list[str]) -> int:
+            return max(metrics.boundingRect(QRect(0, 0, 100_000, 100_000), 0, text).height()
+                       for text in texts)
+
+        now = max(header.minimumHeight(), header.sizeHint().height())
+        return now - tallest(labels) + tallest([labels[0], *self._side_headers(widths),
+                                                labels[3]])

@@ -26,8 +26,10 @@ def fit_height(table: QTableWidget) -> int:
     the columns are wider than the view); returns the height."""
     table.resizeRowsToContents()
     header = table.horizontalHeader()
-    # Before the first show the header has no height yet: its size hint does.
-    height = max(header.height(), header.sizeHint().height()) + 2 * table.frameWidth()
+    # The header's height as the table's next layout makes it (QTableView's
+    # updateGeometries): before the first show it has none yet, and after its labels
+    # change it keeps the old one until then.
+    height = max(header.minimumHeight(), header.sizeHint().height()) + 2 * table.frameWidth()
     height += sum(table.rowHeight(r) for r in range(table.rowCount()))
     if header.length() > table.viewport().width():
         height += table.horizontalScrollBar().sizeHint().height()
