@@ -75,6 +75,26 @@ def test_the_data_bounds_the_search_and_its_refusals_cost_no_tries():
     assert len(result.tries) == 4  # 512, 1024, 2048 (refused), 1438
 
 
+def test_the_data_limit_one_search_learned_costs_the_next_no_refused_try():
+    """The mixed search starts where float32's ended and knows the data's size from it:
+    it tried 2048 to be refused with 1,438 again (a process starting TensorFlow)."""
+    first = search_largest("float32", Device(holds=1200, examples=1438), 1024)
+    assert [t.outcome for t in first.tries[:3]] == [FITS, TOO_LARGE, OUT_OF_MEMORY]
+    assert first.data_limit == 1438 and first.largest < 1438
+    device = Device(holds=5000, examples=1438)
+    mixed = search_largest("mixed_float16", device, 1024, known_data_limit=first.data_limit)
+    assert device.tried == [1024, 1438]  # not 2048: what it would answer is known
+    assert mixed.whole_data_fits and mixed.bounded and mixed.data_limit == 1438
+    # float32 fit the whole split: mixed starts there, not at the multiple of 8 below it
+    device = Device(holds=5000, examples=1438)
+    whole = search_largest("mixed_float16", device, 1438, known_data_limit=1438)
+    assert device.tried == [1438] and whole.whole_data_fits and whole.bounded
+    # bounded below the data by the user: the data's size was not reached, as before
+    below = search_largest("mixed_float16", Device(holds=5000, examples=1438), 512, most=1024,
+                           known_data_limit=1438)
+    assert below.largest == 1024 and below.data_limit is None and not below.whole_data_fits
+
+
 def test_an_unaligned_start_is_aligned_and_the_findings_say_what_bounded_them():
     from mpstudio.engine.batch_search.finder import BatchSearch
     from mpstudio.engine.batch_search.finder_text import result_line, summary_line
@@ -278,6 +298,12 @@ def test_find_batch_command_searches_and_compares(run_cli, isolated_history):
     assert [r["spec"]["precision"] for r in payload["runs"]] == ["float32", "mixed_float16"]
     found = dict(re.findall(r"^(\S+): largest batch ([\d,]+)", err, re.M))
     assert set(found) == {"float32", "mixed_float16"}, err
+    # float32 was refused batch 2,048 as more than the data (1,438 examples); mixed knew
+    # it and tried no batch above: the one float32 ended at and the whole split, or only
+    # the whole split where float32's 1,438 fit (its peak is within 0.1 MiB of the cap)
+    tries = "1 try" if found["float32"] == "1,438" else "2 tries"
+    assert re.search(r"^mixed_float16: largest batch 1,438 \(the whole training split "
+                     rf"\(1,438 examples\) fits in one batch; {tries}, ", err, re.M), err
     # each side trained at the largest batch its own search found, rate scaled from 128
     for run in payload["runs"]:
         batch = int(found[run["spec"]["precision"]].replace(",", ""))

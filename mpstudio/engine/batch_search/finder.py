@@ -157,6 +157,7 @@ def find_largest_batches(spec: RunSpec, options: FinderOptions,
     batch float32 reached (mixed precision holds at least as large a batch)."""
     results: list[SearchResult] = []
     start = options.start or spec.batch_size
+    data_limit: int | None = None
     for precision in precisions_for(spec):
         count = 0
 
@@ -171,11 +172,15 @@ def find_largest_batches(spec: RunSpec, options: FinderOptions,
 
         result = search_largest(precision, try_at, start, most=options.most,
                                 resolution=options.resolution,
-                                max_tries=options.max_tries, should_stop=should_stop)
+                                max_tries=options.max_tries, should_stop=should_stop,
+                                known_data_limit=data_limit)
         results.append(result)
         if result.stopped or result.error:
             break
         start = result.largest or start
+        # the data's size is the same for every precision: the next search does not spend
+        # a try (a process starting TensorFlow) to be refused with it again
+        data_limit = result.data_limit or data_limit
     return BatchSearch(spec, tuple(results), options.cap_mib)
 
 

@@ -64,15 +64,22 @@ def _between(low: int, high: int) -> int | None:
 
 def search_largest(precision: str, try_at: Callable[[int], TryOutcome], start: int, *,
                    most: int | None = None, resolution: float = 0.125, max_tries: int = 12,
-                   should_stop: Callable[[], bool] = lambda: False) -> SearchResult:
+                   should_stop: Callable[[], bool] = lambda: False,
+                   known_data_limit: int | None = None) -> SearchResult:
     """The largest batch of ``precision`` that fits, from ``start``, at most ``most``
-    (the user's bound), in at most ``max_tries`` tries."""
+    (the user's bound), in at most ``max_tries`` tries. ``known_data_limit``: the
+    training split's size where an earlier search learned it (a try refused as more
+    than the data): no try is spent to be refused with it again."""
     largest: int | None = None
     failed: int | None = None
     limit = most
+    if known_data_limit is not None:
+        limit = known_data_limit if most is None else min(most, known_data_limit)
     data_limit: int | None = None
     tries: list[TryOutcome] = []
     batch = aligned(max(1, start))  # doubling keeps a multiple of 8 one
+    if known_data_limit is not None and start >= known_data_limit:
+        batch = known_data_limit  # the last search fit the whole split: try that, not below
     error = ""
     while True:
         if should_stop():
@@ -83,6 +90,8 @@ def search_largest(precision: str, try_at: Callable[[int], TryOutcome], start: i
                                 out_of_tries=True)
         if limit is not None:
             batch = min(batch, limit)
+        if batch == known_data_limit:
+            data_limit = batch  # reached, as a refused try would have said
         outcome = try_at(batch)
         if should_stop():  # the try was ended part-way: it says nothing about the batch
             return SearchResult(precision, largest, failed, data_limit, tuple(tries), error,
