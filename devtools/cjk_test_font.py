@@ -1,5 +1,5 @@
 """The Chinese font the tests measure with: a subset of Noto Sans CJK SC (the usual
-Chinese font of a Linux desktop) in tests/fonts/, so that a layout test in Chinese
+Chinese font of a Linux desktop) in tests/support/fonts/, so that a layout test in Chinese
 measures real CJK glyphs on a machine with no CJK font (CI: a fresh machine, no root),
 the glyphs a machine with fonts-noto-cjk measures.
 
@@ -15,7 +15,7 @@ installed. (In the app font's family list, or as a substitute for its family, th
 font's ascent goes into every line's height: 17 px instead of 14 at 9 pt.) Where an
 installed Noto Sans CJK is there too, Qt may take that one: the same glyphs and metrics.
 
-scripts/subset_test_font.py makes it (fontTools); tests/test_cjk_test_font.py checks
+scripts/subset_test_font.py makes it (fontTools); tests/project/test_cjk_test_font.py checks
 that it still covers the translations.
 """
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QFont
 
 ROOT = Path(__file__).resolve().parents[1]
-FONT_DIR = ROOT / "tests" / "fonts"
+FONT_DIR = ROOT / "tests" / "support" / "fonts"
 FAMILY = "Noto Sans CJK SC Subset"
 # weight -> (the subset's file, the collection it is cut from: its SC face)
 FACES = {

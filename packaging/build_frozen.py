@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "build" / "frozen"  # the wheel, its unpacked copy, PyInstaller's work files
 SPEC = ROOT / "packaging" / "mpstudio.spec"
-# What the wheel is built from (as tests/test_wheel.py builds it), and what freezes it.
+# What the wheel is built from (as tests/project/test_wheel.py builds it), and what freezes it.
 SOURCES = ("pyproject.toml", "README.md", "mpstudio", "resources")
 LICENSES = ("LICEN[CS]E*", "COPYING*", "NOTICE*")  # setuptools puts these in the wheel
 FREEZING = ("packaging/build_frozen.py", "packaging/frozen_main.py", "packaging/mpstudio.spec")

@@ -1,8 +1,8 @@
-"""Cut the tests' Chinese font (tests/fonts/) from the system's Noto Sans CJK SC: the
+"""Cut the tests' Chinese font (tests/support/fonts/) from the system's Noto Sans CJK SC: the
 glyphs of every CJK character in the translations, and the CJK punctuation, in Regular
 and Bold (devtools/cjk_test_font.py says why and how the tests use it).
 
-Run by a maintainer after the translations gain characters (tests/test_cjk_test_font.py
+Run by a maintainer after the translations gain characters (tests/project/test_cjk_test_font.py
 fails then, naming them), on a machine with fonts-noto-cjk and fontTools:
     pip install fonttools
     python scripts/subset_test_font.py

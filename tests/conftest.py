@@ -1,4 +1,7 @@
-"""Shared test setup: offscreen Qt, quiet TensorFlow, tiny CPU-sized runs."""
+"""Shared test setup: offscreen Qt, quiet TensorFlow, tiny CPU-sized runs.
+
+For every test under tests/ (engine/, ui/, cli/, project/); the helpers the tests
+share are the ``support`` package (tests/support/), importable as tests/ is on sys.path."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ if os.environ["QT_QPA_PLATFORM"] == "offscreen":
     # A desktop's screen (offscreen's own is 800x800): the window sizes itself to the
     # screen it opens on, as on a user's 1920x1080 desktop.
     os.environ["QT_QPA_PLATFORM"] = "offscreen:configfile=" + os.path.join(
-        os.path.dirname(__file__), "offscreen_desktop.json")
+        os.path.dirname(__file__), "support", "offscreen_desktop.json")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # The tests read English unless they ask for another language (a developer's zh_CN
 # locale must not change what they see); engine processes inherit it.
@@ -24,7 +27,7 @@ import pytest
 
 from mpstudio.engine.spec import RunSpec
 
-ROOT = Path(__file__).resolve().parent.parent
+from support.paths import ROOT
 
 # The user's folders each test redirects (isolated_datasets); a session-wide default
 # first, so a module-scoped fixture that runs a command before any test's own
@@ -163,7 +166,7 @@ def _user_folders(patch: pytest.MonkeyPatch, root: Path, rates: Path) -> None:
 @pytest.fixture
 def window(qtbot, tmp_path):
     """A fresh main window with its own settings file, closed after the test."""
-    from gui_helpers import close_window, open_window
+    from support.gui_helpers import close_window, open_window
 
     w = open_window(qtbot, tmp_path / "window.ini")
     yield w
@@ -192,7 +195,7 @@ def chinese(qapp, monkeypatch):
     Qt translators (ours and Qt's own), the engine's gettext language in this process,
     and MPSTUDIO_LANG for any engine process started meanwhile. English again afterwards.
 
-    Qt finds the bundled subset of Noto Sans CJK SC (tests/fonts/, loaded once a
+    Qt finds the bundled subset of Noto Sans CJK SC (tests/support/fonts/, loaded once a
     process: devtools/cjk_test_font.py) for the Chinese characters, as a desktop finds
     its installed Noto CJK: a layout test measures real CJK glyphs on a machine without
     a CJK font too (CI)."""

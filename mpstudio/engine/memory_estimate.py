@@ -23,7 +23,7 @@ The parts, each counted from what Keras and the allocator really hold:
 
 How much of each the allocator holds at its peak differs between TensorFlow's kernels
 on a CPU and XLA's buffers on a GPU: ``PLATFORM_FACTORS`` are measured on each
-(tests/test_memory_estimate.py measures the CPU's; the GPU's come from an H200).
+(tests/engine/test_memory_estimate.py measures the CPU's; the GPU's come from an H200).
 The estimate is per replica: a run's measured peak is the fullest device's.
 """
 

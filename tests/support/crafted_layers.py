@@ -1,0 +1,114 @@
+"""Crafted layers and template builders that recreate GPU-only conditions on the CPU.
+
+``OverflowOnReplica`` passes its input through unchanged, and on the backward pass
+turns the gradient into inf on one replica of a tf.distribute strategy: what a
+float16 overflow of a scaled gradient looks like on one GPU of several (a replica
+whose batch happened to hold the large values). Builders follow the template
+signature ``(input_shape, num_classes) -> keras.Model`` so a test can register them
+as templates and train them through the real run path.
+"""
+
+from __future__ import annotations
+
+import keras
+import tensorflow as tf
+
+from mpstudio.engine.templates.model_input import model_input
+from mpstudio.engine.templates.registry import FLAT, IMAGE, SEQUENCE, TemplateEntry
+
+
+class OverflowOnReplica(keras.layers.Layer):
+    def __init__(self, replica: int, **kwargs):
+        super().__init__(**kwargs)
+        self.replica = replica
+
+    def call(self, inputs):
+        replica = self.replica
+
+        @tf.custom_gradient
+        def identity(x):
+            def grad(dy):
+                here = tf.distribute.get_replica_context().replica_id_in_sync_group
+                inf = tf.fill(tf.shape(dy), tf.constant(float("inf"), dy.dtype))
+                return tf.where(tf.equal(here, replica), inf, dy)
+
+            return tf.identity(x), grad
+
+        return identity(inputs)
+
+
+def _dense_with_overflow(input_shape, num_classes: int, replica: int | None) -> keras.Model:
+    inputs, x = model_input(input_shape)  # uint8 images scaled by the model, as templates do
+    x = keras.layers.Flatten()(x)
+    x = keras.layers.Dense(16, activation="relu", name="hidden")(x)
+    if replica is not None:
+        x = OverflowOnReplica(replica, name=f"overflow_on_replica_{replica}")(x)
+    x = keras.layers.Dense(num_classes, name="logits")(x)
+    outputs = keras.layers.Activation("softmax", dtype="float32", name="softmax")(x)
+    return keras.Model(inputs, outputs)
+
+
+def overflow_on_replica_0(input_shape, num_classes: int) -> keras.Model:
+    return _dense_with_overflow(input_shape, num_classes, 0)
+
+
+def overflow_on_replica_1(input_shape, num_classes: int) -> keras.Model:
+    return _dense_with_overflow(input_shape, num_classes, 1)
+
+
+def no_overflow(input_shape, num_classes: int) -> keras.Model:
+    return _dense_with_overflow(input_shape, num_classes, None)
+
+
+def crafted_templates() -> list[TemplateEntry]:
+    """Template entries for the builders above (``support.crafted_layers`` must be importable)."""
+    kinds = frozenset({IMAGE, SEQUENCE, FLAT})
+    return [TemplateEntry(name, f"crafted: {name}", f"support.crafted_layers:{name}", kinds)
+            for name in ("overflow_on_replica_0", "overflow_on_replica_1", "no_overflow")]
+
+
+def boost_overflow(input_shape, num_classes: int) -> keras.Model:
+    """A layer that multiplies by a huge constant (far above float16's 65,504) and the
+    next one that divides it back: finite in float32, inf from the first under float16;
+    with the first kept in float32 the overflow moves on to the second (its neighbour)."""
+    inputs, x = model_input(input_shape)
+    x = keras.layers.Flatten()(x)
+    x = keras.layers.Dense(16, activation="tanh", name="hidden")(x)
+    x = keras.layers.Rescaling(1e6, name="boost")(x)
+    x = keras.layers.Rescaling(1e-6, name="unboost")(x)
+    x = keras.layers.Dense(num_classes, name="logits")(x)
+    outputs = keras.layers.Activation("softmax", dtype="float32", name="softmax")(x)
+    return keras.Model(inputs, outputs)
+
+
+def boost_template() -> TemplateEntry:
+    return TemplateEntry("boost_overflow", "crafted: boost_overflow",
+                         "support.crafted_layers:boost_overflow",
+                         frozenset({IMAGE, SEQUENCE, FLAT}))
+
+
+class NaNKernelAt(keras.callbacks.Callback):
+    """At the start of training step ``step`` (counted from 1 over the whole run), set
+    the kernel of the Dense layer ``layer`` to NaN: what a bad update leaves behind.
+    ``replica``: only that replica's copy of the mirrored kernel (under a
+    tf.distribute strategy), as when the copies of a variable drift apart. Behind a
+    Dense(relu) the loss stays finite on the CPU: grappler fuses MatMul+BiasAdd+ReLU
+    into one oneDNN op that returns 0 for NaN weights (float32 and bfloat16)."""
+
+    def __init__(self, step: int, layer: str, replica: int | None = None):
+        super().__init__()
+        self.step, self.layer, self.replica = step, layer, replica
+        self.steps = 0
+        self.done = False
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self.steps += 1
+        if self.steps != self.step:
+            return
+        kernel = self.model.get_layer(self.layer).kernel
+        nan = tf.fill(kernel.shape, tf.constant(float("nan"), kernel.dtype))
+        if self.replica is None:
+            kernel.assign(nan)
+        else:
+            kernel.value.values[self.replica].assign(nan)
+        self.done = True
