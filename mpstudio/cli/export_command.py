@@ -86,7 +86,7 @@ def _targets(args: argparse.Namespace) -> tuple[list[tuple[ExportFormat, Path]],
     if args.output is None:
         return [(fmt, default_path(Path("."), base, fmt))], []
     path = Path(args.output).expanduser()
-    if fmt.suffix and path.suffix.lower() != fmt.suffix:
+    if fmt.suffix and not path.name.lower().endswith(fmt.suffix):  # two-part suffixes too
         path = path.with_name(path.name + fmt.suffix)
     return [(fmt, path)], []
 

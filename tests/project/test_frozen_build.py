@@ -26,6 +26,7 @@ import psutil
 import pytest
 
 import mpstudio
+from mpstudio.engine.export.formats import FORMATS as EXPORT_FORMATS
 
 from support.paths import ROOT
 
@@ -133,8 +134,8 @@ def test_a_one_epoch_run_every_export_and_its_tensorboard(program, isolated_data
     assert "train/accuracy" in _tensorboard_tags(program, run["id"])
 
 
-FORMATS = ("keras", "savedmodel", "tflite-float32", "tflite-float16", "tflite-dynamic",
-           "tflite-int8", "onnx")
+# every format the app exports (a new one is checked here without an edit)
+FORMATS = tuple(fmt.id for fmt in EXPORT_FORMATS)
 
 
 def _tensorboard_tags(program: Path, run_id: int) -> str:
