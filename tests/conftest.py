@@ -19,14 +19,6 @@ if os.environ["QT_QPA_PLATFORM"] == "offscreen":
     os.environ["QT_QPA_PLATFORM"] = "offscreen:configfile=" + os.path.join(
         os.path.dirname(__file__), "support", "offscreen_desktop.json")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-# Under pytest-xdist each worker's TensorFlow (and every engine or CLI process it starts)
-# gets its share of the cores: two workers' thread pools of two threads each on a 2-core
-# machine waited on each other (a mirrored test took 100 s of wall time for 18 s of CPU
-# in the suite, 32 s alone; the doctor's 83 s for 4).
-if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
-    os.environ.setdefault("TF_NUM_INTRAOP_THREADS", str(max(
-        1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))
-    os.environ.setdefault("TF_NUM_INTEROP_THREADS", os.environ["TF_NUM_INTRAOP_THREADS"])
 # The tests read English unless they ask for another language (a developer's zh_CN
 # locale must not change what they see); engine processes inherit it.
 os.environ["MPSTUDIO_LANG"] = "en"
@@ -93,8 +85,7 @@ def measured_cpu_rates(no_real_user_folders) -> Path:
     code = [ROOT / "mpstudio" / "engine" / "prediction" / "cpu_rates.py",
             ROOT / "mpstudio" / "engine" / "hardware" / "microbench.py"]
     key = hashlib.sha256(b"".join(p.read_bytes() for p in code) + str(
-        (importlib.metadata.version("tensorflow"), os.cpu_count(),
-         os.environ.get("TF_NUM_INTRAOP_THREADS"))).encode()).hexdigest()
+        (importlib.metadata.version("tensorflow"), os.cpu_count())).encode()).hexdigest()
     kept = Path(tempfile.gettempdir()) / "mpstudio-tests" / f"cpu_rates-{key[:16]}.json"
     if not kept.is_file():
         _measure_cpu_rates(kept)
