@@ -6,19 +6,16 @@ say the same thing.
 
 from __future__ import annotations
 
-import re
-
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
     QCoreApplication,
     QEvent,
     QObject,
-    QRect,
     Qt,
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QFontMetrics, QResizeEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractScrollArea,
     QBoxLayout,
@@ -26,16 +23,22 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
-    QStyleOptionViewItem,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from mpstudio.engine.comparison.card import ComparisonCard, Side
-from mpstudio.engine.comparison.card_text import card_rows, profile_table, side_heading
+from mpstudio.engine.comparison.card import ComparisonCard
+from mpstudio.engine.comparison.card_text import card_rows, profile_table
 from mpstudio.engine.comparison.verdict import rule_text, tone_of
 from mpstudio.engine.run_labels import shown_label
+from mpstudio.ui.history.card_table_fit import (
+    COLUMNS,
+    CardTableFit,
+    column_widths,
+    header_labels,
+    side_words,
+)
 from mpstudio.ui.history.op_profile_view import OpProfileView
 from mpstudio.ui.themed import link_label, set_role, themed_sheet
 from mpstudio.ui.widgets.panel_labels import heading, secondary, wrapped_label
@@ -45,8 +48,6 @@ PLACEHOLDER = QT_TRANSLATE_NOOP(
     "ComparisonCardView",
     'Tick "Compare with float32" and run, or select two runs in History and click Compare.')
 RULE_LINK = QT_TRANSLATE_NOOP("ComparisonCardView", "How is this decided?")
-COLUMNS = 4  # figure, float32 side, mixed side, change
-HEADER_PAD = 16  # px: a header's text from its section's edges (its sort mark's room)
 WIDE_PAGE = 720  # px: the verdict beside the figures from here (the centre at 1280 wide)
 # The verdict column beside the figures: a third of the page, within these bounds...
 VERDICT_SHARE, VERDICT_MIN, VERDICT_MAX = 0.32, 240, 420
@@ -54,43 +55,9 @@ VERDICT_SHARE, VERDICT_MIN, VERDICT_MAX = 0.32, 240, 420
 # down to this, so fewer of its cells wrap (the verdict grows taller in its column).
 VERDICT_FLOOR = 200
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-# A CJK character with an opening bracket before it and closing punctuation after it, or
-# a run of anything else but spaces.
-_CJK = "\u3400-\u9fff\uf900-\ufaff"
-_PIECE = re.compile(f"[（“《]*[{_CJK}][）”》，。：；、！？]*|[^\\s{_CJK}（“《）”》，。：；、！？]+")
-
-
 def tr(text: str) -> str:
     """A ComparisonCardView string marked with QT_TRANSLATE_NOOP, in the window's language."""
     return QCoreApplication.translate("ComparisonCardView", text)
-
-
-def unbreakable(text: str) -> list[str]:
-    """The pieces of ``text`` a line never breaks inside: its words, and in Chinese each
-    character (with the punctuation that must not start or end a line beside it)."""
-    return _PIECE.findall(text)
-
-
-def _side_words(side: Side) -> list[str]:
-    """"float32 baseline (#1, #3)" as "float32", "baseline" and "(#1, #3)" (its words in
-    the window's language, the runs' ids last): the pieces of a side's header, which
-    never break inside."""
-    label, ids = side_heading(side).rsplit(" (", 1)
-    return [*shown_label(label.split(" · ")[0]).split(), f"({ids}"]
-
-
-def _side_header(words: list[str], width: int, metrics: QFontMetrics) -> str:
-    """A side's header in a column ``width`` wide: its words on as few lines as fit
-    ("float32 baseline"; one word a line in a narrow column), then its runs' ids on a
-    line of their own."""
-    lines: list[str] = []
-    for word in words[:-1]:
-        joined = f"{lines[-1]} {word}" if lines else word
-        if lines and metrics.horizontalAdvance(joined) <= width:
-            lines[-1] = joined
-        else:
-            lines.append(word)
-    return "\n".join([*lines, words[-1]])
 
 
 class ComparisonCardView(QWidget):
@@ -125,7 +92,7 @@ class ComparisonCardView(QWidget):
         self.table = read_only_table("cardTable", COLUMNS)
         self.table.setWordWrap(True)  # the loss-gap sentence wraps in a narrow window
         header = self.table.horizontalHeader()
-        # The columns' widths are the card's (_column_widths), from the table's width
+        # The columns' widths are the card's (card_table_fit.column_widths), from the table's width
         # alone: the same widths _verdict_width predicts the table's height with. (Qt's
         # ResizeToContents measures a wrapping column at its current width, so the widths
         # it gave depended on the ones before.)
@@ -139,7 +106,7 @@ class ComparisonCardView(QWidget):
         # again), and the card's generation that it depends on
         self._arranged_for: tuple[int, int, int, bool] | None = None
         self._generation = 0
-        self._side_words: list[list[str]] = [[""], [""]]  # the two sides' header words
+        self.fit = CardTableFit(self.table)  # the table's measurements for the layout
 
         self.export_button = QPushButton(
             QCoreApplication.translate("ComparisonCardView", "Export report…"))
@@ -206,10 +173,10 @@ class ComparisonCardView(QWidget):
         self._show_verdict(card.verdict.kind, card.verdict.sentence)
         # The sides' headers: the side, then its runs' ids, on lines of their own; the
         # side's words share a line where its column is wide enough (_fit_table).
-        self._side_words = [_side_words(base), _side_words(mixed)]
+        self.fit.side_words = [side_words(base), side_words(mixed)]
         self.table.setHorizontalHeaderLabels(
             [QCoreApplication.translate("ComparisonCardView", "Figure"),
-             *("\n".join(words) for words in self._side_words),
+             *("\n".join(words) for words in self.fit.side_words),
              QCoreApplication.translate("ComparisonCardView", "Change")])
         rows = card_rows(card)
         self.table.setRowCount(len(rows))
@@ -249,8 +216,7 @@ class ComparisonCardView(QWidget):
                 for r in range(self.table.rowCount())]
 
     def header_labels(self) -> list[str]:
-        return [item.text() if (item := self.table.horizontalHeaderItem(c)) else ""
-                for c in range(COLUMNS)]
+        return header_labels(self.table)
 
     def toggle_rule(self, *_: object) -> None:
         self.rule_label.setVisible(not self.rule_label.isVisibleTo(self))
@@ -313,12 +279,13 @@ class ComparisonCardView(QWidget):
         verdict_layout = self.verdict_column.layout()
         assert verdict_layout is not None
         frame = 2 * self.table.frameWidth()
-        natural, least = self._natural_widths(), self._least_widths()
+        fit = self.fit
+        natural, least = fit.natural_widths(), fit.least_widths()
         cells: dict[tuple[int, int, int], int] = {}  # a cell's height at a width
 
         def fits(verdict: int) -> bool:
             view = inner - self.columns.spacing() - verdict - frame
-            height = self._table_height(self._column_widths(view, natural, least), view, cells)
+            height = fit.table_height(column_widths(view, natural, least), view, cells)
             return height <= room or height <= verdict_layout.totalHeightForWidth(verdict)
 
         if fits(preferred):
@@ -342,14 +309,6 @@ class ComparisonCardView(QWidget):
         if isinstance(scroll, QAbstractScrollArea) and scroll.viewport() is parent:
             return parent.height()
         return self.height()
-
-    def _widest_number(self, column: int) -> int:
-        """The widest one-line cell of ``column`` (figures, not the wrapping loss gap)."""
-        metrics = self.table.fontMetrics()
-        widths = [metrics.horizontalAdvance(item.text()) + 12
-                  for r in range(self.table.rowCount())
-                  if (item := self.table.item(r, column)) and " " not in item.text().strip()]
-        return max(widths, default=0)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -382,114 +341,18 @@ class ComparisonCardView(QWidget):
             QTimer.singleShot(0, self, self._fit_table)
 
     def _fit_table(self) -> None:
-        """Columns as _column_widths has them, rows as tall as their (wrapped) text, the
+        """Columns as column_widths has them, rows as tall as their (wrapped) text, the
         table as tall as its rows."""
         self._fit_pending = False
         if self._card is not None:
             header = self.table.horizontalHeader()
-            widths = self._column_widths(self.table.viewport().width(),
-                                         self._natural_widths(), self._least_widths())
+            widths = column_widths(self.table.viewport().width(), self.fit.natural_widths(),
+                                   self.fit.least_widths())
             for column, width in enumerate(widths):
                 if header.sectionSize(column) != width:
                     header.resizeSection(column, width)
-            for column, text in zip((1, 2), self._side_headers(widths), strict=True):
+            for column, text in zip((1, 2), self.fit.side_headers(widths), strict=True):
                 item = self.table.horizontalHeaderItem(column)
                 if item is not None and item.text() != text:
                     item.setText(text)
         fit_height(self.table)
-
-    def _side_headers(self, widths: list[int]) -> list[str]:
-        """The two sides' headers in columns of these widths."""
-        metrics = self.table.horizontalHeader().fontMetrics()
-        return [_side_header(words, widths[c] - HEADER_PAD, metrics)
-                for c, words in zip((1, 2), self._side_words, strict=True)]
-
-    def _natural_widths(self) -> list[int]:
-        """Each column's width with no cell wrapped (a cell's own lines, each on one line),
-        as Qt's ResizeToContents measures an unwrapped column."""
-        table = self.table
-        header = table.horizontalHeader()
-        option = QStyleOptionViewItem()
-        table.initViewItemOption(option)
-        option.rect = QRect()  # no height: the delegate measures the text unwrapped
-        delegate, model = table.itemDelegate(), table.model()
-        grid = int(table.showGrid())
-        return [max(header.sectionSizeHint(c), *(
-            delegate.sizeHint(option, model.index(r, c)).width() + grid
-            for r in range(table.rowCount()))) for c in range(COLUMNS)]
-
-    def _least_widths(self) -> tuple[int, int]:
-        """The narrowest a side column may be: its headers' widest word (a narrow dock
-        clipped "float32 baseline" to "oat32 baselin") and its numbers; and the figure
-        names' column: their widest piece that never breaks (a word; a Chinese character
-        with its punctuation)."""
-        metrics = self.table.horizontalHeader().fontMetrics()
-        side = max(metrics.horizontalAdvance(word) for words in self._side_words
-                   for word in words)
-        side = max(side + HEADER_PAD, *(self._widest_number(c) for c in (1, 2)))
-        metrics = self.table.fontMetrics()
-        names = max((metrics.horizontalAdvance(w) for r in range(self.table.rowCount())
-                     if (item := self.table.item(r, 0))
-                     for w in unbreakable(item.text())), default=0) + 16
-        return side, names
-
-    @staticmethod
-    def _column_widths(room: int, natural: list[int], least: tuple[int, int]) -> list[int]:
-        """The four columns' widths in a table whose view is ``room`` wide: the Change
-        column as wide as its widest line, the figure names on one line where they fit
-        beside the sides at their narrowest (else they wrap, never mid-word; at 1280x720
-        the Change column was off the edge), the two sides sharing the rest, never
-        narrower than ``least`` has them. A page too narrow for that scrolls the table
-        sideways, while the verdict above keeps wrapping to its width."""
-        side, word = least
-        change = natural[3]
-        names_room = room - 2 * side - change
-        names = natural[0] if names_room >= natural[0] else max(word, names_room)
-        rest = room - names - change
-        return [names, max(side, rest // 2), max(side, rest - rest // 2), change]
-
-    def _table_height(self, widths: list[int], room: int,
-                      cells: dict[tuple[int, int, int], int] | None = None) -> int:
-        """The table's height with these columns' widths in a view ``room`` wide: what
-        fit_height would make it, each row as tall as Qt's resizeRowsToContents makes it
-        (the delegate's height for each cell at its column's width, the grid line; at
-        least the row header's height). ``cells`` keeps the cells' heights measured at
-        a width for the next call."""
-        cells = {} if cells is None else cells
-        table = self.table
-        rows = table.verticalHeader()
-        option = QStyleOptionViewItem()
-        table.initViewItemOption(option)
-        delegate, model = table.itemDelegate(), table.model()
-        grid = int(table.showGrid())
-        height = self._header_height(widths) + 2 * table.frameWidth()
-        for r in range(table.rowCount()):
-            if (least := cells.get((r, -1, 0))) is None:
-                least = cells[(r, -1, 0)] = max(rows.sectionSizeHint(r),
-                                                rows.minimumSectionSize())
-            row = least
-            for c, width in enumerate(widths):
-                if (cell := cells.get((r, c, width))) is None:
-                    option.rect = QRect(0, 0, width - grid, 1)  # a height: wrapped at the width
-                    cell = cells[(r, c, width)] = delegate.sizeHint(
-                        option, model.index(r, c)).height() + grid
-                row = max(row, cell)
-            height += row
-        if sum(widths) > room:
-            height += table.horizontalScrollBar().sizeHint().height()
-        return height
-
-    def _header_height(self, widths: list[int]) -> int:
-        """The header's height with the sides' headers as these widths have them: its
-        height now, less its tallest label's text, plus the tallest it would have."""
-        header = self.table.horizontalHeader()
-        metrics = header.fontMetrics()
-        labels = self.header_labels()
-
-        def tallest(texts: list[str]) -> int:
-            return max(metrics.boundingRect(QRect(0, 0, 100_000, 100_000), 0, text).height()
-                       for text in texts)
-
-        now = max(header.minimumHeight(), header.sizeHint().height())
-        return now - tallest(labels) + tallest([labels[0], *self._side_headers(widths),
-                                                labels[3]])
