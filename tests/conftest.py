@@ -19,6 +19,14 @@ if os.environ["QT_QPA_PLATFORM"] == "offscreen":
     os.environ["QT_QPA_PLATFORM"] = "offscreen:configfile=" + os.path.join(
         os.path.dirname(__file__), "support", "offscreen_desktop.json")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+# Under pytest-xdist with more workers than cores (see pytest_xdist_auto_num_workers), each
+# worker's TensorFlow, and every engine or command process it starts, runs its ops on one
+# thread: several processes' multi-threaded pools on few cores wait on each other's
+# preempted threads and leave cores idle (measured below).
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+if _WORKERS > (os.cpu_count() or 1):
+    os.environ.setdefault("TF_NUM_INTRAOP_THREADS", "1")
+    os.environ.setdefault("TF_NUM_INTEROP_THREADS", "1")
 # The tests read English unless they ask for another language (a developer's zh_CN
 # locale must not change what they see); engine processes inherit it.
 os.environ["MPSTUDIO_LANG"] = "en"
@@ -34,6 +42,16 @@ from support.paths import ROOT
 # redirection still never writes the real user's logs, settings or history.
 USER_FOLDERS = ("MPSTUDIO_CONFIG_DIR", "MPSTUDIO_LOG_DIR", "MPSTUDIO_DATA_DIR",
                 "MPSTUDIO_HISTORY", "KERAS_HOME")
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """``-n auto`` (the README's command): one worker more than there are cores. Much of
+    a test's time is spent in a process it started or waiting for one, and two
+    TensorFlow processes on two cores left a fifth of the machine idle (vmstat during a
+    fresh clone's suite: 19% idle at 2 workers). Keras training for 40 s on this 2-core
+    machine, processes side by side: 2 with TensorFlow's default threads did 279 epochs,
+    3 with one thread each 349."""
+    return (os.cpu_count() or 1) + 1
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -85,7 +103,8 @@ def measured_cpu_rates(no_real_user_folders) -> Path:
     code = [ROOT / "mpstudio" / "engine" / "prediction" / "cpu_rates.py",
             ROOT / "mpstudio" / "engine" / "hardware" / "microbench.py"]
     key = hashlib.sha256(b"".join(p.read_bytes() for p in code) + str(
-        (importlib.metadata.version("tensorflow"), os.cpu_count())).encode()).hexdigest()
+        (importlib.metadata.version("tensorflow"), os.cpu_count(),
+         os.environ.get("TF_NUM_INTRAOP_THREADS"))).encode()).hexdigest()
     kept = Path(tempfile.gettempdir()) / "mpstudio-tests" / f"cpu_rates-{key[:16]}.json"
     if not kept.is_file():
         _measure_cpu_rates(kept)
