@@ -23,8 +23,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 # worker's TensorFlow, and every engine or command process it starts, runs its ops on one
 # thread: several processes' multi-threaded pools on few cores wait on each other's
 # preempted threads and leave cores idle (measured below).
-_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-if _WORKERS > (os.cpu_count() or 1):
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > (os.cpu_count() or 1):
     os.environ.setdefault("TF_NUM_INTRAOP_THREADS", "1")
     os.environ.setdefault("TF_NUM_INTEROP_THREADS", "1")
 # The tests read English unless they ask for another language (a developer's zh_CN
