@@ -43,13 +43,16 @@ USER_FOLDERS = ("MPSTUDIO_CONFIG_DIR", "MPSTUDIO_LOG_DIR", "MPSTUDIO_DATA_DIR",
                 "MPSTUDIO_HISTORY", "KERAS_HOME")
 
 
-def pytest_xdist_auto_num_workers(config) -> int:
+def pytest_xdist_auto_num_workers(config) -> int | None:
     """``-n auto`` (the README's command): one worker more than there are cores. Much of
     a test's time is spent in a process it started or waiting for one, and two
     TensorFlow processes on two cores left a fifth of the machine idle (vmstat during a
     fresh clone's suite: 19% idle at 2 workers). Keras training for 40 s on this 2-core
     machine, processes side by side: 2 with TensorFlow's default threads did 279 epochs,
-    3 with one thread each 349."""
+    3 with one thread each 349. PYTEST_XDIST_AUTO_NUM_WORKERS, where set, decides, as
+    pytest-xdist documents it."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist's own hook reads it
     return (os.cpu_count() or 1) + 1
 
 

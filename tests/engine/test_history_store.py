@@ -15,6 +15,7 @@ import time
 import pytest
 
 from mpstudio.engine.events import (
+    CollectingReporter,
     LossScaleChanged,
     RunFailed,
     RunFinished,
@@ -140,21 +141,10 @@ def test_history_path_follows_the_environment(monkeypatch, tmp_path):
     assert history_path().name == "history.sqlite3"
 
 
-class ListReporter:
-    def __init__(self):
-        self.events = []
-
-    def emit(self, event):
-        self.events.append(event)
-
-    def should_stop(self):
-        return False
-
-
 def test_recorder_writes_as_it_goes_and_passes_events_on(tmp_path):
     path = tmp_path / "h.sqlite3"
     now = [0.0]
-    inner = ListReporter()
+    inner = CollectingReporter()
     recorder = RecordingReporter(inner, lambda: RunStore(path), clock=lambda: now[0])
     recorder.emit(started())
     with RunStore(path) as reader:  # another connection, as the window has
@@ -177,7 +167,7 @@ def test_recorder_writes_as_it_goes_and_passes_events_on(tmp_path):
 
 def test_recorder_marks_a_run_that_ended_without_a_result(tmp_path):
     path = tmp_path / "h.sqlite3"
-    recorder = RecordingReporter(ListReporter(), lambda: RunStore(path))
+    recorder = RecordingReporter(CollectingReporter(), lambda: RunStore(path))
     recorder.emit(started())
     recorder.emit(step(1))
     recorder.close()  # an exception escaped the engine
@@ -190,7 +180,7 @@ def test_recorder_marks_a_run_that_ended_without_a_result(tmp_path):
 def test_an_unusable_history_costs_a_warning_not_the_run(tmp_path):
     bad = tmp_path / "h.sqlite3"
     bad.write_bytes(b"garbage" * 200)
-    inner = ListReporter()
+    inner = CollectingReporter()
     recorder = RecordingReporter(inner, lambda: RunStore(bad))
     recorder.emit(started())
     recorder.emit(step(1))

@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import pickle
 
-import keras
-import numpy as np
 import pytest
 
 from mpstudio.engine import i18n
@@ -24,15 +22,15 @@ from mpstudio.engine.datasets.registry import (
 )
 from mpstudio.engine.distribute.lr_plan import LearningRatePlan, describe_batch
 from mpstudio.engine.distribute.options import strategy_options
-from mpstudio.engine.events import NumericsDiagnosis, RunFailed
+from mpstudio.engine.events import CollectingReporter, NumericsDiagnosis, RunFailed
 from mpstudio.engine.history.recorder import RecordingReporter
 from mpstudio.engine.history.store import RunStore
 from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.said import Said, english, said
 from mpstudio.engine.spec import LossScaling, RunSpec, SpecError, TrainingAids
 from mpstudio.engine.spec_checks import spec_problems
-from mpstudio.engine.trainer.numerics import diagnose
 
+from support.crafted_layers import diagnosed_boost
 from support.history_fakes import started, summary
 from support.language_check import LATIN_NAMES, english_words
 from support.user_data_files import learnable_images, write_csv, write_image_folder, write_npz
@@ -180,19 +178,7 @@ def test_the_strategy_choices_and_the_learning_rate_plan_read_in_chinese(zh):
 
 # ------------------------------------------------------------------ diverged runs
 def test_the_numerics_diagnosis_reads_in_chinese(zh):
-    from mpstudio.engine.precision import policy_scope
-
-    with policy_scope("mixed_float16"):
-        inputs = keras.Input((8,))
-        x = keras.layers.Dense(16, name="hidden")(inputs)
-        x = keras.layers.Rescaling(1e6, name="boost")(x)  # far above float16's 65,504
-        x = keras.layers.Dense(3, name="logits")(x)
-        outputs = keras.layers.Activation("softmax", dtype="float32")(x)
-        model = keras.Model(inputs, outputs)
-    x = np.random.default_rng(0).normal(size=(16, 8)).astype("float32")
-    y = np.arange(16) % 3
-    found = diagnose(model, [(x, y)], keras.losses.SparseCategoricalCrossentropy(),
-                     32768.0, step=7)
+    _, _, found = diagnosed_boost(step=7)
     assert found.message.startswith(
         "层 'boost'（Rescaling，以 float16 计算）由有限的输入产生了 inf/NaN"
         "（float16 超过 65,504 即溢出；")
@@ -207,7 +193,7 @@ def test_a_diverged_run_reads_in_chinese_and_the_history_keeps_it_for_any_reader
     from mpstudio.engine.trainer.runner import run
 
     path = tmp_path / "history.sqlite3"
-    recorder = RecordingReporter(_Events(), lambda: RunStore(path))
+    recorder = RecordingReporter(CollectingReporter(), lambda: RunStore(path))
     spec = RunSpec(precision="mixed_float16", batch_size=64, epochs=2,
                    loss_scaling=LossScaling(mode="fixed", factor=1e30),
                    aids=TrainingAids(diagnose_numerics=True))
@@ -220,7 +206,7 @@ def test_a_diverged_run_reads_in_chinese_and_the_history_keeps_it_for_any_reader
     assert " 诊断：层 '" in reason and reason.endswith("。")
     layers = {layer.name for layer in result.model.layers}
     types = {type(layer).__name__ for layer in result.model.layers}
-    [diagnosis] = recorder.inner.of_type(NumericsDiagnosis)
+    [diagnosis] = [e for e in recorder.inner.events if isinstance(e, NumericsDiagnosis)]
     assert diagnosis.message in reason
     chinese_only(reason, *layers, *types, "nan", "kernel", "bias")
     # Stored as its message: an English reader gets English, a Chinese one Chinese.
@@ -242,7 +228,7 @@ def test_a_diverged_run_reads_in_chinese_and_the_history_keeps_it_for_any_reader
 def test_a_failure_written_in_english_reads_in_chinese(tmp_path):
     path = tmp_path / "history.sqlite3"
     plan = LearningRatePlan(0.001, 2, "linear", 0)
-    recorder = RecordingReporter(_Events(), lambda: RunStore(path))
+    recorder = RecordingReporter(CollectingReporter(), lambda: RunStore(path))
     recorder.emit(started())
     reason = said(N_("training failed at step {step}: {error}"), step=12,
                   error="InternalError: boom")
@@ -280,18 +266,6 @@ def test_a_said_sentence_crosses_to_another_process_in_its_reader_language():
 
 
 # ------------------------------------------------------------------ helpers
-class _Events:
-    def __init__(self):
-        self.events = []
-
-    def emit(self, event):
-        self.events.append(event)
-
-    def should_stop(self):
-        return False
-
-    def of_type(self, kind):
-        return [e for e in self.events if isinstance(e, kind)]
 
 
 class i18n_language:

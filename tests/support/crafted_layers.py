@@ -81,6 +81,29 @@ def boost_overflow(input_shape, num_classes: int) -> keras.Model:
     return keras.Model(inputs, outputs)
 
 
+def diagnosed_boost(step: int = 7):
+    """The numerics diagnosis of an 8 -> 16 -> x1e6 ("boost") -> 3 model under
+    mixed_float16 at ``step``, with a loss scale of 32768, on one batch of 16: its
+    "boost" layer overflows float16 from finite inputs. Returns (model, batch, found)."""
+    import numpy as np
+
+    from mpstudio.engine.precision import policy_scope
+    from mpstudio.engine.trainer.numerics import diagnose
+
+    with policy_scope("mixed_float16"):
+        inputs = keras.Input((8,))
+        x = keras.layers.Dense(16, name="hidden")(inputs)
+        x = keras.layers.Rescaling(1e6, name="boost")(x)  # far above float16's 65,504
+        x = keras.layers.Dense(3, name="logits")(x)
+        outputs = keras.layers.Activation("softmax", dtype="float32")(x)
+        model = keras.Model(inputs, outputs)
+    x = np.random.default_rng(0).normal(size=(16, 8)).astype("float32")
+    y = np.arange(16) % 3
+    found = diagnose(model, [(x, y)], keras.losses.SparseCategoricalCrossentropy(),
+                     32768.0, step=step)
+    return model, x, found
+
+
 def boost_template() -> TemplateEntry:
     return TemplateEntry("boost_overflow", "crafted: boost_overflow",
                          "support.crafted_layers:boost_overflow",

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPointF, QRectF, QTimer
+from PySide6.QtCore import QPointF, QTimer
 
 from devtools.chart_demo import comparison_events, synthetic_run
 from mpstudio.engine.datasets.report import DataProgress
@@ -21,6 +21,7 @@ from mpstudio.ui.charts.live_charts import NO_SCALING_ONE, LiveCharts
 from mpstudio.ui.charts.run_curves import ChartData, RunCurves, is_baseline
 
 from support.chart_events import started
+from support.legend_layout import assert_apart, narrowest_charts, texts_inside_their_charts
 
 
 def step(n: int, *, loss: float = 0.5, scale: float | None = 1024.0, overflows: int = 0,
@@ -387,41 +388,15 @@ def test_ranges_follow_the_data_until_the_user_zooms(charts, qtbot):
     assert 2000 <= view.viewRange()[0][1] < 2100
 
 
-def _text_rect(item) -> QRectF:
-    """A legend label's or title's text on the scene, without the text document's margin."""
-    margin = item.document().documentMargin() if hasattr(item, "document") else 0.0
-    return item.sceneBoundingRect().adjusted(margin, margin, -margin, -margin)
-
-
 def test_legends_fit_beside_or_under_their_titles_at_the_narrowest_chart_width(qtbot):
     """Legends ran into the titles and the next chart and were clipped at the left edge
     ("float32 basefloat32 baseline..."). At the narrowest width the window allows, every
     legend entry and title is whole, inside its own chart, clear of every other text and
     of the curves."""
-    widget = LiveCharts()
-    qtbot.addWidget(widget)
-    widget.resize(widget.minimumWidth(), 440)
-    widget.show()
-    qtbot.waitExposed(widget)
-    baseline = synthetic_run("float32 baseline (#12)", "float32", loss_scale=None, seed=1)
-    widget.add_events([*baseline, *synthetic_run("mixed_float16 (#13)", seed=2)])
-    qtbot.waitUntil(lambda: len(widget.plots["loss"].legend.items) == 3, timeout=3000)
-    qtbot.wait(50)
-    texts = []
-    for name in ("loss", "loss_scale", "throughput", "accuracy"):
-        plot = widget.plots[name]
-        own = [("title", _text_rect(plot.header.title))]
-        own += [(label.text, _text_rect(label.item)) for _, label in plot.legend.items]
-        bounds = plot.sceneBoundingRect()
-        for text, rect in own:
-            assert bounds.contains(rect), (name, text, rect, bounds)
-        legend = plot.legend.sceneBoundingRect()
-        assert not legend.intersects(plot.getViewBox().sceneBoundingRect()), name
-        texts += [(f"{name}: {text}", rect) for text, rect in own]
+    widget = narrowest_charts(qtbot, "float32 baseline (#12)", "mixed_float16 (#13)")
+    texts = texts_inside_their_charts(widget)
     assert len(texts) == 4 + 3 + 3 + 2 + 3  # the titles, then each chart's entries
-    for i, (first, a) in enumerate(texts):
-        for second, b in texts[i + 1:]:
-            assert not a.intersects(b), (first, second)
+    assert_apart(texts)
 
 
 def test_a_saved_png_is_sized_for_a_document(charts, tmp_path):

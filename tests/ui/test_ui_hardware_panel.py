@@ -10,7 +10,6 @@ import pytest
 
 from mpstudio.engine.app_settings import GpuMemorySettings, load_settings, settings_path
 from mpstudio.engine.hardware.gpu_memory import RESTART, MemoryApplyResult
-from mpstudio.engine.hardware.measurement import DeviceMeasurement, KernelResult
 from mpstudio.engine.hardware.verdict_rules import Verdict
 from mpstudio.ui.hardware.hardware_panel import RUN_ACTIVE_TIP, HardwarePanel
 from mpstudio.ui.setup.verdict_marks import (
@@ -20,7 +19,7 @@ from mpstudio.ui.setup.verdict_marks import (
 )
 from mpstudio.ui.theme import colors
 
-from support.hardware_checks import check_of
+from support.hardware_checks import check_of, measured
 from support.machines import (
     A100,
     CPU_ONLY_BUILD,
@@ -32,15 +31,6 @@ from support.machines import (
 )
 
 POLICIES = ("float32", "mixed_float16", "mixed_bfloat16")
-
-
-def measured(device: str, f32: float, f16: float, bf16: float, baseline: str = "float32",
-             stopped: bool = False) -> DeviceMeasurement:
-    results = []
-    for kernel, shape in (("matmul", "matmul 512x512x512"), ("conv", "conv 3x3 8x32x32x64")):
-        for dtype, seconds in (("float32", f32), ("float16", f16), ("bfloat16", bf16)):
-            results.append(KernelResult(kernel, dtype, shape, 1e9, seconds, 10))
-    return DeviceMeasurement(device, baseline, device != "CPU", tuple(results), stopped)
 
 
 @pytest.fixture

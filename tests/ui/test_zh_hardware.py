@@ -26,12 +26,12 @@ from mpstudio.engine.hardware.advisor import advise
 from mpstudio.engine.hardware.check import HardwareCheck
 from mpstudio.engine.hardware.detect import detect_hardware
 from mpstudio.engine.hardware.gpu_memory import MemoryApplyResult
-from mpstudio.engine.hardware.measurement import DeviceMeasurement, KernelResult
 from mpstudio.engine.hardware.report import CPU_FLAGS
 from mpstudio.engine.templates.registry import template_names
 from mpstudio.ui.hardware.doctor_dialog import DoctorDialog
 from mpstudio.ui.hardware.hardware_panel import HardwarePanel
 
+from support.hardware_checks import measured
 from support.language_check import LATIN_NAMES, english_words, machine_names
 from support.machines import A100, GTX_970, SAPPHIRE_RAPIDS, cpu_from, machine
 from support.shown_texts import plain, shown_texts
@@ -57,15 +57,6 @@ def english_in(texts, names: set[str]) -> dict[str, list[str]]:
         if words:
             found[text] = words
     return found
-
-
-def measured(device: str, f32: float, f16: float, bf16: float, baseline: str = "float32",
-             stopped: bool = False) -> DeviceMeasurement:
-    results = []
-    for kernel, shape in (("matmul", "matmul 512x512x512"), ("conv", "conv 3x3 8x32x32x64")):
-        for dtype, seconds in (("float32", f32), ("float16", f16), ("bfloat16", bf16)):
-            results.append(KernelResult(kernel, dtype, shape, 1e9, seconds, 10))
-    return DeviceMeasurement(device, baseline, device != "CPU", tuple(results), stopped)
 
 
 def shown_panel(qtbot, check: HardwareCheck, width: int = 480) -> HardwarePanel:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyqtgraph as pg
 import pytest
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QMenu, QWidgetAction
 
 from devtools.chart_demo import synthetic_run
@@ -30,6 +30,7 @@ from mpstudio.ui.history.history_panel import HistoryPanel
 
 from support.history_runs import GPU, add_comparison, add_run, fill
 from support.language_check import LATIN_NAMES, english_words
+from support.legend_layout import CHARTS, assert_apart, narrowest_charts, texts_inside_their_charts
 from support.shown_texts import chart_texts, plain, shown_texts
 
 # The data's own names (datasets, templates, layers), the run ids' comparison prefix,
@@ -310,40 +311,17 @@ def test_pyqtgraphs_menu_texts_are_all_marked():
         chart_menu.PYQTGRAPH_TEXTS)
 
 
-def _text_rect(item) -> QRectF:
-    margin = item.document().documentMargin() if hasattr(item, "document") else 0.0
-    return item.sceneBoundingRect().adjusted(margin, margin, -margin, -margin)
-
-
 def test_chinese_legends_fit_at_the_narrowest_chart_width(qtbot, chinese):
     """As test_ui_charts checks in English: at the narrowest width the window allows,
     every Chinese legend entry and title is whole, inside its chart, clear of the others
     and of the curves (two runs from History, "#12 float32 基线" and "#13 mixed_float16")."""
-    widget = LiveCharts()
-    qtbot.addWidget(widget)
-    widget.resize(widget.minimumWidth(), 440)
-    widget.show()
-    qtbot.waitExposed(widget)
-    baseline = synthetic_run("#12 float32 baseline", "float32", loss_scale=None, seed=1)
-    widget.add_events([*baseline, *synthetic_run("#13 mixed_float16", seed=2)])
-    qtbot.waitUntil(lambda: len(widget.plots["loss"].legend.items) == 3, timeout=3000)
-    qtbot.wait(50)
-    texts = []
-    for name in ("loss", "loss_scale", "throughput", "accuracy"):
-        plot = widget.plots[name]
-        own = [("title", _text_rect(plot.header.title))]
-        own += [(label.text, _text_rect(label.item)) for _, label in plot.legend.items]
-        assert plot.header.title.text() == plot.header._title_text  # not cut short
-        bounds = plot.sceneBoundingRect()
-        for text, rect in own:
-            assert bounds.contains(rect), (name, text, rect, bounds)
-        legend = plot.legend.sceneBoundingRect()
-        assert not legend.intersects(plot.getViewBox().sceneBoundingRect()), name
-        texts += [(f"{name}: {text}", rect) for text, rect in own]
+    widget = narrowest_charts(qtbot, "#12 float32 baseline", "#13 mixed_float16")
+    for name in CHARTS:
+        header = widget.plots[name].header
+        assert header.title.text() == header._title_text  # not cut short
+    texts = texts_inside_their_charts(widget)
     assert "loss: #12 float32 基线" in [t for t, _ in texts]
-    for i, (first, a) in enumerate(texts):
-        for second, b in texts[i + 1:]:
-            assert not a.intersects(b), (first, second)
+    assert_apart(texts)
     QApplication.processEvents()
     assert widget.grab().save("/tmp/zh_charts_narrow.png")
 

@@ -36,6 +36,8 @@ from mpstudio.engine.trainer.numerics import diagnose
 from mpstudio.engine.trainer.oom_retry import failed_allocation
 from mpstudio.engine.trainer.runner import run
 
+from support.crafted_layers import diagnosed_boost
+
 # Adam's steps are about the learning rate: at 1e-30 no float32 weight moves at all, so
 # every epoch's metrics are exactly the first one's and nothing ever "improves".
 FROZEN = 1e-30
@@ -205,22 +207,12 @@ def test_retries_stop_at_the_floor_and_can_be_turned_off():
 
 # ----------------------------------------------------------------- numerics
 def test_the_diagnosis_names_the_first_layer_that_overflows_float16():
-    with policy_scope("mixed_float16"):
-        inputs = keras.Input((8,))
-        x = keras.layers.Dense(16, name="hidden")(inputs)
-        x = keras.layers.Rescaling(1e6, name="boost")(x)  # far above float16's 65,504
-        x = keras.layers.Dense(3, name="logits")(x)
-        outputs = keras.layers.Activation("softmax", dtype="float32")(x)
-        model = keras.Model(inputs, outputs)
-    x = np.random.default_rng(0).normal(size=(16, 8)).astype("float32")
-    y = np.arange(16) % 3
-    found = diagnose(model, [(x, y)], keras.losses.SparseCategoricalCrossentropy(),
-                     32768.0, step=7)
+    model, x, found = diagnosed_boost(step=7)
     assert isinstance(found, NumericsDiagnosis)
     assert (found.layer, found.dtype, found.stage, found.step) == ("boost", "float16",
                                                                    "forward", 7)
     assert "float16 overflows above 65,504" in found.message
-    one_layer = keras.Model(inputs, model.get_layer("hidden").output)
+    one_layer = keras.Model(model.inputs, model.get_layer("hidden").output)
     healthy = diagnose(one_layer, [(x, np.zeros((16, 16)))], keras.losses.MeanSquaredError(),
                        1.0, step=3)
     assert healthy.stage == "none" and healthy.layer is None
