@@ -9,15 +9,19 @@ from pathlib import Path
 from typing import Any
 
 from mpstudio.engine.i18n import N_
-from mpstudio.engine.prediction.device_rates import Calibration, DeviceRates
+from mpstudio.engine.prediction.calibration import Calibration
+from mpstudio.engine.prediction.device_rates import DeviceRates
 
 # Fitted to this project's 2-core development CPU (TensorFlow's own kernels, XLA off as
 # xla=auto leaves a CPU): the framework's step is slower than XLA's on a GPU, and the
 # casts and elementwise work of a half type are emulated in float32.
 CPU_CALIBRATION = Calibration(
-    matmul_efficiency=0.8, narrow_width=16.0, bandwidth_efficiency=1.0, memory_passes=4.0,
-    kernel_us=8.0, step_ms=1.5, loss_scale_ms=0.3, cast_kernels=2, cast_bytes=6.0,
-    float8_kernels=19, float8_passes=10.0, spread=0.25, half_memory_factor=4.0)
+    gemm_efficiency={"float32": 0.8, "half": 0.8},
+    narrow_width={"float32": 16.0, "half": 16.0}, bandwidth_efficiency=1.0,
+    half_bandwidth_efficiency=0.25,
+    kernel_us=8.0, launch_us=0.0, step_ms=1.5, loss_scale_ms=0.3, cast_bytes=12.0,
+    float8_kernels=19, float8_passes=10.0, spread=0.25, depthwise_efficiency=0.5,
+    fused=False, overlap=0.0)
 CPU_BANDWIDTH = 0.01  # TB/s that TensorFlow's elementwise kernels reach on a small CPU
 
 

@@ -14,11 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mpstudio.engine.prediction.device_rates import (
-    GPU_CALIBRATION,
-    Calibration,
-    DeviceRates,
-)
+from mpstudio.engine.prediction.calibration import GPU_CALIBRATION, Calibration
+from mpstudio.engine.prediction.device_rates import DeviceRates
 from mpstudio.engine.prediction.layer_costs import LayerCost
 from mpstudio.engine.prediction.step_time import step_time
 
