@@ -150,7 +150,7 @@ def gpu_main(args: argparse.Namespace) -> int:
         rows.append(Row(pair, base, mixed / base))
     if not args.no_refit:
         print("refitting without each network, then without each GPU:", flush=True)
-        by_network = _held_out(pairs, lambda p: p.network, GPU_CALIBRATION, args.loo_iterations)
+        by_network = _held_out(pairs, network_family, GPU_CALIBRATION, args.loo_iterations)
         by_gpu = _held_out(pairs, gpu_family, GPU_CALIBRATION, args.loo_iterations)
         for row in rows:
             row.held_network = by_network.get(row.pair.key)

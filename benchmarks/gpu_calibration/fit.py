@@ -87,11 +87,28 @@ def device_of(pair: MeasuredPair) -> DeviceRates:
 
 
 def gpu_family(pair: MeasuredPair) -> str:
-    """The GPU's chip, whatever its memory or form factor ("A100", "V100", "H200")."""
+    """The GPU's chip, whatever its memory or form factor ("A100", "V100", "H200"), and
+    the cards of one architecture together ("Turing", "GA102")."""
     import re
 
-    name = device_of(pair).name
-    return re.sub(r"^(Tesla|GeForce) | \d+GB| PCIe| SXM\d?", "", name).strip()
+    rates = device_of(pair)
+    if rates.capability in ((7, 5), (8, 6), (8, 9), (6, 1)):
+        return {(7, 5): "Turing", (8, 6): "GA102", (8, 9): "Ada", (6, 1): "Pascal"}[
+            rates.capability]
+    return re.sub(r"^(Tesla|GeForce) | \d+GB| PCIe| SXM\d?", "", rates.name).strip()
+
+
+def network_family(pair: MeasuredPair) -> str:
+    """Networks of one design together: what leaving "a network" out must hide (BERT at
+    128 tokens says much of BERT at 512)."""
+    name = pair.network
+    for prefix, family in (("bert", "BERT/ELECTRA"), ("electra", "BERT/ELECTRA"),
+                           ("efficientnet", "EfficientNet"), ("resne", "ResNet/ResNeXt"),
+                           ("se_resne", "ResNet/ResNeXt"), ("vgg", "VGG/AlexNet"),
+                           ("alexnet", "VGG/AlexNet")):
+        if name.startswith(prefix):
+            return family
+    return "mpstudio's templates" if name in TEMPLATES else name
 
 
 def predict_pair(pair: MeasuredPair, calibration: Calibration) -> tuple[float, float]:

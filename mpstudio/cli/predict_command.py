@@ -39,6 +39,9 @@ def add_predict_command(commands: Any) -> None:
     add("--device", default="this", metavar=_("DEVICE"),
         help=_("a GPU by name (e.g. 'NVIDIA H200', A100, 'RTX 4090'), cpu, or this "
                "(default: this machine's first GPU, else its CPU, measured now)"))
+    add("--explain", action="store_true",
+        help=_("also list the layers that take most of the step, each precision's time for "
+               "them and what bounds each"))
     add("--json", action="store_true", help=_("print JSON to stdout"))
 
 
@@ -91,11 +94,13 @@ def run_predict_command(args: argparse.Namespace) -> int:
         out = prediction.to_dict()
         if larger is not None:
             out["larger_batch"] = larger.to_dict()
+        if args.explain:
+            out["layers"] = prediction.largest_layers()
         print(json.dumps(out, indent=2, allow_nan=False))
         return EXIT_OK
     from mpstudio.cli.prediction_tables import print_prediction
 
-    print_prediction(make_console(stderr=False), prediction, larger)
+    print_prediction(make_console(stderr=False), prediction, larger, args.explain)
     return EXIT_OK
 
 

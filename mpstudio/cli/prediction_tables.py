@@ -34,9 +34,31 @@ def prediction_table(prediction: Prediction) -> Table:
     return table
 
 
+def layers_table(prediction: Prediction, count: int = 10) -> Table:
+    """``predict --explain``: the layers that take most of the float32 step, with each
+    precision's time for them and what bounds it."""
+    table = Table(title=_("The {count} layers that take most of the step, forward and "
+                          "backward (ms per step, and what bounds each)").format(count=count),
+                  title_justify="left")
+    table.add_column(_("layer"))
+    table.add_column(_("kind"))
+    for name in prediction.predictions:
+        table.add_column(name, justify="right")
+    for row in prediction.largest_layers(count):
+        cells = []
+        for name in prediction.predictions:
+            t = row["precisions"].get(name)
+            cells.append("-" if t is None else
+                         f"{t['ms']:,.3f} {_(BOUND_WORDS.get(t['bound'], t['bound']))}")
+        table.add_row(row["name"], row["kind"], *cells)
+    return table
+
+
 def print_prediction(console: Console, prediction: Prediction,
-                     larger: Prediction | None = None) -> None:
+                     larger: Prediction | None = None, explain: bool = False) -> None:
     console.print(prediction_table(prediction))
+    if explain:
+        console.print(layers_table(prediction))
     for name in prediction.predictions:
         if name == FLOAT32:
             continue

@@ -121,14 +121,14 @@ def _predicted(policy: str, rule: Rule, prediction: Prediction) -> PolicyVerdict
     """A half policy's verdict from the prediction for the user's model, where nothing
     was measured: the rule's promise only where the model's step can keep it."""
     from mpstudio.engine.prediction.predict import NO_GAIN
-    from mpstudio.engine.prediction.prediction_text import BOUND_TEXT, gain_phrase
+    from mpstudio.engine.prediction.prediction_text import gain_phrase, why
 
     p = prediction.predictions.get(policy)
     if p is None or p.speedup is None:
         return PolicyVerdict(policy, rule.verdict, rule.reason)
     seen = {"template": prediction.template, "batch": prediction.batch_size,
             "gain": gain_phrase(p), "baseline": prediction.baseline,
-            "why": said(BOUND_TEXT[p.bound])}
+            "why": why(prediction, policy)}
     if p.speedup >= NO_GAIN[1]:
         return PolicyVerdict(policy, Verdict.RECOMMENDED, said(N_(
             "predicted for {template} at batch {batch}: {gain} over {baseline}; {why}"),

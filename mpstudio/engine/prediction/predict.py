@@ -11,13 +11,13 @@ and costed layer by layer (``layer_costs``) against the device's rates
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mpstudio.engine.prediction.calibration import GPU_CALIBRATION, Calibration
 from mpstudio.engine.prediction.device_rates import DeviceRates
 from mpstudio.engine.prediction.layer_costs import LayerCost
-from mpstudio.engine.prediction.step_time import step_time
+from mpstudio.engine.prediction.step_time import LayerTime, StepTime, step_time
 
 if TYPE_CHECKING:
     import keras
@@ -38,12 +38,25 @@ class PrecisionPrediction:
     speedup: float | None = None  # over float32 (None for float32 itself)
     speedup_low: float | None = None
     speedup_high: float | None = None
+    step: StepTime | None = None  # where the step's time goes (its parts, its layers)
+
+    @property
+    def parts(self) -> dict[str, float]:
+        """Seconds of the step by what bounds them: the products' arithmetic, moving
+        bytes, kernels' fixed time, the optimizer's update, and the host's loop."""
+        s = self.step
+        if s is None:
+            return {}
+        return {"compute": s.compute, "memory": s.memory, "launch": s.launch,
+                "optimizer": s.optimizer, "host": s.fixed}
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"examples_per_s": round(self.examples_per_s, 1),
                                "step_ms": round(self.step_seconds * 1e3, 4),
                                "peak_bytes": int(self.peak_bytes),
-                               "half_share": round(self.half_share, 4), "bound": self.bound}
+                               "half_share": round(self.half_share, 4), "bound": self.bound,
+                               "parts_ms": {k: round(v * 1e3, 4)
+                                            for k, v in self.parts.items()}}
         for key, value in (("speedup", self.speedup), ("speedup_low", self.speedup_low),
                            ("speedup_high", self.speedup_high)):
             if value is not None:  # all three, or none (float32 itself)
@@ -59,10 +72,32 @@ class Prediction:
     baseline: str  # what float32 runs as there: "TF32" or "float32"
     predictions: dict[str, PrecisionPrediction]
     source: str  # where the device's rates come from
+    device_kind: str = "GPU"
+    # a CPU's measured half-type matmul rate over its float32 rate, per dtype
+    half_rate_ratio: dict[str, float] = field(default_factory=dict)
 
     def best_half(self) -> PrecisionPrediction | None:
         halves = [p for k, p in self.predictions.items() if k != FLOAT32 and p.speedup]
         return max(halves, key=lambda p: p.speedup or 0.0, default=None)
+
+    def largest_layers(self, count: int = 10) -> list[dict[str, Any]]:
+        """The layers that take most of the float32 step, each with its time and what
+        bounds it under every precision (``predict --explain``)."""
+        steps = {name: p.step for name, p in self.predictions.items() if p.step}
+        base = steps.get(FLOAT32)
+        if base is None:
+            return []
+        others = {name: {t.name: t for t in step.layers} for name, step in steps.items()}
+        rows = []
+        for layer in sorted(base.layers, key=lambda t: -t.seconds)[:count]:
+            row: dict[str, Any] = {"name": layer.name, "kind": layer.kind, "precisions": {}}
+            for name, by_name in others.items():
+                t: LayerTime | None = by_name.get(layer.name)
+                if t is not None:
+                    row["precisions"][name] = {"ms": round(t.seconds * 1e3, 4),
+                                               "bound": t.bound, "math": t.math}
+            rows.append(row)
+        return rows
 
     def to_dict(self) -> dict[str, Any]:
         return {"device": self.device, "template": self.template,
@@ -144,9 +179,11 @@ def predict_costed(models: Sequence[CostedModel], template: str, batch: int,
             low, high = speedup * (1 - calibration.spread), speedup * (1 + calibration.spread)
         out[model.precision] = PrecisionPrediction(
             model.precision, batch / step.seconds, step.seconds, model.peak(batch),
-            step.half_share, step.bound, speedup, low, high)
+            step.half_share, step.bound, speedup, low, high, step)
+    ratios = {dtype: device.rate(dtype) / device.rate("float32")
+              for dtype in ("float16", "bfloat16")} if device.kind == "CPU" else {}
     return Prediction(device.name, template, batch, "TF32" if device.tf32 else "float32",
-                      out, device.source)
+                      out, device.source, device.kind, ratios)
 
 
 def predict(template: str, input_shape: tuple[int, ...], classes: int, batch: int,

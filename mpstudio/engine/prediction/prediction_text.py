@@ -10,9 +10,11 @@ from mpstudio.engine.prediction.predict import (
     PrecisionPrediction,
     Prediction,
 )
+from mpstudio.engine.said import Said, clauses, said
 
 # What bounds a step, in one word (a table's column).
-BOUND_WORDS = {"dispatch": N_("dispatch"), "compute": N_("compute"), "memory": N_("memory")}
+BOUND_WORDS = {"dispatch": N_("dispatch"), "compute": N_("compute"), "memory": N_("memory"),
+               "launch": N_("launch")}
 BOUND_TEXT = {
     "dispatch": N_("the step is dispatch-bound: launching its kernels, not computing them, "
                    "takes most of it, and a faster math cannot shorten that"),
@@ -20,6 +22,54 @@ BOUND_TEXT = {
     "memory": N_("the step is memory-bound: moving activations takes most of it, and half "
                  "types halve those bytes"),
 }
+# A step bound by what half types shorten, that still does not gain: what stops it.
+BOUND_ONLY = {"compute": N_("the step is compute-bound"),
+              "memory": N_("the step is memory-bound")}
+STOPPED_BY = {
+    "optimizer": N_("but {share:.0%} of it is the optimizer's float32 update of every weight "
+                    "and the half copies a mixed policy makes, which half types do not "
+                    "shorten"),
+    "launch": N_("but {share:.0%} of it is its kernels' fixed cost, which half types do not "
+                 "shorten"),
+    "float32": N_("but {share:.0%} of its arithmetic stays in float32 (layers kept in "
+                  "float32, or sizes Tensor Cores cannot take)"),
+    "no_tensor_cores": N_("but this device has no Tensor Cores for {dtype}: its products "
+                          "run at float32's rate"),
+    "cpu": N_("but this CPU computes {dtype} no faster than float32 (its kernels measured "
+              "{ratio:.2f}x float32's)"),
+}
+
+
+def why(prediction: Prediction, precision: str) -> Said:
+    """What bounds the step and why that gives the gain predicted: a step whose bound
+    half types shorten (memory, compute) but that gains nothing is told what stops it,
+    from the numbers, never left to read as a contradiction."""
+    p = prediction.predictions[precision]
+    if p.bound not in BOUND_ONLY or p.speedup is None:
+        return said(BOUND_TEXT[p.bound])
+    if p.speedup >= NO_GAIN[1] and not (p.bound == "compute" and p.half_share < 0.5):
+        return said(BOUND_TEXT[p.bound])
+    return clauses(said(BOUND_ONLY[p.bound]), _stopper(prediction, p))
+
+
+def _stopper(prediction: Prediction, p: PrecisionPrediction) -> Said:
+    step = p.step
+    dtype = "bfloat16" if "bfloat16" in p.precision else "float16"
+    if step is None or not step.seconds:
+        return said(STOPPED_BY["float32"], share=1 - p.half_share)
+    if prediction.device_kind == "CPU":
+        ratio = prediction.half_rate_ratio.get(dtype)
+        if ratio is not None and ratio <= 1.05:
+            return said(STOPPED_BY["cpu"], dtype=dtype, ratio=ratio)
+    maths = {t.math for t in step.layers if t.math}
+    if maths and maths <= {"float32", "tf32"} and prediction.device_kind == "GPU":
+        return said(STOPPED_BY["no_tensor_cores"], dtype=dtype)
+    float32_compute = sum(t.compute for t in step.layers if t.math in ("float32", "tf32"))
+    shares = {"optimizer": step.optimizer / step.seconds,
+              "launch": step.launch / step.seconds,
+              "float32": 1 - p.half_share if float32_compute else 0.0}
+    largest = max(shares, key=lambda k: shares[k])
+    return said(STOPPED_BY[largest], share=shares[largest])
 
 
 def speedup_range(p: PrecisionPrediction) -> str:
@@ -46,7 +96,7 @@ def precision_line(prediction: Prediction, precision: str) -> str:
     p = prediction.predictions[precision]
     return _("{precision} on {device} at batch {batch}: {gain} over {baseline}; {why}").format(
         precision=precision, device=prediction.device, batch=prediction.batch_size,
-        gain=gain_phrase(p), baseline=prediction.baseline, why=_(BOUND_TEXT[p.bound]))
+        gain=gain_phrase(p), baseline=prediction.baseline, why=why(prediction, precision))
 
 
 def half_share_note(p: PrecisionPrediction) -> str | None:
