@@ -62,6 +62,9 @@ class Prediction:
     baseline: str  # what float32 runs as there: "TF32" or "float32"
     predictions: dict[str, PrecisionPrediction]
     source: str  # where the device's rates come from
+    # "for its own input 224x224x3, 1000 classes": a model file predicted on its own
+    # input, which the data's does not fit ("": on the data's)
+    inputs: str = ""
 
     def best_half(self) -> PrecisionPrediction | None:
         halves = [p for k, p in self.predictions.items() if k != FLOAT32 and p.speedup]
