@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from mpstudio.engine.hardware.device_text import device_text
 from mpstudio.engine.i18n import _
 from mpstudio.engine.prediction.measurement import (
     ModelMeasurement,
@@ -48,7 +49,7 @@ def measurement_table(prediction: Prediction, measurement: ModelMeasurement) -> 
     prediction was."""
     table = Table(title=_("Measured on {device} at batch {batch}: {seconds:g} s a precision "
                           "after a {warmup}-step warm-up").format(
-        device=measurement.device_text, batch=measurement.batch_size,
+        device=device_text(measurement.device_name), batch=measurement.batch_size,
         seconds=measurement.seconds_per_precision, warmup=measurement.warmup_steps),
         title_justify="left")
     for column in (_("precision"), _("examples/s"), _("spread"), _("speedup"), _("range"),

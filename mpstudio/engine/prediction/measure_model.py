@@ -126,7 +126,7 @@ def measure_model(spec: RunSpec, input_shape: tuple[int, ...], classes: int,
         progress(len(wanted), len(wanted), "done")
     return ModelMeasurement(
         device=run_device_label(devices),
-        device_text=devices.label, template=spec.template, batch_size=spec.batch_size,
+        device_name=devices.label, template=spec.template, batch_size=spec.batch_size,
         input_shape=tuple(input_shape), classes=classes, precisions=with_speedups(timed),
         warmup_steps=WARMUP_STEPS, seconds_per_precision=seconds,
         baseline=devices.float32_math, stopped=stopped, own_inputs=own_inputs)

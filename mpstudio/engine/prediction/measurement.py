@@ -66,7 +66,7 @@ class ModelMeasurement:
     """A model timed under each precision at one batch on the device a run here uses."""
 
     device: str  # the hardware check's label of that device: "CPU", "GPU:0"
-    device_text: str  # for people: "CPU (x86_64, 2 cores)", "GPU:0 NVIDIA H100 ..."
+    device_name: str  # RunDevices.label, in English: "CPU (x86_64, 2 cores)" (device_text)
     template: str
     batch_size: int
     input_shape: tuple[int, ...]
@@ -86,7 +86,7 @@ class ModelMeasurement:
         return found.speedup if found is not None else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"device": self.device, "device_text": self.device_text,
+        return {"device": self.device, "device_name": self.device_name,
                 "template": self.template, "batch_size": self.batch_size,
                 "input_shape": list(self.input_shape), "classes": self.classes,
                 "warmup_steps": self.warmup_steps,
@@ -137,11 +137,12 @@ def measured_line(measurement: ModelMeasurement, precision: str,
     p = measurement.get(precision)
     if p is None:
         return ""
+    from mpstudio.engine.hardware.device_text import device_text
     from mpstudio.engine.templates.user_model import own_inputs_text, with_inputs
 
     inputs = (own_inputs_text(measurement.input_shape, measurement.classes)
               if measurement.own_inputs else "")
-    where = {"precision": precision, "device": measurement.device_text,
+    where = {"precision": precision, "device": device_text(measurement.device_name),
              "batch": with_inputs(measurement.batch_size, inputs)}
     if not p.ok:
         return _("{precision} could not be measured on {device} at batch {batch}: "
