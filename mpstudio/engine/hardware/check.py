@@ -87,13 +87,13 @@ def run_hardware_check(
     workload: Workload | None = None,
     model_spec: RunSpec | None = None,
 ) -> HardwareCheck:
-    """Blocks for a few seconds (TensorFlow import), plus 10-20 s with ``measure``:
-    call it off the GUI thread. ``should_stop`` ends the measurement at once
-    (the interrupted case is dropped). ``workload``: the model to predict on each device
-    (a GPU in the table, the CPU once measured); the verdicts of an unmeasured device
-    then come from its prediction. ``model_spec`` (with ``measure`` and ``workload``):
-    the run set up, whose model is then timed under each precision on this machine
-    (a few seconds each), and the verdicts there follow that."""
+    """Blocks for a few seconds (TensorFlow import), plus 10-20 s with ``measure`` (and
+    a few seconds a precision for ``model_spec``'s model): call it off the GUI thread.
+    ``should_stop`` ends the measurement at once (the interrupted case is dropped).
+    ``workload``: the model to predict on each device (a GPU in the table, the CPU once
+    measured); the verdicts of an unmeasured device then come from its prediction.
+    ``model_spec`` (with ``measure`` and ``workload``): the run set up, whose model is
+    then timed under each precision on this machine, and the verdicts there follow that."""
     memory = apply_saved_gpu_memory(gpu_config)
     report = detect_hardware(sources)
     measurements: list[DeviceMeasurement] = []
