@@ -206,14 +206,18 @@ def _measure(args: argparse.Namespace, prediction: Any, inputs: Inputs) -> Any:
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from mpstudio.engine.prediction.measure_model import measure_model
+    from mpstudio.cli.spec_arguments import dataset_argument
+    from mpstudio.engine.prediction.measure_model import data_on_disk, measure_model
     from mpstudio.engine.spec import RunSpec
     from mpstudio.engine.templates.user_model import is_model_file
 
     template = args.template
     if is_model_file(template):
         template = str(Path(template).expanduser().resolve())
-    spec = RunSpec(template=template, batch_size=args.batch_size)
+    spec = RunSpec(template=template, batch_size=args.batch_size,
+                   dataset=dataset_argument(args.dataset or "digits"))
+    # the data a comparison would train on, where there is some here; else its shape
+    on_data = inputs.source == "dataset" and data_on_disk(spec)
     stopper = StopFlag()
     progress = Progress(TextColumn(_("measuring {what}").format(what="{task.description}")),
                         BarColumn(), MofNCompleteColumn(),
@@ -228,4 +232,4 @@ def _measure(args: argparse.Namespace, prediction: Any, inputs: Inputs) -> Any:
         return measure_model(spec, inputs.shape, inputs.classes,
                              tuple(prediction.predictions), seconds=args.seconds,
                              progress=update, should_stop=stopper.should_stop,
-                             own_inputs=inputs.source == "model file")
+                             on_data=on_data, own_inputs=inputs.source == "model file")

@@ -96,10 +96,11 @@ def print_prediction(console: Console, prediction: Prediction,
     if line:
         console.print(line, highlight=False)
     if measurement is not None:
-        console.print(_("Measured through the run path a comparison takes, on synthetic data "
-                        "of the model's input shape; spread: the middle half of the timed "
-                        "windows, as a share of their median; prediction off by: the predicted "
-                        "examples/s against the measured."), style="dim", highlight=False)
+        console.print(_("Measured through the run path a comparison takes, on {data}; "
+                        "spread: the middle half of the timed windows, as a share of their "
+                        "median; prediction off by: the predicted examples/s against the "
+                        "measured.").format(data=measurement.timed_on()),
+                      style="dim", highlight=False)
     console.print(_("A prediction from the device's rates and the model's layers, "
                     "calibrated on measured runs; the comparison measures it."),
                   style="dim", highlight=False)

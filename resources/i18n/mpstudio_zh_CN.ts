@@ -1714,8 +1714,8 @@ Replace them?</source>
         <translation>失败</translation>
     </message>
     <message>
-        <source>Your model timed here: {model} at batch {batch} on synthetic data of its input shape, {seconds} s a precision after a {warmup}-step warm-up; float32 ran as {baseline}</source>
-        <translation>你的模型在本机的计时：{model}，批次大小 {batch}，使用与其输入形状相同的合成数据，{warmup} 步预热之后每种精度计时 {seconds} 秒；float32 以 {baseline} 运行</translation>
+        <source>Your model timed here: {model} at batch {batch} on {data}, {seconds} s a precision after a {warmup}-step warm-up; float32 ran as {baseline}</source>
+        <translation>你的模型在本机的计时：{model}，批次大小 {batch}，使用{data}，{warmup} 步预热之后每种精度计时 {seconds} 秒；float32 以 {baseline} 运行</translation>
     </message>
     <message>
         <source>stopped early</source>

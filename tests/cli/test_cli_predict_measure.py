@@ -18,6 +18,7 @@ def test_measure_sets_the_measurement_beside_the_prediction(run_cli):
     assert code == 0, err
     data = json.loads(out)
     assert data["measurement"]["device"] == "CPU"
+    assert data["measurement"]["data"] == "digits"  # what a comparison would train on
     assert data["measurement"]["seconds_per_precision"] == 0.2
     assert set(data["predictions"]) == set(PRECISIONS)
     for name, row in data["predictions"].items():
@@ -89,4 +90,5 @@ def test_a_keras_model_is_measured_on_its_own_input(run_cli, model_file):
     assert code == 0, err
     data = json.loads(out)
     assert data["measurement"]["input_shape"] == [16, 16, 3]
+    assert data["measurement"]["data"] == "synthetic"  # no data of its shape here
     assert all(row["measured"]["examples_per_s"] > 0 for row in data["predictions"].values())

@@ -132,9 +132,11 @@ def measure_workload(spec: Any, workload: Workload, predictions: Sequence[Device
                      seconds: float, progress: Callable[[int, int, str], None] | None,
                      should_stop: Callable[[], bool]) -> ModelMeasurement:
     """The workload's model (``spec``'s optimizer, loop, XLA) timed under each precision
-    its prediction for this machine's run device has, on that device."""
+    its prediction for this machine's run device has, on that device: on ``spec``'s data
+    where it fits the model and is on disk, else on synthetic data of the workload's."""
     from mpstudio.engine.prediction.measure_model import (
         PRECISIONS,
+        data_on_disk,
         measure_model,
         run_device_label,
     )
@@ -146,4 +148,5 @@ def measure_workload(spec: Any, workload: Workload, predictions: Sequence[Device
                                       batch_size=workload.batch_size),
                          workload.input_shape, workload.classes, precisions, seconds=seconds,
                          progress=progress, should_stop=should_stop,
+                         on_data=not workload.own_inputs and data_on_disk(spec),
                          own_inputs=workload.own_inputs)

@@ -2,13 +2,16 @@
 timed for a few seconds under each precision at the batch asked for, on this machine's
 run device, to set beside its prediction.
 
-Each precision is a run through the run path every run takes (``runner.run``), on
-synthetic data of the model's input shape and classes, as a comparison's speed pair
-times it (``speed_pair.synthetic_spec``: one random batch repeated, 50 steps an epoch,
-no validation): what a comparison of that model measures, without its dataset or its
-history. The run's monitor keeps the warm-up (tracing, XLA, autotuning) out of the
-timed windows; its reporter here keeps those windows and stops the run once the time
-budget is spent (a budget per precision), or when the user asks.
+Each precision is a run through the run path every run takes (``runner.run``), so it
+measures what a comparison of that model measures: on the data a comparison would
+train on where it is on disk and holds a batch (its split, shuffle and epochs: on a
+small dataset each epoch's start is a visible part of a short step), else on synthetic
+data of the model's input shape and classes, as a comparison's speed pair times it
+(``speed_pair.synthetic_spec``: one random batch repeated, 50 steps an epoch, no
+validation). Nothing is recorded in the history. The run's monitor keeps the warm-up
+(tracing, XLA, autotuning) out of the timed windows; its reporter here keeps those
+windows and stops the run once the time budget is spent (a budget per precision), or
+when the user asks.
 """
 
 from __future__ import annotations
@@ -73,14 +76,25 @@ class _Timed:
                 or spent >= MOST_BUDGETS * self.seconds)
 
 
-def measurement_spec(spec: RunSpec, input_shape: tuple[int, ...], classes: int) -> RunSpec:
-    """``spec``'s model, optimizer, loop and XLA on synthetic data of ``input_shape`` and
-    ``classes`` at its batch, on one device, with no training aid: only its speed."""
+def measurement_spec(spec: RunSpec, input_shape: tuple[int, ...], classes: int,
+                     on_data: bool = False) -> RunSpec:
+    """``spec``'s model, optimizer, loop and XLA at its batch, on one device, with no
+    training aid (only its speed): on its own data (``on_data``) as a comparison trains
+    on it, else on synthetic data of ``input_shape`` and ``classes``."""
     from mpstudio.engine.trainer.speed_pair import synthetic_spec
 
     bare = spec.replace(aids=TrainingAids(), distribute=Distribution(), log_every_steps=0,
-                        sized_from={})
+                        sized_from={}, steps=MOST_STEPS)
+    if on_data:
+        return bare
     return synthetic_spec(bare, spec.batch_size, MOST_STEPS, input_shape, classes)
+
+
+def data_on_disk(spec: RunSpec) -> bool:
+    """Whether ``spec``'s data can be read without a download (a user's file is)."""
+    from mpstudio.engine.datasets.registry import availability, is_registered
+
+    return not is_registered(spec.dataset) or availability(spec.dataset).offline
 
 
 def precision_spec(spec: RunSpec, precision: str) -> RunSpec:
@@ -96,18 +110,21 @@ def measure_model(spec: RunSpec, input_shape: tuple[int, ...], classes: int,
                   precisions: Sequence[str] = PRECISIONS, *,
                   seconds: float = MEASURE_SECONDS, progress: Progress | None = None,
                   should_stop: Callable[[], bool] = lambda: False,
-                  own_inputs: bool = False) -> ModelMeasurement:
+                  on_data: bool = False, own_inputs: bool = False) -> ModelMeasurement:
     """``spec``'s model timed under each of ``precisions`` (float32 first) at
     ``spec.batch_size`` on this machine's run device, ``seconds`` each after the
-    warm-up. A precision that fails (out of memory at this batch, a setup error) says
-    why in its row; a Stop ends the measurement with the precisions timed so far."""
+    warm-up; on ``spec``'s data with ``on_data`` (synthetic data of ``input_shape``
+    where it holds less than a batch), else on synthetic data. A precision that fails
+    (out of memory at this batch, a setup error) says why in its row; a Stop ends the
+    measurement with the precisions timed so far."""
     from mpstudio.engine import device_info
+    from mpstudio.engine.datasets.registry import display_name
     from mpstudio.engine.templates.user_model import model_name
     from mpstudio.engine.trainer.monitor import WARMUP_STEPS
 
     devices = device_info.run_devices()
     name = model_name(spec.template)
-    base = measurement_spec(spec, input_shape, classes)
+    base = measurement_spec(spec, input_shape, classes, on_data)
     wanted = [FLOAT32] + [p for p in precisions if p != FLOAT32]
     timed: list[PrecisionMeasurement] = []
     stopped = False
@@ -118,7 +135,12 @@ def measure_model(spec: RunSpec, input_shape: tuple[int, ...], classes: int,
         if progress is not None:
             progress(done, len(wanted), f"{name} {precision}")
         timer = _Timed(seconds, should_stop)
-        timed.append(_timed_run(precision_spec(base, precision), timer))
+        try:
+            timed.append(_timed_run(precision_spec(base, precision), timer, on_data))
+        except _DataTooSmall:  # less than a batch: what its shape does, then
+            on_data = False
+            base = measurement_spec(spec, input_shape, classes)
+            timed.append(_timed_run(precision_spec(base, precision), timer))
         if timer.user_stopped:
             stopped = True
             break
@@ -129,7 +151,8 @@ def measure_model(spec: RunSpec, input_shape: tuple[int, ...], classes: int,
         device_name=devices.label, template=spec.template, batch_size=spec.batch_size,
         input_shape=tuple(input_shape), classes=classes, precisions=with_speedups(timed),
         warmup_steps=WARMUP_STEPS, seconds_per_precision=seconds,
-        baseline=devices.float32_math, stopped=stopped, own_inputs=own_inputs)
+        baseline=devices.float32_math, stopped=stopped, own_inputs=own_inputs,
+        data=display_name(spec.dataset) if on_data else "")
 
 
 def run_device_label(devices: Any = None) -> str:
@@ -141,8 +164,13 @@ def run_device_label(devices: Any = None) -> str:
     return "CPU" if devices.kind == "CPU" else (devices.devices or ("GPU:0",))[0]
 
 
-def _timed_run(spec: RunSpec, timer: _Timed) -> PrecisionMeasurement:
-    """One precision's run, timed; its failure in words where it has no timed window."""
+class _DataTooSmall(Exception):
+    """The data holds less than one batch."""
+
+
+def _timed_run(spec: RunSpec, timer: _Timed, on_data: bool = False) -> PrecisionMeasurement:
+    """One precision's run, timed; its failure in words where it has no timed window.
+    ``on_data``: _DataTooSmall where the data holds less than a batch."""
     from mpstudio.engine.datasets.errors import DataLoadStopped
     from mpstudio.engine.spec import SpecError
     from mpstudio.engine.trainer.runner import RunSetupError, run
@@ -151,6 +179,8 @@ def _timed_run(spec: RunSpec, timer: _Timed) -> PrecisionMeasurement:
     try:
         result = run(spec, timer, oom_retry=False)
     except SpecError as exc:
+        if on_data and exc.batch_limit is not None:
+            raise _DataTooSmall from None
         return PrecisionMeasurement(precision, failure="; ".join(exc.problems))
     except (RunSetupError, DataLoadStopped) as exc:
         return PrecisionMeasurement(precision, failure=str(exc))

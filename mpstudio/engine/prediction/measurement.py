@@ -77,6 +77,13 @@ class ModelMeasurement:
     baseline: str = FLOAT32  # what float32 computed in: "TF32" on Ampere and newer
     stopped: bool = False  # a Stop ended it: precisions after it are missing
     own_inputs: bool = False  # a model file's own input (the data's did not fit it)
+    data: str = ""  # the dataset timed on, as a comparison trains on it; "": synthetic
+
+    def timed_on(self) -> str:
+        """What the model was timed on, in words."""
+        if self.data:
+            return _("{data}, as a comparison trains on it").format(data=self.data)
+        return _("synthetic data of its input shape")
 
     def get(self, precision: str) -> PrecisionMeasurement | None:
         return next((p for p in self.precisions if p.precision == precision), None)
@@ -92,6 +99,7 @@ class ModelMeasurement:
                 "warmup_steps": self.warmup_steps,
                 "seconds_per_precision": self.seconds_per_precision,
                 "baseline": self.baseline, "stopped": self.stopped,
+                "data": self.data or "synthetic",
                 "precisions": {p.precision: p.to_dict() for p in self.precisions}}
 
 

@@ -31,7 +31,7 @@ def synthetic_spec(spec: RunSpec, batch: int, steps: int, input_shape: tuple[int
                    classes: int) -> RunSpec:
     """``spec``'s model and precision on synthetic data of ``input_shape`` and
     ``classes`` at ``batch``, for ``steps``, no validation split: how a speed is timed
-    (this pair, and a prediction's measurement, prediction/measure_model.py)."""
+    (this pair, and a model's measurement without its data: prediction/measure_model.py)."""
     per_epoch = max(1, min(steps, EPOCH_STEPS))
     return spec.replace(
         dataset="synthetic",

@@ -185,10 +185,10 @@ def model_caption(m: ModelMeasurement) -> str:
     from mpstudio.engine.templates.user_model import model_name, own_inputs_text
 
     text = QCoreApplication.translate(
-        "HardwareFacts", "Your model timed here: {model} at batch {batch} on synthetic data "
-        "of its input shape, {seconds} s a precision after a {warmup}-step warm-up; "
-        "float32 ran as {baseline}").format(
-            model=model_name(m.template), batch=m.batch_size,
+        "HardwareFacts", "Your model timed here: {model} at batch {batch} on {data}, "
+        "{seconds} s a precision after a {warmup}-step warm-up; float32 ran as "
+        "{baseline}").format(
+            model=model_name(m.template), batch=m.batch_size, data=m.timed_on(),
             seconds=f"{m.seconds_per_precision:g}", warmup=m.warmup_steps, baseline=m.baseline)
     if m.own_inputs:
         text += " · " + render(own_inputs_text(m.input_shape, m.classes))

@@ -43,11 +43,13 @@ def test_the_models_speed_is_measured_under_each_precision():
 
 
 def test_the_measurement_trains_through_the_comparisons_run_path(monkeypatch):
-    """Each precision is a run of runner.run, on the very spec a comparison's speed pair
-    times (synthetic data of the model's shape, 50 steps an epoch, no validation) but for
-    its step budget: replace the runner's attempt and the measurement sees it."""
+    """Each precision is a run of runner.run, on the very spec a comparison trains (its
+    data, split and optimizer; float32 its baseline), or where the data is not used, on
+    the spec its speed pair times (synthetic data of the model's shape), but for the step
+    budget: replace the runner's attempt and the measurement goes through it."""
     from mpstudio.engine.comparison.sizing import ComparisonSize
     from mpstudio.engine.trainer import runner
+    from mpstudio.engine.trainer.compare import baseline_spec
     from mpstudio.engine.trainer.speed_pair import speed_spec
 
     attempted = []
@@ -59,14 +61,19 @@ def test_the_measurement_trains_through_the_comparisons_run_path(monkeypatch):
 
     monkeypatch.setattr(runner, "_attempt", attempt)
     spec = RunSpec(template="mlp", batch_size=32, precision="mixed_float16")
+    measured = measure_model(spec, *DIGITS, ("mixed_float16",), seconds=0.1, on_data=True)
+    assert measured.data == "digits" and all(p.ok for p in measured.precisions)
+    base, mixed = attempted
+    assert base.replace(steps=0) == baseline_spec(spec).replace(steps=0)
+    assert mixed.replace(steps=0) == spec.replace(steps=0)
+    attempted.clear()
     measured = measure_model(spec, *DIGITS, ("mixed_float16",), seconds=0.1)
-    assert [s.precision for s in attempted] == ["float32", "mixed_float16"]
-    assert all(p.ok for p in measured.precisions)
+    assert measured.data == "" and [s.precision for s in attempted] == ["float32",
+                                                                         "mixed_float16"]
     pair = speed_spec(spec, ComparisonSize(100, 32, batch_beyond_data=32, speed_steps=100),
                       *DIGITS)
-    mixed = attempted[1]
-    assert mixed.replace(steps=0) == pair.replace(steps=0, sized_from={})
-    assert mixed.dataset == "synthetic" and mixed.validation_split == 0.0
+    assert attempted[1].replace(steps=0) == pair.replace(steps=0, sized_from={})
+    assert attempted[1].dataset == "synthetic" and attempted[1].validation_split == 0.0
 
 
 def test_a_failing_precision_says_why_and_a_stop_ends_it():
