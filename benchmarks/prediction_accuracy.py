@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "gpu_calibration"))
 
-from fit import fit, gpu_family, predict_pair
+from fit import fit, gpu_family, network_family, predict_pair
 from measured_steps import MeasuredPair, h200_pairs, published_pairs
 
 from mpstudio.engine.prediction.calibration import GPU_CALIBRATION, Calibration

@@ -53,6 +53,8 @@ class ModelSummary:
     # What mixed precision should pay on this machine's device, predicted (for_setup);
     # "" where there is no prediction.
     payoff: str = ""
+    # Why a model file is shown on its own input: the data's does not fit it ("": it does)
+    inputs_note: str = ""
 
     @property
     def output_dtype(self) -> str:

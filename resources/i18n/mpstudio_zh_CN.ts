@@ -412,6 +412,10 @@
         <translation>本机推荐：在 {device} 上使用 {policy}</translation>
     </message>
     <message>
+        <source>Verdicts on {device} use your model as measured here ({model} at batch {batch}); ratios are the speed against float32.</source>
+        <translation>{device} 上的结论采用你的模型在本机的实测结果（{model}，批次大小 {batch}）；倍数是相对 float32 的速度。</translation>
+    </message>
+    <message>
         <source>The measurement was stopped early: the verdicts use what was measured and the hardware rules for the rest.</source>
         <translation>测量已提前停止：结论采用已测得的结果，其余部分按硬件规则判断。</translation>
     </message>
@@ -420,8 +424,8 @@
         <translation>结论采用测量结果：倍数是本机上相对 float32 的速度。</translation>
     </message>
     <message>
-        <source>Verdicts come from what the hardware is. Measure times matmul and conv in each precision on every device (about 10-20 s).</source>
-        <translation>结论依据硬件本身得出。“测量”会在每个设备上以各种精度为 matmul 和 conv 计时（约 10-20 秒）。</translation>
+        <source>Verdicts come from what the hardware is. Measure times matmul and conv in each precision on every device, then your model on this machine (about 20-30 s).</source>
+        <translation>结论依据硬件本身得出。“测量”会在每个设备上以各种精度为 matmul 和 conv 计时，然后在本机上为你的模型计时（约 20-30 秒）。</translation>
     </message>
     <message>
         <source>{device} — {reason}</source>
@@ -1709,6 +1713,30 @@ Replace them?</source>
         <source>failed</source>
         <translation>失败</translation>
     </message>
+    <message>
+        <source>Your model timed here: {model} at batch {batch} on {data}, {seconds} s a precision after a {warmup}-step warm-up; float32 ran as {baseline}</source>
+        <translation>你的模型在本机的计时：{model}，批次大小 {batch}，使用{data}，{warmup} 步预热之后每种精度计时 {seconds} 秒；float32 以 {baseline} 运行</translation>
+    </message>
+    <message>
+        <source>stopped early</source>
+        <translation>已提前停止</translation>
+    </message>
+    <message>
+        <source>examples/s</source>
+        <translation>样本/秒</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>predicted</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>{precision} failed: {reason}</source>
+        <translation>{precision} 失败：{reason}</translation>
+    </message>
 </context>
 <context>
     <name>HardwareJobs</name>
@@ -1729,8 +1757,12 @@ Replace them?</source>
         <translation>正在检测硬件…</translation>
     </message>
     <message>
-        <source>measuring float32, float16 and bfloat16 kernels ({seconds} s a case)</source>
-        <translation>正在为 float32、float16 和 bfloat16 计算内核测速（每项 {seconds} 秒）</translation>
+        <source>measuring float32, float16 and bfloat16 kernels ({seconds} s a case), then {model} at batch {batch} under each precision ({model_seconds} s each)</source>
+        <translation>正在为 float32、float16 和 bfloat16 计算内核测速（每项 {seconds} 秒），然后在每种精度下为 {model}（批次大小 {batch}）计时（每种 {model_seconds} 秒）</translation>
+    </message>
+    <message>
+        <source>the setup changed: the measurement of {model} at batch {batch} no longer applies, so the verdicts are predicted again</source>
+        <translation>设置已更改：{model}（批次大小 {batch}）的实测结果不再适用，结论重新采用预测</translation>
     </message>
     <message>
         <source>recommended here: {policy} on {device}: {reason}</source>
@@ -1756,10 +1788,6 @@ Replace them?</source>
         <translation>重新检测设备（很快；不做测量）</translation>
     </message>
     <message>
-        <source>Time matmul and conv in float32, float16 and bfloat16 on every device (about 10-20 s); the verdicts then follow what was measured</source>
-        <translation>在每个设备上以 float32、float16 和 bfloat16 为 matmul 和 conv 计时（约 10-20 秒）；之后的结论依据测量结果</translation>
-    </message>
-    <message>
         <source>Check again</source>
         <translation>重新检测</translation>
     </message>
@@ -1772,8 +1800,12 @@ Replace them?</source>
         <translation> 秒/项</translation>
     </message>
     <message>
-        <source>Seconds timed for each kernel and precision: longer is steadier, 0.5 s is usually enough</source>
-        <translation>每个内核和精度的计时秒数：越长越稳定，通常 0.5 秒就够了</translation>
+        <source>Time matmul and conv in float32, float16 and bfloat16 on every device, then the setup&apos;s model under each precision on this machine (about 20-30 s); the verdicts then follow what was measured</source>
+        <translation>在每个设备上以 float32、float16 和 bfloat16 为 matmul 和 conv 计时，然后在本机上以每种精度为当前设置的模型计时（约 20-30 秒）；之后的结论依据测量结果</translation>
+    </message>
+    <message>
+        <source>Seconds timed for each kernel and precision (the setup&apos;s model: four times as long a precision): longer is steadier, 0.5 s is usually enough</source>
+        <translation>每个内核和精度的计时秒数（当前设置的模型：每种精度计时其四倍）：越长越稳定，通常 0.5 秒就够了</translation>
     </message>
     <message>
         <source>Stop</source>
@@ -2400,6 +2432,10 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
         <translation>&lt;br&gt;有 {count} 层未能用上 Tensor Core：见该列</translation>
     </message>
     <message>
+        <source>Shown for its own input: {reason}</source>
+        <translation>按其自身输入显示：{reason}</translation>
+    </message>
+    <message>
         <source>Device memory estimate at batch {batch}: &lt;b&gt;{policy}&lt;/b&gt; {total}</source>
         <translation>批次大小 {batch} 时的设备内存估计：&lt;b&gt;{policy}&lt;/b&gt; {total}</translation>
     </message>
@@ -2422,6 +2458,14 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     <message>
         <source>Model preview appears when TensorFlow has loaded.</source>
         <translation>TensorFlow 加载完成后显示模型预览。</translation>
+    </message>
+    <message>
+        <source>Measured: {text}</source>
+        <translation>实测：{text}</translation>
+    </message>
+    <message>
+        <source>Timed on this machine by the Hardware tab&apos;s Measure: a few seconds of this model under each precision, as a comparison times it</source>
+        <translation>由“硬件”标签页的“测量”在本机计时：按对比运行的计时方式，对此模型在每种精度下计时几秒</translation>
     </message>
     <message>
         <source>Predicted: {text}</source>

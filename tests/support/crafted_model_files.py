@@ -37,3 +37,17 @@ def with_layer_class(source: Path, target: Path, layer: str, module: str, cls: s
         for name, data in members.items():
             new.writestr(name, data)
     return target
+
+
+def small_classifier(path: Path, input_shape: tuple[int, ...] = (16, 16, 3),
+                     classes: int = 5) -> Path:
+    """A tiny saved Keras classifier of its own input shape and classes (a user's model
+    that no bundled dataset fits): a convolution, pooling and a softmax head."""
+    import keras
+
+    inputs = keras.Input(input_shape)
+    x = keras.layers.Conv2D(8, 3, activation="relu")(inputs)
+    x = keras.layers.GlobalAveragePooling2D()(x)
+    outputs = keras.layers.Dense(classes, activation="softmax")(x)
+    keras.Model(inputs, outputs).save(path)
+    return path

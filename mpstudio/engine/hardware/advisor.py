@@ -37,6 +37,7 @@ from mpstudio.engine.i18n import N_
 from mpstudio.engine.said import Said, english_tree, said
 
 if TYPE_CHECKING:
+    from mpstudio.engine.prediction.measurement import ModelMeasurement
     from mpstudio.engine.prediction.predict import Prediction
 
 FASTER, SAME = 1.15, 0.95  # measured ratio bands: faster / no real difference / slower
@@ -122,21 +123,55 @@ def _predicted(policy: str, rule: Rule, prediction: Prediction) -> PolicyVerdict
     was measured: the rule's promise only where the model's step can keep it."""
     from mpstudio.engine.prediction.predict import NO_GAIN
     from mpstudio.engine.prediction.prediction_text import gain_phrase, why
+    from mpstudio.engine.templates.user_model import model_name
 
     p = prediction.predictions.get(policy)
     if p is None or p.speedup is None:
         return PolicyVerdict(policy, rule.verdict, rule.reason)
-    seen = {"template": prediction.template, "batch": prediction.batch_size,
+    seen = {"template": model_name(prediction.template), "batch": prediction.batch_size,
             "gain": gain_phrase(p), "baseline": prediction.baseline,
             "why": why(prediction, policy)}
+    if prediction.inputs:  # a model file on its own input: the data's does not fit it
+        reason = said(N_("predicted for {template} at batch {batch} ({inputs}): {gain} over "
+                         "{baseline}; {why}"), inputs=prediction.inputs, **seen)
+    else:
+        reason = said(N_("predicted for {template} at batch {batch}: {gain} over {baseline}; "
+                         "{why}"), **seen)
     if p.speedup >= NO_GAIN[1]:
-        return PolicyVerdict(policy, Verdict.RECOMMENDED, said(N_(
-            "predicted for {template} at batch {batch}: {gain} over {baseline}; {why}"),
-            **seen), p.speedup)
+        return PolicyVerdict(policy, Verdict.RECOMMENDED, reason, p.speedup)
     verdict = Verdict.NO_GAIN if p.speedup > NO_GAIN[0] else Verdict.SLOWER
-    return PolicyVerdict(policy, verdict, said(N_(
-        "predicted for {template} at batch {batch}: {gain} over {baseline}; {why}"), **seen),
-        p.speedup)
+    return PolicyVerdict(policy, verdict, reason, p.speedup)
+
+
+def _model_measured(policy: str, fallback: PolicyVerdict,
+                    measured: ModelMeasurement) -> PolicyVerdict:
+    """A half policy's verdict from the user's own model timed here (the most direct
+    evidence there is); ``fallback`` (kernels, prediction or rule) where that policy was
+    not timed or failed at this batch."""
+    from mpstudio.engine.templates.user_model import model_name, own_inputs_text
+
+    p = measured.get(policy)
+    if p is None or p.speedup is None:
+        return fallback
+    template: str = model_name(measured.template)
+    if measured.own_inputs:  # a model file timed on its own input: the data's does not fit
+        template = said(N_("{template} ({inputs})"), template=template,
+                        inputs=own_inputs_text(measured.input_shape, measured.classes))
+    seen = {"template": template, "batch": measured.batch_size,
+            "speedup": p.speedup, "baseline": measured.baseline,
+            "examples": f"{p.examples_per_s or 0.0:,.0f}", "steps": p.steps}
+    if p.speedup >= FASTER:
+        return PolicyVerdict(policy, Verdict.RECOMMENDED, said(N_(
+            "measured for {template} at batch {batch}: {speedup:.2f}x {baseline} here "
+            "({examples} examples/s over {steps:,} steps): use it"), **seen), p.speedup)
+    if p.speedup >= SAME:
+        return PolicyVerdict(policy, Verdict.NO_GAIN, said(N_(
+            "measured for {template} at batch {batch}: {speedup:.2f}x {baseline} here "
+            "({examples} examples/s over {steps:,} steps): no faster; it only saves memory"),
+            **seen), p.speedup)
+    return PolicyVerdict(policy, Verdict.SLOWER, said(N_(
+        "measured for {template} at batch {batch}: {speedup:.2f}x {baseline} here "
+        "({examples} examples/s over {steps:,} steps): keep float32"), **seen), p.speedup)
 
 
 def _ranked(winners: list[str], verdicts: dict[str, PolicyVerdict],
@@ -179,8 +214,10 @@ def _float32_verdict(base: Rule, best: PolicyVerdict | None,
 def _device_advice(device: str, description: str, rules: Rules, preference: Sequence[str],
                    measurement: DeviceMeasurement | None,
                    notes: tuple[str, ...] = (), float8: Rule | None = None,
-                   prediction: Prediction | None = None) -> DeviceAdvice:
-    """``float8``: its verdict, listed after the policies and never the default."""
+                   prediction: Prediction | None = None,
+                   model: ModelMeasurement | None = None) -> DeviceAdvice:
+    """``float8``: its verdict, listed after the policies and never the default.
+    ``model``: the user's model timed on this device, which decides where it was timed."""
     halves = [p for p in POLICIES if p != "float32"]
     verdicts: dict[str, PolicyVerdict] = {}
     for policy in halves:
@@ -193,6 +230,8 @@ def _device_advice(device: str, description: str, rules: Rules, preference: Sequ
             verdicts[policy] = PolicyVerdict(policy, rule.verdict, rule.reason)
         else:
             verdicts[policy] = _measured(policy, rule, measurement)
+        if model is not None and rule.verdict is not Verdict.UNSUPPORTED:
+            verdicts[policy] = _model_measured(policy, verdicts[policy], model)
     winners = _ranked([p for p in halves if verdicts[p].verdict is Verdict.RECOMMENDED],
                       verdicts, preference)
     best = verdicts[winners[0]] if winners else None
@@ -207,6 +246,8 @@ def _device_advice(device: str, description: str, rules: Rules, preference: Sequ
         listed.append(_predicted(FLOAT8, float8, prediction))
     elif float8 is not None:
         listed.append(PolicyVerdict(FLOAT8, float8.verdict, float8.reason))
+    if model is not None and float8 is not None and float8.verdict is not Verdict.UNSUPPORTED:
+        listed[-1] = _model_measured(FLOAT8, listed[-1], model)
     return DeviceAdvice(device, description, tuple(listed), default, reason, notes)
 
 
@@ -260,16 +301,24 @@ def _tips(report: HardwareReport) -> tuple[tuple[str, str], ...]:
 
 
 def advise(report: HardwareReport, measurements: Sequence[DeviceMeasurement] = (),
-           predictions: Mapping[str, Prediction] | None = None) -> Advice:
+           predictions: Mapping[str, Prediction] | None = None,
+           model: ModelMeasurement | None = None) -> Advice:
     """``predictions``: the user's model predicted on a device (by its label, "GPU:0"):
-    where that device was not measured, its half-precision verdicts come from it."""
+    where that device was not measured, its half-precision verdicts come from it.
+    ``model``: the user's model timed on one device (``model.device``): its verdicts
+    there come from that, before any kernel measurement or prediction."""
     measured = {m.device: m for m in measurements}
     predicted = dict(predictions or {})
+
+    def timed(label: str) -> ModelMeasurement | None:
+        return model if model is not None and model.device == label else None
+
     devices = [
         _device_advice(g.label, said(N_("{name}, compute capability {capability}"),
                                          name=g.name, capability=g.capability_text),
                        gpu_rules(g, report.build), GPU_PREFERENCE, measured.get(g.label),
-                       gpu_notes(g, report.build), float8_gpu_rule(g), predicted.get(g.label))
+                       gpu_notes(g, report.build), float8_gpu_rule(g), predicted.get(g.label),
+                       timed(g.label) if g.visible_to_tensorflow else None)
         for g in report.gpus
     ]
     if report.tpu.found:
@@ -285,7 +334,7 @@ def advise(report: HardwareReport, measurements: Sequence[DeviceMeasurement] = (
                                   measured.get("CPU"),
                                   float8=float8_unsupported(said(N_("a CPU ({model})"),
                                                                  model=report.cpu.model)),
-                                  prediction=predicted.get("CPU")))
+                                  prediction=predicted.get("CPU"), model=timed("CPU")))
     usable = [d for d in devices if d.device.startswith("GPU:")]
     tpu = [d for d in devices if d.device == "TPU"]
     run = (usable or tpu or devices[-1:])[0]  # the CPU comes last

@@ -4,6 +4,7 @@ measured on the spot."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from mpstudio.engine.i18n import _
@@ -13,6 +14,7 @@ if TYPE_CHECKING:
     from mpstudio.engine.hardware.detect_gpu import NvmlScan
 
 THIS = "this"
+log = logging.getLogger(__name__)
 
 
 class UnknownDevice(ValueError):
@@ -54,3 +56,35 @@ def resolve_device(name: str, scan: NvmlScan | None = None) -> DeviceRates:
 
         return measured_cpu_rates()
     return gpu_by_name(wanted)
+
+
+def not_measurable_here(name: str, scan: NvmlScan | None = None) -> str | None:
+    """Why the device ``name`` cannot be measured on this machine; None where it can:
+    ``this``, the CPU, or the GPU this machine has (named as the table names it)."""
+    wanted = name.strip()
+    if wanted.lower() in (THIS, "cpu"):
+        return None
+    here = this_machine_gpu(scan)
+    if here is not None and _same_gpu(wanted, here):
+        return None
+    return _("--measure can only time this machine's device ({here}), and {name} is not "
+             "here: predict it without --measure, or measure with --device this").format(
+                 here=here or "CPU", name=wanted)
+
+
+def _same_gpu(wanted: str, here: str) -> bool:
+    named, found = gpu_rates(wanted), gpu_rates(here)
+    if named is not None and found is not None:
+        return named.name == found.name
+    return wanted.lower() == here.lower()
+
+
+def compute_on_cpu() -> None:
+    """Runs in this process compute on the CPU (``--device cpu --measure`` on a machine
+    with a GPU): call before TensorFlow starts its GPUs, which it does at its first op."""
+    import tensorflow as tf
+
+    try:
+        tf.config.set_visible_devices([], "GPU")
+    except RuntimeError:  # already started: the measurement says which device it timed
+        log.warning("the GPUs had started: the measurement may not be the CPU's")

@@ -4,6 +4,7 @@ over TF32; the step is dispatch-bound ...; at batch 2048: mixed_bfloat16 about 1
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 
@@ -34,10 +35,11 @@ def this_machine_rates() -> DeviceRates | None:
 
 def payoff_text(template: str, input_shape: tuple[int, ...], classes: int,
                 input_scale: float | None, float32_layers: Sequence[str], batch: int,
-                precision: str, rates: DeviceRates | None = None) -> str:
+                precision: str, rates: DeviceRates | None = None, inputs: str = "") -> str:
     """One or two sentences for ``precision`` (the best half type where float32 is
     chosen); "" where this machine's device has no rates or the model cannot be costed
-    (a preview never fails for it)."""
+    (a preview never fails for it). ``inputs``: "for its own input ..." where a model
+    file is predicted on its own input, not the data's."""
     try:
         rates = rates or this_machine_rates()
         if rates is None:
@@ -45,7 +47,8 @@ def payoff_text(template: str, input_shape: tuple[int, ...], classes: int,
         wanted = None if precision == FLOAT32 else [precision]
         models = costed_models(template, input_shape, classes, rates, input_scale,
                                float32_layers, wanted)
-        prediction = predict_costed(models, template, batch, rates)
+        prediction = dataclasses.replace(predict_costed(models, template, batch, rates),
+                                         inputs=inputs)
     except Exception:  # a user's model the costs cannot read
         log.warning("no payoff prediction for the setup", exc_info=True)
         return ""

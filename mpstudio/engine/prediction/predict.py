@@ -75,6 +75,9 @@ class Prediction:
     device_kind: str = "GPU"
     # a CPU's measured half-type matmul rate over its float32 rate, per dtype
     half_rate_ratio: dict[str, float] = field(default_factory=dict)
+    # "for its own input 224x224x3, 1000 classes": a model file predicted on its own
+    # input, which the data's does not fit ("": on the data's)
+    inputs: str = ""
 
     def best_half(self) -> PrecisionPrediction | None:
         halves = [p for k, p in self.predictions.items() if k != FLOAT32 and p.speedup]

@@ -93,9 +93,12 @@ def gain_phrase(p: PrecisionPrediction) -> str:
 def precision_line(prediction: Prediction, precision: str) -> str:
     """"mixed_float16 on NVIDIA H200 at batch 256: no gain expected (0.86-1.16x), the
     step is dispatch-bound: ..."."""
+    from mpstudio.engine.templates.user_model import with_inputs
+
     p = prediction.predictions[precision]
     return _("{precision} on {device} at batch {batch}: {gain} over {baseline}; {why}").format(
-        precision=precision, device=prediction.device, batch=prediction.batch_size,
+        precision=precision, device=prediction.device,
+        batch=with_inputs(prediction.batch_size, prediction.inputs),
         gain=gain_phrase(p), baseline=prediction.baseline, why=why(prediction, precision))
 
 

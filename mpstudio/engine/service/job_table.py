@@ -83,14 +83,15 @@ class EngineMemory:
 def hardware_check(ctx: JobContext, memory: EngineMemory,
                    request: HardwareCheckRequest) -> HardwareCheck:
     """``request.spec``: the setup's model and data, predicted on each device so that a
-    verdict the device did not measure comes from the model the user will train."""
+    verdict the device did not measure comes from the model the user will train; with
+    ``measure``, also timed under each precision on this machine's device."""
     from mpstudio.engine.hardware.check import run_hardware_check
 
     measure = request.measure
     with tensorflow_logs_hidden():
         return run_hardware_check(measure, request.seconds_per_case,
                                   ctx.progress if measure else None, ctx.should_stop,
-                                  workload=_workload(request.spec))
+                                  workload=_workload(request.spec), model_spec=request.spec)
 
 
 def _workload(spec: RunSpec | None) -> Workload | None:
@@ -130,19 +131,30 @@ def model_preview(ctx: JobContext, memory: EngineMemory,
 
     from mpstudio.engine.model_summary import describe_model
     from mpstudio.engine.templates.registry import build_model
+    from mpstudio.engine.templates.user_model import (
+        data_or_own_inputs,
+        is_model_file,
+        own_inputs_text,
+    )
 
     template, input_shape, num_classes = (request.template, request.input_shape,
                                           request.num_classes)
     policy, input_scale, batch_size = request.policy, request.input_scale, request.batch_size
     float32_layers, run_spec = request.float32_layers, request.run_spec
 
+    inputs_note = ""
+    if is_model_file(template):  # one the data does not fit: shown on its own input
+        input_shape, num_classes, input_scale, inputs_note = data_or_own_inputs(
+            template, input_shape, num_classes, input_scale)
     model = build_model(template, input_shape, num_classes, policy, input_scale=input_scale,
                         float32_layers=float32_layers)
     if policy == "float8":  # the layers that will run float8, as a run quantizes them
         from mpstudio.engine.float8 import quantize_float8
 
         quantize_float8(model)
-    summary = describe_model(model, policy, batch_size)
+    summary = dataclasses.replace(describe_model(model, policy, batch_size),
+                                  inputs_note=inputs_note)
+    own = own_inputs_text(input_shape, num_classes) if inputs_note else ""
     if run_spec is not None:
         from mpstudio.engine.memory_estimate import preview_estimates
 
@@ -153,7 +165,7 @@ def model_preview(ctx: JobContext, memory: EngineMemory,
         summary = dataclasses.replace(summary, memory=preview_estimates(
             model, run_spec, input_shape, num_classes, input_scale), payoff=payoff_text(
             template, input_shape, num_classes, input_scale, float32_layers,
-            run_spec.batch_size, policy))
+            run_spec.batch_size, policy, inputs=own))
     return summary
 
 

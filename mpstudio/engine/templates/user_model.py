@@ -32,6 +32,12 @@ def is_model_file(template: object) -> bool:
     return isinstance(template, str) and template.lower().endswith(MODEL_SUFFIX)
 
 
+def model_name(template: str) -> str:
+    """How a sentence names a run's model: a template's name, a model file's name
+    without its folder."""
+    return Path(template).name if is_model_file(template) else template
+
+
 def model_file_problem(template: str) -> str | None:
     """Why ``template`` cannot be loaded as a model file, before TensorFlow is imported."""
     path = Path(template).expanduser()
@@ -56,11 +62,34 @@ def load_user_model(template: str, input_shape: tuple[int, ...], num_classes: in
     from mpstudio.engine.templates.model_input import SCALING_LAYER, input_scaling, model_input
     from mpstudio.engine.templates.pinning import set_policy
 
+    model = _opened(template)
+    misfit = inputs_misfit(template, _takes(model), model.outputs[0].shape[-1], input_shape,
+                           num_classes)
+    if misfit:
+        raise SpecError([misfit])
+    if input_scale is not None:  # uint8 images: the file's layers after the scaling
+        with input_scaling(input_scale):
+            inputs, scaled = model_input(input_shape)
+        model = keras.Model(inputs, _call_layers(model, scaled), name=model.name)
+    layers = [layer for layer in model.layers
+              if not isinstance(layer, keras.layers.InputLayer) and layer.name != SCALING_LAYER]
+    for layer in layers:
+        set_policy(layer, keras_policy(policy))
+    if layers:
+        set_policy(layers[-1], "float32")  # the probabilities the loss reads
+    return model
+
+
+def _opened(template: str):  # -> keras.Model
+    """The file's model as saved, opened as export opens one (checked again, in safe
+    mode, refusals in one line); SpecError where mpstudio cannot train it."""
+    from mpstudio.engine.spec import SpecError
+
     problem = model_file_problem(template)
     if problem:
         raise SpecError([problem])
     path = Path(template).expanduser()
-    try:  # as export opens one: checked again, in safe mode, refusals in one line
+    try:
         model = open_model_file(path)
     except ModelFileError as exc:
         raise SpecError([str(exc)]) from None
@@ -78,29 +107,91 @@ def load_user_model(template: str, input_shape: tuple[int, ...], num_classes: in
                            "mpstudio trains classifiers with one of each").format(
                                path=path, inputs=len(model.inputs),
                                outputs=len(model.outputs))])
-    takes = tuple(model.inputs[0].shape[1:])
+    return model
+
+
+def _takes(model) -> tuple[int | None, ...]:  # (keras.Model)
+    return tuple(model.inputs[0].shape[1:])
+
+
+def inputs_misfit(template: str, takes: tuple[int | None, ...], outputs: int,
+                  input_shape: tuple[int, ...], num_classes: int) -> str | None:
+    """Why a model file that takes ``takes`` and has ``outputs`` cannot train on data of
+    ``input_shape`` and ``num_classes`` (None: it can)."""
+    path = Path(template).expanduser()
     if len(takes) != len(input_shape) or any(
             t is not None and t != d for t, d in zip(takes, input_shape, strict=False)):
-        raise SpecError([_("model file {path} takes inputs of shape {takes}, but the data's "
-                           "examples are {shape}").format(
-                               path=path, takes="x".join(str(t) for t in takes),
-                               shape="x".join(map(str, input_shape)))])
-    outputs = model.outputs[0].shape[-1]
+        return _("model file {path} takes inputs of shape {takes}, but the data's examples "
+                 "are {shape}").format(path=path, takes=shape_text(takes),
+                                       shape=shape_text(input_shape))
     if outputs != num_classes:
-        raise SpecError([_("model file {path} has {outputs} outputs, but the data has "
-                           "{classes} classes").format(path=path, outputs=outputs,
-                                                       classes=num_classes)])
-    if input_scale is not None:  # uint8 images: the file's layers after the scaling
-        with input_scaling(input_scale):
-            inputs, scaled = model_input(input_shape)
-        model = keras.Model(inputs, _call_layers(model, scaled), name=model.name)
-    layers = [layer for layer in model.layers
-              if not isinstance(layer, keras.layers.InputLayer) and layer.name != SCALING_LAYER]
-    for layer in layers:
-        set_policy(layer, keras_policy(policy))
-    if layers:
-        set_policy(layers[-1], "float32")  # the probabilities the loss reads
-    return model
+        return _("model file {path} has {outputs} outputs, but the data has {classes} "
+                 "classes").format(path=path, outputs=outputs, classes=num_classes)
+    return None
+
+
+def shape_text(shape: tuple[int | None, ...]) -> str:
+    """"224x224x3" ("?" for a size the model leaves open)."""
+    return "x".join("?" if d is None else str(d) for d in shape)
+
+
+def model_file_inputs(template: str) -> tuple[tuple[int | None, ...], int]:
+    """(the input shape, without the batch, and the classes) a model file takes, read
+    from the file opened as a run opens it; SpecError where it cannot be trained."""
+    model = _opened(template)
+    return _takes(model), int(model.outputs[0].shape[-1])
+
+
+def own_inputs(template: str) -> tuple[tuple[int, ...], int, float | None]:
+    """A model file's own input shape and classes, as the data a run would need (3-D
+    inputs taken as stored uint8 images, scaled by the model, as ``--input-shape`` takes
+    them); SpecError where its input leaves a size open (the data must say it)."""
+    return own_inputs_from(template, *model_file_inputs(template))
+
+
+def own_inputs_from(template: str, takes: tuple[int | None, ...],
+                    classes: int) -> tuple[tuple[int, ...], int, float | None]:
+    """``own_inputs`` of a model file already read (``model_file_inputs``)."""
+    from mpstudio.engine.spec import SpecError
+
+    if not takes or any(d is None for d in takes):
+        raise SpecError([_("model file {path} takes inputs of shape {takes}, which leaves a "
+                           "size open: give the data's shape (--input-shape or a dataset)")
+                         .format(path=Path(template).expanduser(), takes=shape_text(takes))])
+    shape = tuple(int(d) for d in takes if d is not None)
+    return shape, classes, stored_image_scale(shape)
+
+
+def data_or_own_inputs(template: str, shape: tuple[int, ...], classes: int,
+                       scale: float | None) -> tuple[tuple[int, ...], int, float | None, str]:
+    """The data's inputs where the model file fits them, else (the setup shows it rather
+    than nothing) its own, with why: the sentence a run on that data would fail with."""
+    takes, outputs = model_file_inputs(template)
+    misfit = inputs_misfit(template, takes, outputs, shape, classes)
+    if misfit is None:
+        return shape, classes, scale, ""
+    return (*own_inputs_from(template, takes, outputs), misfit)
+
+
+def with_inputs(batch: int, inputs: str) -> str:
+    """A batch in a sentence, with the input it is for where that is a model file's own:
+    "128 (for its own input 224x224x3, 1000 classes)"."""
+    return _("{batch} ({inputs})").format(batch=batch, inputs=inputs) if inputs else str(batch)
+
+
+def stored_image_scale(shape: tuple[int, ...]) -> float | None:
+    """The scale a model applies to data of ``shape`` given without a dataset: images
+    (height, width, channels) stored as uint8 0..255; anything else as it comes."""
+    return 1 / 255 if len(shape) == 3 else None
+
+
+def own_inputs_text(shape: tuple[int, ...], classes: int) -> str:
+    """"for its own input 224x224x3, 1000 classes" (a ``Said``): a model file predicted
+    (or measured) on data of its own shape, not the data's."""
+    from mpstudio.engine.said import said
+
+    return said(N_("for its own input {shape}, {classes} classes"), shape=shape_text(shape),
+                classes=classes)
 
 
 def _ends_in_softmax(model) -> bool:  # (keras.Model) -> bool

@@ -27,19 +27,27 @@ SPEED_ROLES = (SPEED_BASELINE, SPEED_MIXED)
 EPOCH_STEPS = 50  # synthetic batches per epoch: an epoch end now and then, as real data
 
 
-def speed_spec(spec: RunSpec, size: ComparisonSize, input_shape: tuple[int, ...],
-               classes: int) -> RunSpec:
-    """The mixed side of the speed pair: ``spec``'s model and precision on synthetic data
-    at ``size.batch_beyond_data``, for ``size.speed_steps``, no validation split."""
-    batch = size.batch_beyond_data
-    per_epoch = max(1, min(size.speed_steps, EPOCH_STEPS))
+def synthetic_spec(spec: RunSpec, batch: int, steps: int, input_shape: tuple[int, ...],
+                   classes: int) -> RunSpec:
+    """``spec``'s model and precision on synthetic data of ``input_shape`` and
+    ``classes`` at ``batch``, for ``steps``, no validation split: how a speed is timed
+    (this pair, and a model's measurement without its data: prediction/measure_model.py)."""
+    per_epoch = max(1, min(steps, EPOCH_STEPS))
     return spec.replace(
         dataset="synthetic",
         dataset_options={"samples": batch * per_epoch, "shape": list(input_shape),
                          "classes": classes},
-        batch_size=batch, steps=size.speed_steps, validation_split=0.0,
-        learning_rate=scaled_learning_rate(spec.learning_rate, spec.batch_size, batch),
-        sized_from={"steps": size.user_steps, "batch_size": size.user_batch})
+        batch_size=batch, steps=steps, validation_split=0.0,
+        learning_rate=scaled_learning_rate(spec.learning_rate, spec.batch_size, batch))
+
+
+def speed_spec(spec: RunSpec, size: ComparisonSize, input_shape: tuple[int, ...],
+               classes: int) -> RunSpec:
+    """The mixed side of the speed pair: ``spec``'s model and precision on synthetic data
+    at ``size.batch_beyond_data``, for ``size.speed_steps``, no validation split."""
+    return synthetic_spec(spec, size.batch_beyond_data, size.speed_steps, input_shape,
+                          classes).replace(sized_from={"steps": size.user_steps,
+                                                       "batch_size": size.user_batch})
 
 
 def run_speed_pair(mixed_spec: RunSpec, reporter: Reporter, comparison: str,

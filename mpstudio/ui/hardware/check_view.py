@@ -8,6 +8,7 @@ check can linger in a corner of the panel.
 from __future__ import annotations
 
 import html
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QFrame, QVBoxLayout, QWidget
@@ -16,6 +17,7 @@ from mpstudio.engine.hardware.advisor import Advice
 from mpstudio.engine.hardware.check import HardwareCheck
 from mpstudio.engine.hardware.verdict_rules import Verdict
 from mpstudio.engine.said import render
+from mpstudio.engine.templates.user_model import model_name
 from mpstudio.ui.hardware.device_card import DeviceCard, facts_grid
 from mpstudio.ui.hardware.hardware_facts import build_facts, cpu_facts, gpu_facts, tpu_facts
 from mpstudio.ui.theme import LIGHT, ThemeColors, colors
@@ -40,6 +42,12 @@ def recommendation_html(advice: Advice, palette: ThemeColors | None = None) -> s
 
 
 def measurement_summary(check: HardwareCheck) -> str:
+    model = check.model_measurement
+    if model is not None and not check.stopped:
+        return QCoreApplication.translate(
+            "CheckView", "Verdicts on {device} use your model as measured here ({model} at "
+            "batch {batch}); ratios are the speed against float32.").format(
+                device=model.device, model=model_name(model.template), batch=model.batch_size)
     if check.stopped:
         return QCoreApplication.translate(
             "CheckView", "The measurement was stopped early: the verdicts use what was "
@@ -50,7 +58,8 @@ def measurement_summary(check: HardwareCheck) -> str:
             "here.")
     return QCoreApplication.translate(
         "CheckView", "Verdicts come from what the hardware is. Measure times matmul and conv "
-        "in each precision on every device (about 10-20 s).")
+        "in each precision on every device, then your model on this machine (about 20-30 "
+        "s).")
 
 
 class CheckView(QWidget):
@@ -106,6 +115,14 @@ class CheckView(QWidget):
     def _cards(check: HardwareCheck) -> list[DeviceCard]:
         report, advice = check.report, check.advice
         measured = {m.device: m for m in check.measurements}
+        timed = check.model_measurement
+
+        def model(device: str, usable: bool = True) -> dict[str, Any]:
+            """The setup's model timed on ``device`` (a card's keyword arguments)."""
+            if timed is None or timed.device != device or not usable:
+                return {}
+            return {"model": timed, "predicted": check.predicted_speedups(device)}
+
         cards = []
         # The advice lists the GPUs first, in the report's order (two unused GPUs
         # share one label, so pair them by position, not by name).
@@ -113,12 +130,14 @@ class CheckView(QWidget):
             cards.append(DeviceCard(
                 gpu.label, gpu.name, gpu_facts(gpu), device, measured.get(device.device),
                 run_device=device.device == advice.run_device,
-                unusable_reason="" if gpu.visible_to_tensorflow else gpu.not_visible_reason))
+                unusable_reason="" if gpu.visible_to_tensorflow else gpu.not_visible_reason,
+                **model(device.device, gpu.visible_to_tensorflow)))
         if report.tpu.found:
             device = advice.device("TPU")
             cards.append(DeviceCard("TPU", report.tpu.accelerator_type or "", tpu_facts(
                 report.tpu), device, measured.get("TPU"), run_device=advice.run_device == "TPU"))
         device = advice.device("CPU")
         cards.append(DeviceCard("CPU", report.cpu.model, cpu_facts(report.cpu), device,
-                                measured.get("CPU"), run_device=advice.run_device == "CPU"))
+                                measured.get("CPU"), run_device=advice.run_device == "CPU",
+                                **model("CPU")))
         return cards

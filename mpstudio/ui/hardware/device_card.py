@@ -16,11 +16,15 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QVBoxLay
 from mpstudio.engine.hardware.advisor import DeviceAdvice
 from mpstudio.engine.hardware.measurement import DeviceMeasurement
 from mpstudio.engine.hardware.verdict_rules import Verdict
+from mpstudio.engine.prediction.measurement import ModelMeasurement
 from mpstudio.engine.said import render
 from mpstudio.ui.hardware.hardware_facts import (
     Rows,
     measurement_caption,
     measurement_rows,
+    model_caption,
+    model_failures,
+    model_rows,
     ratio_text,
 )
 from mpstudio.ui.setup.verdict_marks import mark_text
@@ -50,12 +54,16 @@ class DeviceCard(QFrame):
     """A GPU, the TPU or the CPU, with the advisor's verdicts for it.
 
     ``unusable_reason`` (a GPU TensorFlow cannot use) replaces the three identical
-    "not supported" rows with one line that says why.
+    "not supported" rows with one line that says why. ``model``: the setup's model timed
+    on this device (Measure), shown first as the evidence its verdicts follow, beside
+    ``predicted`` (each precision's predicted speedup).
     """
 
     def __init__(self, title: str, name: str, facts: Rows, advice: DeviceAdvice,
                  measurement: DeviceMeasurement | None = None, *, run_device: bool = False,
-                 unusable_reason: str = "", parent: QWidget | None = None) -> None:
+                 unusable_reason: str = "", model: ModelMeasurement | None = None,
+                 predicted: dict[str, float] | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.device = advice.device
         self.facts = dict(facts)
@@ -65,6 +73,8 @@ class DeviceCard(QFrame):
         self.unusable_label: QLabel | None = None
         self.measurement_label: QLabel | None = None
         self.timing_labels: list[list[QLabel]] = []  # header row, then one per kernel
+        self.model_label: QLabel | None = None  # the setup's model timed here
+        self.model_labels: list[list[QLabel]] = []  # header row, then one per precision
         self.setObjectName("deviceCard")
         border = f"2px solid {RUN_DEVICE_COLOR}" if run_device else "1px solid palette(mid)"
         self.setStyleSheet(f"QFrame#deviceCard {{ border: {border}; border-radius: 6px; }}")
@@ -82,14 +92,22 @@ class DeviceCard(QFrame):
             layout.addWidget(self.unusable_label)
         else:
             layout.addWidget(_rule())
-            layout.addLayout(self._verdicts(advice, measurement))
+            layout.addLayout(self._verdicts(advice, measured=model is not None or (
+                measurement is not None and bool(measurement.results))))
         for note in advice.notes:
             layout.addWidget(secondary(wrapped_label(QCoreApplication.translate(
                 "DeviceCard", "Note: {note}").format(note=render(note)))))
+        if model is not None:
+            self.model_label = secondary(wrapped_label(model_caption(model)))
+            layout.addWidget(self.model_label)
+            layout.addLayout(self._timings(model_rows(model, predicted or {}),
+                                           self.model_labels))
+            for line in model_failures(model):
+                layout.addWidget(secondary(wrapped_label(line)))
         if measurement is not None and measurement.results:
             self.measurement_label = secondary(wrapped_label(measurement_caption(measurement)))
             layout.addWidget(self.measurement_label)
-            layout.addLayout(self._timings(measurement_rows(measurement)))
+            layout.addLayout(self._timings(measurement_rows(measurement), self.timing_labels))
 
     def _header(self, title: str, name: str, run_device: bool) -> QHBoxLayout:
         row = QHBoxLayout()
@@ -109,13 +127,13 @@ class DeviceCard(QFrame):
             row.addWidget(tag, 0, Qt.AlignmentFlag.AlignTop)
         return row
 
-    def _verdicts(self, advice: DeviceAdvice,
-                  measurement: DeviceMeasurement | None) -> QGridLayout:
+    def _verdicts(self, advice: DeviceAdvice, measured: bool) -> QGridLayout:
+        """``measured``: the device was timed (its kernels or the setup's model), so
+        each verdict shows the speed against float32 it follows."""
         grid = QGridLayout()
         grid.setHorizontalSpacing(12)
         grid.setVerticalSpacing(2)
         grid.setColumnStretch(1, 1)
-        measured = measurement is not None and bool(measurement.results)
         row = 0
         for verdict in advice.verdicts:
             default = verdict.policy == advice.default
@@ -144,8 +162,10 @@ class DeviceCard(QFrame):
             row += 2
         return grid
 
-    def _timings(self, rows: list[list[str]]) -> QGridLayout:
-        """The raw TFLOP/s, small: the evidence behind the ratios above."""
+    def _timings(self, rows: list[list[str]], kept: list[list[QLabel]]) -> QGridLayout:
+        """Small figures in a grid (a header row first), each row's labels added to
+        ``kept``: the evidence behind the ratios above (the kernels' TFLOP/s, the model's
+        examples/s)."""
         grid = QGridLayout()
         grid.setHorizontalSpacing(10)
         grid.setVerticalSpacing(1)
@@ -159,7 +179,7 @@ class DeviceCard(QFrame):
                 align = Qt.AlignmentFlag.AlignLeft if c == 0 else Qt.AlignmentFlag.AlignRight
                 grid.addWidget(label, r, c, align | Qt.AlignmentFlag.AlignTop)
                 labels.append(label)
-            self.timing_labels.append(labels)
+            kept.append(labels)
         return grid
 
 

@@ -12,6 +12,7 @@ from PySide6.QtCore import QCoreApplication
 
 from mpstudio.engine.hardware.measurement import HALF_DTYPES, DeviceMeasurement
 from mpstudio.engine.hardware.report import CPU_FLAGS, CpuInfo, GpuInfo, HardwareReport, TpuInfo
+from mpstudio.engine.prediction.measurement import ModelMeasurement
 from mpstudio.engine.said import render
 
 Rows = list[tuple[str, str]]
@@ -177,3 +178,45 @@ def ratio_text(policy: str, measured: float | None) -> str:
     if policy == "float32":
         return "1.00x"
     return f"{measured:.2f}x" if measured is not None else "—"
+
+
+def model_caption(m: ModelMeasurement) -> str:
+    """What the setup's model measurement timed, and how (the card's evidence)."""
+    from mpstudio.engine.templates.user_model import model_name, own_inputs_text
+
+    text = QCoreApplication.translate(
+        "HardwareFacts", "Your model timed here: {model} at batch {batch} on {data}, "
+        "{seconds} s a precision after a {warmup}-step warm-up; float32 ran as "
+        "{baseline}").format(
+            model=model_name(m.template), batch=m.batch_size, data=m.timed_on(),
+            seconds=f"{m.seconds_per_precision:g}", warmup=m.warmup_steps, baseline=m.baseline)
+    if m.own_inputs:
+        text += " · " + render(own_inputs_text(m.input_shape, m.classes))
+    if m.stopped:
+        text += " · " + QCoreApplication.translate("HardwareFacts", "stopped early")
+    return text
+
+
+def model_rows(m: ModelMeasurement, predicted: dict[str, float]) -> list[list[str]]:
+    """A header row, then per precision its examples/s (± half the windows' spread), its
+    speed against float32 and what the prediction said."""
+    rows = [["", QCoreApplication.translate("HardwareFacts", "examples/s"),
+             QCoreApplication.translate("HardwareFacts", "measured"),
+             QCoreApplication.translate("HardwareFacts", "predicted")]]
+    for p in m.precisions:
+        if not p.ok:
+            rows.append([p.precision, QCoreApplication.translate("HardwareFacts", "failed"),
+                         "—", "—"])
+            continue
+        guess = predicted.get(p.precision)
+        rows.append([p.precision,
+                     f"{p.examples_per_s or 0.0:,.0f} ±{(p.spread or 0.0) / 2:.0%}",
+                     ratio_text(p.precision, p.speedup),
+                     "—" if guess is None else ratio_text(p.precision, guess)])
+    return rows
+
+
+def model_failures(m: ModelMeasurement) -> list[str]:
+    """Why a precision could not be timed (out of memory at this batch...), one line each."""
+    return [QCoreApplication.translate("HardwareFacts", "{precision} failed: {reason}").format(
+        precision=p.precision, reason=render(p.failure)) for p in m.precisions if not p.ok]

@@ -1,8 +1,10 @@
 """The Hardware panel's work in the engine process: the hardware check (once the
-engine is first ready, and on Check), the measurement (Measure, Stop) and the GPU
-memory settings. It observes the state: the first check waits for a ready engine, and
-the panel's buttons follow a run. What a check means beyond this panel (the setup's
-verdict marks, the status bar's device) is for whoever connects to ``checked``."""
+engine is first ready, and on Check), the measurement (Measure, Stop: the kernels, then
+the setup's model) and the GPU memory settings. It observes the state: the first check
+waits for a ready engine, and the panel's buttons follow a run. What a check means
+beyond this panel (the setup's verdict marks and payoff line, the status bar's device)
+is for whoever connects to ``checked``. The setup's model as measured holds until the
+setup's model, batch or data changes (``setup_changed``)."""
 
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from mpstudio.engine.hardware.check import MODEL_SECONDS_PER_CASE
 from mpstudio.engine.said import render
 from mpstudio.engine.service.job_requests import ApplyMemoryRequest, HardwareCheckRequest
+from mpstudio.engine.templates.user_model import model_name
 
 if TYPE_CHECKING:
     from mpstudio.engine.app_settings import GpuMemorySettings
@@ -26,6 +30,13 @@ if TYPE_CHECKING:
     from mpstudio.ui.notices import Notices
 
 
+def setup_key(spec: RunSpec) -> tuple[Any, ...]:
+    """What a measurement of the setup's model depends on: the model (its pinned layers
+    too), the batch and the data."""
+    return (spec.template, spec.batch_size, spec.dataset, repr(sorted(
+        spec.dataset_options.items())), tuple(spec.float32_layers))
+
+
 class HardwareJobs(QObject):
     checked = Signal(object)  # HardwareCheck, once the panel and the log show it
 
@@ -37,6 +48,7 @@ class HardwareJobs(QObject):
         self._setup_spec = setup_spec  # the run set up: its model predicted per device
         self.check: HardwareCheck | None = None
         self._job: EngineJob[HardwareCheck] | None = None
+        self._measured_setup: tuple[Any, ...] | None = None  # what the model timed was
         self._engine_state = state.engine
         panel.check_requested.connect(lambda: self.run_check(measure=False))
         panel.measure_requested.connect(lambda seconds: self.run_check(True, seconds))
@@ -73,10 +85,12 @@ class HardwareJobs(QObject):
             if not self.measuring:  # the panel went busy on the click: give it back
                 self.panel.set_busy(False)
             return
+        spec = self._setup_spec()
         job = self.engine.submit(
-            HardwareCheckRequest(measure, seconds, self._setup_spec()),
+            HardwareCheckRequest(measure, seconds, spec),
             describe="the measurement" if measure else "the hardware check",
             parent=self)  # EngineEnd words these
+        job.on_result(lambda check: self._remember_setup(check, spec))
         if measure:
             job.progress.connect(self.panel.set_progress)
         job.on_result(self._checked)
@@ -89,8 +103,33 @@ class HardwareJobs(QObject):
         if measure:
             self.notices.log(QCoreApplication.translate(
                 "HardwareJobs", "measuring float32, float16 and bfloat16 kernels ({seconds} "
-                "s a case)").format(seconds=f"{seconds:g}"))
+                "s a case), then {model} at batch {batch} under each precision ({model_seconds} "
+                "s each)").format(seconds=f"{seconds:g}", model=model_name(spec.template),
+                                  batch=spec.batch_size,
+                                  model_seconds=f"{MODEL_SECONDS_PER_CASE * seconds:g}"))
         self.state.update(measuring=True)
+
+    def _remember_setup(self, check: HardwareCheck, spec: RunSpec) -> None:
+        self._measured_setup = (setup_key(spec) if check.model_measurement is not None
+                                else None)
+
+    def setup_changed(self) -> None:
+        """The setup's form changed: a measurement of another model, batch or data no
+        longer says anything about it, and its verdicts go back to what the kernels, the
+        prediction and the rules say."""
+        check = self.check
+        if (check is None or check.model_measurement is None or self._measured_setup is None
+                or self._measured_setup == setup_key(self._setup_spec())):
+            return
+        self._measured_setup = None
+        self.check = check.without_model_measurement()
+        self.panel.show_check(self.check)
+        self.notices.log(QCoreApplication.translate(
+            "HardwareJobs", "the setup changed: the measurement of {model} at batch {batch} "
+            "no longer applies, so the verdicts are predicted again").format(
+                model=model_name(check.model_measurement.template),
+                batch=check.model_measurement.batch_size))
+        self.checked.emit(self.check)
 
     def stop_measuring(self) -> None:
         if self._job is not None:
@@ -112,6 +151,7 @@ class HardwareJobs(QObject):
                 "HardwareJobs", "measurement stopped: verdicts use the cases that finished"),
                 "warning")
         self.checked.emit(check)
+        self.setup_changed()  # while it was measured: then it no longer applies
 
     def _check_failed(self, job: EngineJob[HardwareCheck], message: str) -> None:
         if message == "cancelled":

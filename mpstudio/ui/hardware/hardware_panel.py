@@ -42,8 +42,9 @@ RUN_ACTIVE_TIP = QT_TRANSLATE_NOOP(
     "the measurement and the run")
 CHECK_TIP = QT_TRANSLATE_NOOP("HardwarePanel", "Detect the devices again (quick; no measurement)")
 MEASURE_TIP = QT_TRANSLATE_NOOP(
-    "HardwarePanel", "Time matmul and conv in float32, float16 and bfloat16 on every device "
-    "(about 10-20 s); the verdicts then follow what was measured")
+    "HardwarePanel", "Time matmul and conv in float32, float16 and bfloat16 on every device, "
+    "then the setup's model under each precision on this machine (about 20-30 s); the "
+    "verdicts then follow what was measured")
 
 
 def tr(text: str) -> str:
@@ -97,8 +98,8 @@ class HardwarePanel(QWidget):
         self.seconds_spin.setValue(0.5)
         self.seconds_spin.setSuffix(QCoreApplication.translate("HardwarePanel", " s/case"))
         self.seconds_spin.setToolTip(QCoreApplication.translate(
-            "HardwarePanel", "Seconds timed for each kernel and precision: longer is "
-            "steadier, 0.5 s is usually enough"))
+            "HardwarePanel", "Seconds timed for each kernel and precision (the setup's model: "
+            "four times as long a precision): longer is steadier, 0.5 s is usually enough"))
         self.stop_button = QPushButton(QCoreApplication.translate("HardwarePanel", "Stop"))
         self.stop_button.setToolTip(QCoreApplication.translate(
             "HardwarePanel", "End the measurement now; verdicts use what was measured"))

@@ -4,6 +4,8 @@ a mixed policy whether each layer's sizes fit Tensor Cores (the fix where they d
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import (
 from mpstudio.engine.hardware.verdict_rules import Verdict
 from mpstudio.engine.memory_estimate import mib
 from mpstudio.engine.model_summary import ModelSummary
+from mpstudio.engine.prediction.measurement import ModelMeasurement, measured_payoff
 from mpstudio.ui.setup.layer_columns import TENSOR_CORES, LayerColumns
 from mpstudio.ui.theme import ThemeColors, colors
 from mpstudio.ui.themed import follow_theme, set_role
@@ -89,6 +92,10 @@ def caption_text(summary: ModelSummary, template: str) -> str:
         caption += QCoreApplication.translate(
             "LayerTable", "<br>{count} layers miss Tensor Cores: see the column").format(
             count=misses)
+    if summary.inputs_note:  # a model file the data does not fit: shown on its own input
+        caption += "<br>" + html.escape(QCoreApplication.translate(
+            "LayerTable", "Shown for its own input: {reason}").format(
+                reason=summary.inputs_note))
     return caption
 
 
@@ -142,6 +149,8 @@ class LayerTable(QWidget):
         self.caption.setWordWrap(True)
         set_role(self.caption, "hint")
         self.summary: ModelSummary | None = None
+        # the setup's model as Measure timed it, with each precision's predicted speedup
+        self._measured: tuple[ModelMeasurement, dict[str, float]] | None = None
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("layerTable")
         follow_theme(self.table, self._paint, "cells")
@@ -192,12 +201,7 @@ class LayerTable(QWidget):
         self.memory.setText(memory_text(summary))
         self.memory.setToolTip(memory_tip(summary) if summary.memory else "")
         self.memory.setVisible(bool(summary.memory))
-        self.payoff.setText(QCoreApplication.translate("LayerTable", "Predicted: {text}")
-                            .replace("{text}", summary.payoff))
-        self.payoff.setToolTip(QCoreApplication.translate(
-            "LayerTable", "Predicted before the run from this device's rates and the "
-            "model's layers; the comparison measures it"))
-        self.payoff.setVisible(bool(summary.payoff))
+        self._show_payoff()
         checked = any(li.tensor_cores for li in summary.layers)
         self.table.setColumnHidden(TENSOR_CORES, not checked)
         # Filled with no column sized to its contents live (each item set re-measured
@@ -225,6 +229,35 @@ class LayerTable(QWidget):
         finally:
             self.columns.measure()
             self.table.setUpdatesEnabled(True)
+
+    def set_measurement(self, measurement: ModelMeasurement | None,
+                        predicted: dict[str, float] | None = None) -> None:
+        """The setup's model as the Hardware tab's Measure timed it (None: not timed, or
+        the setup changed since): the payoff line then says what was measured."""
+        self._measured = (measurement, predicted or {}) if measurement is not None else None
+        self._show_payoff()
+
+    def _show_payoff(self) -> None:
+        """"Measured: ..." once the setup's model was timed, else "Predicted: ..."."""
+        summary = self.summary
+        if summary is None:
+            self.payoff.setVisible(False)
+            return
+        measured = (measured_payoff(self._measured[0], summary.policy, self._measured[1])
+                    if self._measured is not None else "")
+        if measured:
+            self.payoff.setText(QCoreApplication.translate("LayerTable", "Measured: {text}")
+                                .replace("{text}", measured))
+            self.payoff.setToolTip(QCoreApplication.translate(
+                "LayerTable", "Timed on this machine by the Hardware tab's Measure: a few "
+                "seconds of this model under each precision, as a comparison times it"))
+        else:
+            self.payoff.setText(QCoreApplication.translate("LayerTable", "Predicted: {text}")
+                                .replace("{text}", summary.payoff))
+            self.payoff.setToolTip(QCoreApplication.translate(
+                "LayerTable", "Predicted before the run from this device's rates and the "
+                "model's layers; the comparison measures it"))
+        self.payoff.setVisible(bool(measured or summary.payoff))
 
     def _highlight_output(self, row: int) -> None:
         if row < 0:

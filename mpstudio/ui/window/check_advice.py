@@ -1,6 +1,7 @@
 """What a hardware check changes outside the Hardware panel: the setup's verdict marks
-and its pick of precision, the strategies it offers, the status bar's device, and on a
-first launch a word on the comparison the first run makes."""
+and its pick of precision, its payoff line once its model is measured, the strategies
+it offers, the status bar's device, and on a first launch a word on the comparison the
+first run makes."""
 
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ class CheckAdvice:
         setup.set_verdicts(verdict_marks(advice, advice.run_device), advice.run_device,
                            selected)
         setup.set_strategy_options(strategy_options(check.report, os.environ), os.environ)
+        timed = check.model_measurement
+        setup.layers.set_measurement(timed, check.predicted_speedups(timed.device)
+                                     if timed is not None else None)
         self.device_label.setText(QCoreApplication.translate("MainWindow", "device: {device}")
                                   .format(device=advice.run_description or advice.run_device))
         if first and selected != "float32" and not self._first_told:

@@ -271,6 +271,7 @@ class MainWindow(QMainWindow):
         a.hardware_check.triggered.connect(lambda: self.hardware_jobs.run_check(measure=False))
         a.measure.triggered.connect(lambda: self.hardware_jobs.run_check(True, 0.5))
         self.hardware_jobs.checked.connect(self.check_advice.show)
+        self.setup.changed.connect(self.hardware_jobs.setup_changed)
         self.setup.run_clicked.connect(run.start_run)
         self.setup.stop_clicked.connect(run.stop_run)
         self.run_actions.ended.connect(self.run_ended)
