@@ -68,8 +68,8 @@ def _by_math(table: dict[str, float], math: str) -> float:
 # on networks and GPUs left out of the fit.
 GPU_CALIBRATION = Calibration(
     gemm_efficiency={"tf32": 0.82, "float32": 0.76, "half": 0.73, "float8": 0.5},
-    narrow_width={"tf32": 145.0, "float32": 0.6, "half": 111.0, "float8": 111.0},
-    bandwidth_efficiency=0.88, half_bandwidth_efficiency=0.86,
-    kernel_us=8.3, launch_us=10.1, step_ms=0.64, loss_scale_ms=0.05, cast_bytes=6.0,
-    float8_kernels=18, float8_passes=0.0, spread=0.32, winograd_gain=2.05,
-    depthwise_efficiency=0.026, overlap=1.0)
+    narrow_width={"tf32": 724.0, "float32": 42.0, "half": 179.0, "float8": 179.0},
+    bandwidth_efficiency=0.88, half_bandwidth_efficiency=0.88,
+    kernel_us=9.4, launch_us=7.1, step_ms=0.72, loss_scale_ms=0.074, cast_bytes=6.0,
+    float8_kernels=18, float8_passes=0.58, spread=0.32, winograd_gain=1.83,
+    depthwise_efficiency=0.026, overlap=0.99)

@@ -93,15 +93,34 @@ def _waves(m: int, n: int, k: int, count: int, device: DeviceRates, tile: int) -
     return tiles / (waves * device.sms)
 
 
+# An A100's float16 Tensor Core rate per SM (TFLOP/s): the narrow widths are given for it.
+REFERENCE_SM_TFLOPS = 312.0 / 108
+
+
+def _per_sm(device: DeviceRates, math_name: str) -> float:
+    """How wide a product must be here, against an A100's float16 Tensor Cores, to reach
+    the same share of the peak: an SM's operand bandwidth is alike from Volta to Ampere
+    (128 bytes a clock), so an SM of slower math needs narrower products (a GeForce card's
+    Tensor Cores, at half rate with float32 accumulation, keep up with far narrower ones).
+    Hopper's, twice an A100's per SM, read their operands from shared memory themselves
+    (wgmma): no wider products than an A100's."""
+    if device.kind != "GPU" or not device.sms:
+        return 1.0
+    return min(1.0, device.rate(math_name) / device.sms / REFERENCE_SM_TFLOPS)
+
+
 def gemm_seconds(gemm: Gemm, batch: int, math_name: str, device: DeviceRates,
                  calibration: Calibration, conv: bool, bandwidth: float) -> tuple[float, float]:
     """(arithmetic seconds, memory seconds) of one of a step's products."""
     m, n, k, count, moved = gemm.at(batch)
-    width = calibration.narrow(math_name)
+    width = calibration.narrow(math_name) * _per_sm(device, math_name)
     efficiency = calibration.efficiency(math_name) * (n / (n + width)) * (k / (k + width))
     efficiency *= _waves(m, n, k, 1 if gemm.sequential else count, device,
                          calibration.tile)
-    if gemm.winograd and math_name == "float32" and device.kind == "GPU":
+    if (gemm.winograd and math_name == "float32" and device.kind == "GPU"
+            and (device.capability or (0, 0)) < (9, 0)):
+        # Volta to Ada (measured on an H200: its float32 3x3 convolution reached a third of
+        # the CUDA cores' peak, no Winograd gain)
         efficiency *= calibration.winograd_gain
     rate = device.rate(math_name, conv=conv) * TB * efficiency
     return 2.0 * m * n * k * count / rate, moved / bandwidth
@@ -121,9 +140,13 @@ def layer_time(cost: LayerCost, batch: int, device: DeviceRates,
     kernels = cost.kernels + (calibration.float8_kernels if cost.float8 else 0)
     if mixed and cost.weights:
         kernels += 2  # its weights' half copy forward, their gradient's float32 copy
+    conv = cost.kind.startswith("Conv")
     for gemm in cost.gemms:
-        arithmetic, moved = gemm_seconds(gemm, batch, math_name, device, calibration,
-                                         cost.kind.startswith("Conv"), bandwidth)
+        arithmetic, moved = gemm_seconds(gemm, batch, math_name, device, calibration, conv,
+                                         bandwidth)
+        if math_name == "tf32":  # cuDNN and XLA autotune: a CUDA-core kernel where faster
+            arithmetic = min(arithmetic, gemm_seconds(gemm, batch, "float32", device,
+                                                      calibration, conv, bandwidth)[0])
         if arithmetic >= moved:
             compute += arithmetic
         else:
