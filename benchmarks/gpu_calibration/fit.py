@@ -8,9 +8,11 @@ of the speedup, by Nelder-Mead over the constants (each kept within physical bou
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import math
+import os
 import pickle
 import sys
 import tempfile
@@ -57,14 +59,18 @@ def _cache_file() -> Path:
 def costs(network: str, precision: str) -> tuple[Any, ...]:
     """The network's layer costs under ``precision``, built once (and kept on disk for
     the next run while the cost code is the same)."""
-    if not _cache and _cache_file().exists():
-        _cache.update(pickle.loads(_cache_file().read_bytes()))
+    path = _cache_file()
+    if not _cache and path.exists():
+        with contextlib.suppress(Exception):  # an older cache, unreadable: build again
+            _cache.update(pickle.loads(path.read_bytes()))
     key = (network, precision)
     if key not in _cache:
         from mpstudio.engine.prediction.layer_costs import model_costs
 
         _cache[key] = tuple(model_costs(_build(network, precision)))
-        _cache_file().write_bytes(pickle.dumps(_cache))
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        partial.write_bytes(pickle.dumps(_cache))
+        os.replace(partial, path)  # whole or not at all: runs side by side share it
     return _cache[key]
 
 
