@@ -11,7 +11,7 @@ left out of the fit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,6 @@ class Calibration:
     # dispatched while this one computes; 0: none, a sync every step).
     overlap: float = 0.8
     tile: int = 128  # a GPU library's output tile (M and N): products fill the SMs in waves
-    extra: dict[str, float] = field(default_factory=dict)
 
     def efficiency(self, math: str) -> float:
         return _by_math(self.gemm_efficiency, math)
