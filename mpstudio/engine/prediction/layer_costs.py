@@ -63,7 +63,6 @@ class LayerCost:
     weight_bytes: int  # trainable bytes as stored (float32 under a mixed policy)
     tensor_core_sizes: bool  # matmul dimensions multiples of 8 (True: none to speak of)
     kernels: int  # kernels launched per step, forward and backward
-    width: int = 0  # the narrower side of its matmuls (units, channels, head size)
     saved: float = 0.0  # bytes per example kept for the backward pass (output, internals)
     variables: int = 0  # trainable variables (the optimizer updates each)
     float8: bool = False  # Keras' float8 quantize-dequantize path
@@ -71,7 +70,6 @@ class LayerCost:
     elementwise: float = 0.0  # bytes per example of its other kernels, one kernel each
     fused: float = 0.0  # the same where XLA fuses chains of elementwise kernels
     depthwise_flops: float = 0.0  # per example, forward: a depthwise convolution's
-    steps: int = 1  # a recurrent layer's time steps (each its own small products)
     tensor_dtype: str = "float32"  # what its output is stored in
 
 
@@ -201,29 +199,25 @@ def layer_cost(layer: Any, node: Any, graph: _Graph) -> LayerCost:
         # forward, and backward the gradient's write and read between the two
         first = graph.size(inputs[0])
         fused = max(0.0, elementwise - 2 * first - (2 * first if grad else 0.0))
-    else:
-        fused = elementwise if kind in _FUSIBLE else fused
     saved = 0.0 if kind in _VIEWS else out
     if kind == "Dropout":
         saved += out / itemsize(out_dtype)  # and its mask, a byte an element
     gemms: tuple[Gemm, ...] = ()
-    flops, aligned, width, depthwise, kernels, steps = 0.0, True, 0, 0.0, 2, 1
+    flops, aligned, depthwise, kernels = 0.0, True, 0.0, 2
     size = itemsize(dtype)
     if kind in ("Dense", "EinsumDense") or _CONV.match(kind):
-        gemms, flops, aligned, width, depthwise = _product_layer(layer, node, kind, size,
-                                                                 grad_in)
+        gemms, flops, aligned, depthwise = _product_layer(layer, node, kind, size, grad_in)
         kernels = 2 + 2 * len(gemms) // 3 + (2 if activation != "linear" else 0)
         if activation not in ("linear", "relu"):  # its gradient reads its input too
             saved *= 2
     elif kind == "MultiHeadAttention":
-        gemms, flops, aligned, width, internals, scores = _attention(layer, node, size,
-                                                                     grad_in)
+        gemms, flops, aligned, internals, scores = _attention(layer, node, size, grad_in)
         elementwise += scores
         fused += scores
         kernels = 26
         saved += internals  # projections, scores, probabilities
     elif kind in ("LSTM", "GRU", "SimpleRNN"):
-        gemms, flops, aligned, width, steps = _recurrent(layer, node, size, grad_in)
+        gemms, flops, aligned, steps = _recurrent(layer, node, size, grad_in)
         kernels = 8 * steps
         elementwise = fused = 3 * steps * _gates(layer) * size * 2
         units, features = int(layer.cell.units), int(inputs[0].shape[-1])
@@ -233,9 +227,9 @@ def layer_cost(layer: Any, node: Any, graph: _Graph) -> LayerCost:
     elif kind in _VIEWS:
         kernels = 0
     return LayerCost(getattr(layer, "path", None) or layer.name, kind, dtype, flops,
-                     ins + out, weights, weight_bytes, aligned, kernels, width, saved,
+                     ins + out, weights, weight_bytes, aligned, kernels, saved,
                      len(layer.trainable_weights), float8, gemms, elementwise, fused,
-                     depthwise, steps, out_dtype)
+                     depthwise, out_dtype)
 
 
 def _fuses_with_producer(tensor: Any, graph: _Graph) -> bool:
@@ -246,8 +240,8 @@ def _fuses_with_producer(tensor: Any, graph: _Graph) -> bool:
 
 
 def _product_layer(layer: Any, node: Any, kind: str, size: int,
-                   grad_in: bool) -> tuple[tuple[Gemm, ...], float, bool, int, float]:
-    """(gemms, forward FLOPs, Tensor Core sizes, width, depthwise FLOPs) of a Dense,
+                   grad_in: bool) -> tuple[tuple[Gemm, ...], float, bool, float]:
+    """(gemms, forward FLOPs, Tensor Core sizes, depthwise FLOPs) of a Dense,
     EinsumDense or convolution."""
     in_shape = tuple(node.input_tensors[0].shape)
     out_shape = tuple(node.output_tensors[0].shape)
@@ -262,22 +256,21 @@ def _product_layer(layer: Any, node: Any, kind: str, size: int,
             k, n = _einsum_kn(layer.equation, k_shape)
         rows = max(1, _per_example(out_shape) // max(n, 1))
         gemms = matmul_gemms(rows, n, k, size, grad_in)
-        return gemms, 2.0 * rows * n * k, _aligned(k, n), min(k, n), 0.0
+        return gemms, 2.0 * rows * n * k, _aligned(k, n), 0.0
     pixels_out = _per_example((*out_shape[:-1], 1))
     pixels_in = _per_example((*in_shape[:-1], 1))
     c_in, c_out = int(in_shape[-1]), int(out_shape[-1])
     x, y = pixels_in * c_in * size, pixels_out * c_out * size
     if kind.startswith("Depthwise"):
         window = math.prod(int(d) for d in layer.kernel.shape[:-2])
-        return (), 0.0, True, 1, 2.0 * _per_example(out_shape) * window
+        return (), 0.0, True, 2.0 * _per_example(out_shape) * window
     if kind.startswith("Separable"):
         depth = tuple(int(d) for d in layer.depthwise_kernel.shape)
         window, middle = math.prod(depth[:-2]), c_in * depth[-1]
         depthwise = 2.0 * pixels_out * middle * window
         gemms = conv_gemms(pixels_out, c_out, middle, 1, pixels_out * middle * size, y,
                            size, True)
-        return (gemms, 2.0 * pixels_out * c_out * middle, _aligned(middle, c_out),
-                min(middle, c_out), depthwise)
+        return gemms, 2.0 * pixels_out * c_out * middle, _aligned(middle, c_out), depthwise
     window = math.prod(int(d) for d in layer.kernel.shape[:-2])
     groups = int(getattr(layer, "groups", 1) or 1)
     # a transposed convolution multiplies each input pixel by the kernel
@@ -287,8 +280,7 @@ def _product_layer(layer: Any, node: Any, kind: str, size: int,
                 and tuple(getattr(layer, "dilation_rate", (1, 1))) == (1, 1))
     gemms = conv_gemms(pixels, c_out, c_in, window, x, y, size, grad_in, groups, winograd)
     return (gemms, 2.0 * pixels * c_out * c_in * window / groups,
-            _aligned(c_in // groups, c_out // groups),
-            min(window * c_in // groups, c_out // groups), 0.0)
+            _aligned(c_in // groups, c_out // groups), 0.0)
 
 
 def _einsum_kn(equation: str, k_shape: tuple[int, ...]) -> tuple[int, int]:
@@ -306,9 +298,9 @@ def _einsum_kn(equation: str, k_shape: tuple[int, ...]) -> tuple[int, int]:
 
 
 def _attention(layer: Any, node: Any, size: int,
-               grad_in: bool) -> tuple[tuple[Gemm, ...], float, bool, int, float, float]:
+               grad_in: bool) -> tuple[tuple[Gemm, ...], float, bool, float, float]:
     """The four projections and the two batched products over (tokens x tokens): gemms,
-    forward FLOPs, sizes, width, the bytes kept, and the softmax's traffic."""
+    forward FLOPs, sizes, the bytes kept, and the softmax's traffic."""
     query = node.input_tensors[0]
     value = node.input_tensors[1] if len(node.input_tensors) > 1 else query
     tokens = int(query.shape[1]) if query.shape[1] is not None else 1
@@ -339,7 +331,7 @@ def _attention(layer: Any, node: Any, size: int,
     softmax = 7.0 * entries * size  # softmax forward (3 passes) and backward (4)
     if getattr(layer, "_dropout", 0.0):  # on the probabilities: apply, its gradient, a mask
         softmax += entries * (4 * size + 2)
-    return tuple(gemms), flops, aligned, key_dim, kept, softmax
+    return tuple(gemms), flops, aligned, kept, softmax
 
 
 def _gates(layer: Any) -> int:
@@ -347,7 +339,7 @@ def _gates(layer: Any) -> int:
 
 
 def _recurrent(layer: Any, node: Any, size: int,
-               grad_in: bool) -> tuple[tuple[Gemm, ...], float, bool, int, int]:
+               grad_in: bool) -> tuple[tuple[Gemm, ...], float, bool, int]:
     """The input's product over every time step at once, and the state's product step
     after step (M = the batch, each step its own small product)."""
     cell = layer.cell
@@ -359,7 +351,7 @@ def _recurrent(layer: Any, node: Any, size: int,
     gemms = matmul_gemms(steps, gates, features, size, grad_in)
     gemms += matmul_gemms(1, gates, units, size, True, count=steps)
     flops = 2.0 * steps * (features + units) * gates
-    return gemms, flops, _aligned(features, units), units, steps
+    return gemms, flops, _aligned(features, units), steps
 
 
 def model_costs(model: keras.Model) -> list[LayerCost]:

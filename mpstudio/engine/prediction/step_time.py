@@ -37,6 +37,7 @@ class LayerTime:
     compute: float  # of which its products' arithmetic bounds
     memory: float  # of which moving bytes bounds
     launch: float  # of which kernels' fixed time
+    kernels: int = 0  # the kernels it launches over the step
 
     @property
     def bound(self) -> str:
@@ -103,7 +104,7 @@ def _per_sm(device: DeviceRates, math_name: str) -> float:
     (128 bytes a clock), so an SM of slower math needs narrower products (a GeForce card's
     Tensor Cores, at half rate with float32 accumulation, keep up with far narrower ones).
     Hopper's, twice an A100's per SM, read their operands from shared memory themselves
-    (wgmma): no wider products than an A100's."""
+    (wgmma): taken as needing no wider products than an A100's."""
     if device.kind != "GPU" or not device.sms:
         return 1.0
     return min(1.0, device.rate(math_name) / device.sms / REFERENCE_SM_TFLOPS)
@@ -167,15 +168,14 @@ def layer_time(cost: LayerCost, batch: int, device: DeviceRates,
     memory += elementwise * batch / bandwidth
     launch = kernels * calibration.kernel_us * 1e-6
     return LayerTime(cost.name, cost.kind, math_name, compute + memory + launch, compute,
-                     memory, launch)
+                     memory, launch, kernels)
 
 
 def step_time(costs: Sequence[LayerCost], batch: int, device: DeviceRates,
               calibration: Calibration, mixed: bool, loss_scaling: bool) -> StepTime:
     layers = tuple(layer_time(c, batch, device, calibration, mixed) for c in costs)
     optimizer = _optimizer(costs, device, calibration, mixed, loss_scaling)
-    kernels = sum(round(t.launch / (calibration.kernel_us * 1e-6)) for t in layers
-                  if calibration.kernel_us) + sum(c.variables for c in costs)
+    kernels = sum(t.kernels for t in layers) + sum(c.variables for c in costs)
     host = (calibration.step_ms + (calibration.loss_scale_ms if loss_scaling else 0.0)) / 1e3
     host += kernels * calibration.launch_us * 1e-6
     on_device = sum(t.seconds for t in layers) + optimizer
