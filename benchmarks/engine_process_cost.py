@@ -42,6 +42,10 @@ class Engine:
         self.writer = FrameWriter(self.proc.stdin)
         self.reader = self.proc.stdout
         self.jobs = 0
+        self.writer.send(p.hello())
+        welcome = read_frame(self.reader)
+        if not isinstance(welcome, p.Welcome):
+            raise SystemExit(f"the engine did not answer: {welcome}")
         ready = read_frame(self.reader)
         if not isinstance(ready, p.EngineReady):
             raise SystemExit(f"the engine did not start: {ready}")
@@ -53,6 +57,8 @@ class Engine:
         events = 0
         while True:
             message = read_frame(self.reader)
+            if isinstance(message, p.Numbered):
+                message = message.message
             if isinstance(message, p.JobEvent):
                 events += 1
             elif isinstance(message, p.JobResult):

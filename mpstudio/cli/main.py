@@ -21,6 +21,7 @@ from mpstudio import __version__
 from mpstudio.cli.data_command import add_data_commands, run_data_command
 from mpstudio.cli.desktop_command import add_desktop_command, run_desktop_command
 from mpstudio.cli.doctor_command import add_doctor_command, run_doctor_command
+from mpstudio.cli.engine_command import add_engine_command, run_engine_command
 from mpstudio.cli.export_command import add_export_command, run_export_command
 from mpstudio.cli.find_batch_command import add_find_batch_command, run_find_batch_command
 from mpstudio.cli.hw_command import add_hw_command, run_hw_command
@@ -64,6 +65,7 @@ _RUNNERS: dict[str, Runner] = {
     "predict": run_predict_command,
     "tensorboard": run_tensorboard_command,
     "export": run_export_command,
+    "engine": run_engine_command,
 }
 
 
@@ -124,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_export_command(commands)
     add_tensorboard_command(commands)
     add_desktop_command(commands)
+    add_engine_command(commands)
     return parser
 
 
@@ -151,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         return launch(language=choice)
     command = " ".join(filter(None, (args.command, getattr(args, "runs_command", None),
                                      getattr(args, "data_command", None),
-                                     getattr(args, "desktop_command", None))))
+                                     getattr(args, "desktop_command", None),
+                                     getattr(args, "engine_command", None))))
     logs = configure_log("cli", command=["mpstudio", *argv])
     if logs.problem:  # said once; the command goes on without a log file
         print(_("mpstudio {command}: {message}").format(command=command, message=logs.problem),

@@ -312,11 +312,13 @@ def test_an_engine_whose_window_is_gone_ends_by_itself():
     import subprocess
 
     from mpstudio.engine.service import protocol as p
-    from mpstudio.engine.service.framing import read_frame
+    from mpstudio.engine.service.framing import FrameWriter, read_frame
 
     proc = subprocess.Popen([sys.executable, "-m", "mpstudio.engine.service"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
+        FrameWriter(proc.stdin).send(p.hello())
+        assert isinstance(read_frame(proc.stdout), p.Welcome)
         assert isinstance(read_frame(proc.stdout), p.EngineReady)
         proc.stdin.close()  # what the kernel does when the window's process dies
         assert proc.wait(timeout=30) == 0

@@ -21,9 +21,11 @@ import logging
 import os
 import queue
 import signal
+import socket
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import IO, Any
 
@@ -36,6 +38,7 @@ from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.framing import FrameWriter, read_frame
 from mpstudio.engine.service.job_requests import DATA_LANE, MAIN_LANE, JobRequest
 from mpstudio.engine.service.job_table import EngineMemory, run_job
+from mpstudio.engine.service.replay_outbox import MOST_KEPT, ReplayOutbox
 
 log = logging.getLogger(__name__)
 STOPS = (DataLoadStopped, ExportCancelled)  # how a job ends when its stop flag is honoured
@@ -45,14 +48,15 @@ ORPHAN_GRACE_SECONDS = 10.0  # the window vanished: the running job has this lon
 class _RunningJob:
     """A job's context: the Reporter protocol plus progress, all sent to the window."""
 
-    def __init__(self, submit: p.Submit, pipe: FrameWriter) -> None:
+    def __init__(self, submit: p.Submit, outbox: ReplayOutbox, client_id: str) -> None:
         self.submit = submit
+        self.client_id = client_id
         self.stop_flag = threading.Event()
-        self._pipe = pipe
+        self._outbox = outbox
         self._last_progress: tuple[int, int, str] | None = None
 
     def emit(self, event: Any) -> None:
-        self._pipe.send(p.JobEvent(self.submit.job_id, event))
+        self._outbox.send(p.JobEvent(self.submit.job_id, event), self.client_id)
 
     def should_stop(self) -> bool:
         return self.stop_flag.is_set()
@@ -60,42 +64,145 @@ class _RunningJob:
     def progress(self, done: int, total: int, text: str) -> None:
         if (done, total, text) != self._last_progress:  # only what changed crosses
             self._last_progress = (done, total, text)
-            self._pipe.send(p.JobProgress(self.submit.job_id, done, total, text))
+            self._outbox.send(p.JobProgress(self.submit.job_id, done, total, text),
+                              self.client_id)
 
 
 class EngineLoop:
-    def __init__(self, inbound: IO[bytes], outbound: FrameWriter) -> None:
-        self.inbound = inbound
-        self.pipe = outbound
+    """The jobs and the windows' connections. ``server``: the engine outlives a window's
+    connection (``mpstudio engine serve``); else it is one window's child, which ends
+    with that window."""
+
+    def __init__(self, server: bool = False) -> None:
+        self.server = server
+        self.outbox = ReplayOutbox()
+        self.engine_id = uuid.uuid4().hex
         self.memory = EngineMemory()
         self.lanes: dict[str, queue.Queue[_RunningJob | None]] = {
             MAIN_LANE: queue.Queue(), DATA_LANE: queue.Queue()}
-        self.jobs: dict[int, _RunningJob] = {}
+        self.jobs: dict[tuple[str, int], _RunningJob] = {}  # by window and its job id
         self._jobs_lock = threading.Lock()
+        self._client: tuple[str, Any] | None = None  # (client_id, writer) attached now
         self.ending = threading.Event()
         self.end_reason = ""
+        self.idle_since = time.monotonic()  # no window and no job since (a server's)
 
     # ------------------------------------------------------------ control
-    def read_control(self) -> None:
+    def serve_connection(self, inbound: IO[bytes], writer: Any) -> None:
+        """Read one window's messages until it goes: its Hello first, then jobs."""
+        try:
+            hello = read_frame(inbound)
+        except Exception as exc:  # EOF, or a peer that does not speak this protocol
+            self._connection_ended(writer, _said_why(exc))
+            return
+        if isinstance(hello, p.Hello) and hello.mode in ("status", "stop"):
+            self._answer_query(hello, writer)
+            return
+        if not self._welcome(hello, writer):
+            self._connection_ended(writer, "refused")
+            return
         while True:
             try:
-                message = read_frame(self.inbound)
-            except Exception:  # EOF: the window's process is gone (or the pipe broke)
-                self._end(orphaned=True)
+                message = read_frame(inbound)
+            except Exception as exc:  # EOF: the window is gone (or its frames broke)
+                self._connection_ended(writer, _said_why(exc))
                 return
             if isinstance(message, p.Submit):
-                job = _RunningJob(message, self.pipe)
+                job = _RunningJob(message, self.outbox, hello.client_id)
                 with self._jobs_lock:
-                    self.jobs[message.job_id] = job
+                    self.jobs[(hello.client_id, message.job_id)] = job
                 self.lanes.get(_lane(message.request), self.lanes[MAIN_LANE]).put(job)
             elif isinstance(message, p.Cancel):
                 with self._jobs_lock:
-                    cancelled = self.jobs.get(message.job_id)
+                    cancelled = self.jobs.get((hello.client_id, message.job_id))
                 if cancelled is not None:
                     cancelled.stop_flag.set()
+            elif isinstance(message, p.Ack):
+                self.outbox.acknowledge(message.seq)
+            elif isinstance(message, p.Detach):
+                self._connection_ended(writer, "the window detached")
+                return
             elif isinstance(message, p.Shutdown):
                 self._end(orphaned=False)
+                if message.now:  # Stop now: a job stuck in TensorFlow's C++ ends with it
+                    log.info("Stop now: ending the engine at once")
+                    timer = threading.Timer(0.2, os._exit, args=(1,))
+                    timer.daemon = True
+                    timer.start()
                 return
+
+    def _answer_query(self, hello: p.Hello, writer: Any) -> None:
+        """``mpstudio engine status|stop``: what runs, without taking the window's place."""
+        with contextlib.suppress(Exception):
+            writer.send(self._welcome_message(None))
+        if hello.mode == "stop":
+            log.info("asked to stop by `mpstudio engine stop`")
+            self._end(orphaned=False)
+        with contextlib.suppress(Exception):
+            writer.close()
+
+    def _welcome_message(self, resume: int | None) -> p.Welcome:
+        from mpstudio import __version__
+
+        with self._jobs_lock:
+            running = tuple(p.RunningJob(job.submit.job_id, type(job.submit.request).__name__,
+                                         getattr(job.submit.request, "what", "") or "",
+                                         job.client_id)
+                            for job in self.jobs.values())
+        return p.Welcome(p.PROTOCOL, __version__, self.engine_id, socket.gethostname(),
+                         resumed=resume is not None, jobs=running)
+
+    def _welcome(self, hello: Any, writer: Any) -> bool:
+        from mpstudio import __version__
+
+        if not isinstance(hello, p.Hello):
+            writer.send(p.Refused("the window did not open with Hello: another version of "
+                                  "mpstudio? Install the same version on both machines"))
+            return False
+        if hello.protocol != p.PROTOCOL:
+            writer.send(p.Refused(
+                f"the engine runs mpstudio {__version__} (protocol {p.PROTOCOL}) and the "
+                f"window mpstudio {hello.version} (protocol {hello.protocol}): install the "
+                f"same version on both machines"))
+            return False
+        with self._jobs_lock:
+            previous, self._client = self._client, (hello.client_id, writer)
+        if previous is not None and previous[1] is not writer:
+            # One window at a time: the newest wins. Its own stale connection (a drop not
+            # noticed yet) goes quietly; another window is told why.
+            if previous[0] != hello.client_id:
+                with contextlib.suppress(Exception):
+                    previous[1].send(p.Refused("another window attached to this engine"))
+            with contextlib.suppress(Exception):
+                previous[1].close()
+        resume = hello.resume_from if hello.engine_id == self.engine_id else None
+        if not self.outbox.attach(writer, self._welcome_message(resume), resume,
+                                  hello.client_id):
+            log.warning("a window reattached after more than %d job messages: the oldest "
+                        "were dropped", MOST_KEPT)
+        log.info("a window attached (mpstudio %s%s)", hello.version,
+                 f", resuming after message {resume}" if resume is not None else "")
+        return True
+
+    def _connection_ended(self, writer: Any, why: str) -> None:
+        self.outbox.detach(writer)
+        with self._jobs_lock:
+            was_current = self._client is not None and self._client[1] is writer
+            if was_current:
+                self._client = None
+                self.idle_since = time.monotonic()
+        with contextlib.suppress(Exception):
+            writer.close()
+        if not self.server:
+            self._end(orphaned=True)
+        elif was_current:
+            log.info("the window's connection ended (%s); jobs go on", why)
+
+    @property
+    def idle(self) -> bool:
+        """No window attached and no job queued or running."""
+        with self._jobs_lock:
+            return self._client is None and not self.jobs
 
     def _end(self, orphaned: bool) -> None:
         self.end_reason = "the window went away" if orphaned else "the window asked"
@@ -121,12 +228,13 @@ class EngineLoop:
         try:
             if job.should_stop():
                 log.info("%s cancelled before it started", what)
-                self._send_quietly(p.JobFailed(submit.job_id, "cancelled", cancelled=True))
+                self._send_quietly(p.JobFailed(submit.job_id, "cancelled", cancelled=True),
+                                   job.client_id)
                 return
             log.info("%s started", what)
             log.debug("%s: %r", what, submit.request)
             started = time.monotonic()
-            self._send_quietly(p.JobStarted(submit.job_id))
+            self._send_quietly(p.JobStarted(submit.job_id), job.client_id)
             try:
                 value = run_job(job, self.memory, submit.request)
             except Exception as exc:  # a job ends with a message, never the engine
@@ -137,24 +245,31 @@ class EngineLoop:
                     log.error("%s failed after %.1f s", what, time.monotonic() - started,
                               exc_info=True)
                 message = "cancelled" if cancelled else failure_message(submit.request, exc)
-                self._send_quietly(p.JobFailed(submit.job_id, message, cancelled))
+                self._send_quietly(p.JobFailed(submit.job_id, message, cancelled),
+                                   job.client_id)
                 return
             log.info("%s done in %.1f s%s", what, time.monotonic() - started,
                      _outcome_note(value))
             try:
-                self.pipe.send(p.JobResult(submit.job_id, value))
+                self.outbox.send(p.JobResult(submit.job_id, value), job.client_id)
             except Exception as exc:  # a result that cannot cross (a bug): say so
                 self._send_quietly(p.JobFailed(submit.job_id, _(
                     "{job}: the result could not be sent: {error}").format(
-                        job=type(submit.request).__name__, error=exc)))
+                        job=type(submit.request).__name__, error=exc)), job.client_id)
         finally:
             with self._jobs_lock:
-                self.jobs.pop(submit.job_id, None)
+                self.jobs.pop((job.client_id, submit.job_id), None)
+                if not self.jobs:
+                    self.idle_since = time.monotonic()
 
-    def _send_quietly(self, message: Any) -> None:
+    def _send_quietly(self, message: Any, client_id: str = "") -> None:
         # the window may be gone: the control thread then ends the process
         with contextlib.suppress(OSError, ValueError):
-            self.pipe.send(message)
+            self.outbox.send(message, client_id)
+
+
+def _said_why(exc: BaseException) -> str:
+    return "it closed" if isinstance(exc, EOFError) else f"{type(exc).__name__}: {exc}"
 
 
 def _lane(request: object) -> str:
@@ -246,17 +361,13 @@ def _load_tensorflow(log_file: Path | None,
                          memory, os.getpid(), str(log_file or ""))
 
 
-def serve(inbound: IO[bytes], outbound: FrameWriter, log_file: Path | None = None) -> None:
-    """Run the engine until the window says Shutdown or goes away."""
+def run_engine(loop: EngineLoop, log_file: Path | None = None) -> None:
+    """Load TensorFlow and run jobs until the loop ends (a window's Shutdown, a pipe
+    window gone, a server idle); connections are served by other threads."""
     # Ctrl-C in the terminal that launched the app reaches every process of its group;
     # the window decides what a stop means.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    configure_engine(log_file)
     restore_hooks = log_uncaught()  # a thread's uncaught error: its traceback in the log
-    log.debug("engine process %s: jobs from the window's pipe, stderr to %s", sys.executable,
-              log_file or "the terminal")
-    loop = EngineLoop(inbound, outbound)
-    threading.Thread(target=loop.read_control, name="engine-control", daemon=True).start()
     first_start = _first_start()  # before TensorFlow: CUDA reads its cache size at start
     if first_start.message:
         loop._send_quietly(p.EngineStarting(first_start.message))
@@ -271,6 +382,18 @@ def serve(inbound: IO[bytes], outbound: FrameWriter, log_file: Path | None = Non
     data.join(5.0)
     log.info("engine process ending (%s)", loop.end_reason)
     restore_hooks()
+
+
+def serve(inbound: IO[bytes], outbound: FrameWriter, log_file: Path | None = None) -> None:
+    """Run the engine for the one window at the other end of a pipe, until it says
+    Shutdown or goes away."""
+    configure_engine(log_file)
+    log.debug("engine process %s: jobs from the window's pipe, stderr to %s", sys.executable,
+              log_file or "the terminal")
+    loop = EngineLoop()
+    threading.Thread(target=loop.serve_connection, args=(inbound, outbound),
+                     name="engine-control", daemon=True).start()
+    run_engine(loop, log_file)
 
 
 def serve_stdio() -> None:

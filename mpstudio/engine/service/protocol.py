@@ -44,7 +44,10 @@ class Cancel:
 
 @dataclass(frozen=True)
 class Shutdown:
-    """Finish nothing more: cancel what runs and end the process."""
+    """Finish nothing more: cancel what runs and end the process (``now``: at once,
+    whatever the running job does: Stop now on a server's engine)."""
+
+    now: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,84 @@ class JobFailed:
     cancelled: bool = False
 
 
-ToEngine = Submit | Cancel | Shutdown
-FromEngine = (EngineStarting | EngineReady | EngineLoadFailed | JobStarted | JobEvent
-              | JobProgress | JobResult | JobFailed)
+# ------------------------------------------------------------------ connection
+# Hello and Welcome open every connection, pipe or socket; their fields only ever grow
+# (with defaults), so two versions can always read each other's and say which they are.
+PROTOCOL = 1  # bump on any change a reader of the previous version cannot decode
+
+
+@dataclass(frozen=True)
+class Hello:
+    """The window's first message. ``engine_id``/``resume_from``: reattaching to the
+    engine it was connected to, send the job messages numbered after ``resume_from``."""
+
+    protocol: int
+    version: str  # mpstudio's, for the sentence when the protocols differ
+    client_id: str = ""  # one per window: its own stale connection is replaced quietly
+    mode: str = "window"  # "status": only the Welcome, then close; "stop": end the engine
+    engine_id: str = ""
+    resume_from: int = 0
+
+
+def hello(client_id: str = "", mode: str = "window") -> Hello:
+    """This version's Hello (for a front end other than the window's client)."""
+    from mpstudio import __version__
+
+    return Hello(PROTOCOL, __version__, client_id, mode=mode)
+
+
+@dataclass(frozen=True)
+class RunningJob:
+    job_id: int
+    kind: str  # the request's class name
+    what: str  # in English: "the run"
+    client_id: str = ""  # the window that submitted it
+
+
+@dataclass(frozen=True)
+class Welcome:
+    """The engine's answer to Hello. ``resumed``: what was missed since ``resume_from``
+    follows (False where the engine is another one, or has dropped those messages)."""
+
+    protocol: int
+    version: str
+    engine_id: str  # one per engine process: a reattaching window knows it is the same
+    host: str  # the machine's name, for the status bar and the run records
+    resumed: bool = False
+    jobs: tuple[RunningJob, ...] = ()  # queued or running now
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The engine will not serve this connection (another protocol, a second window):
+    the reason is one sentence, in English, with what to do."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Numbered:
+    """A job message with its number in the engine's outbox, so that a window that
+    reattaches asks for what it missed (Hello.resume_from), and the window whose job it
+    is (job ids are each window's own; a window ignores another's)."""
+
+    seq: int
+    message: JobStarted | JobEvent | JobProgress | JobResult | JobFailed
+    client_id: str = ""
+
+
+@dataclass(frozen=True)
+class Ack:
+    """The window has every job message up to ``seq``: the engine may drop them."""
+
+    seq: int
+
+
+@dataclass(frozen=True)
+class Detach:
+    """The window goes away but leaves the engine's jobs running (a server's engine)."""
+
+
+JobMessage = JobStarted | JobEvent | JobProgress | JobResult | JobFailed
+ToEngine = Hello | Submit | Cancel | Ack | Detach | Shutdown
+FromEngine = (Welcome | Refused | EngineStarting | EngineReady | EngineLoadFailed | Numbered)

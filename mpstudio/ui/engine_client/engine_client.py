@@ -1,22 +1,31 @@
 """EngineClient: the window's one way to get TensorFlow work done.
 
-It starts the engine process behind the window (through an EngineLink thread),
-submits typed requests (``submit(request) -> EngineJob[R]``), routes what comes back
-to each job's own signals, and
-notices when the process ends. An end nobody asked for (a segfault, an abort, the
-system killing it for memory) or a Stop now is reported as an ``EngineEnd``: every
-job that was queued or running gets ``errored`` with the reason (and
-``job.engine_end`` set), ``ended`` tells the window, and a fresh engine starts.
+It starts the engine behind the window (through an EngineLink thread): its own child
+process on this computer, or a server's engine reached through ssh (``target``).
+It submits typed requests (``submit(request) -> EngineJob[R]``), routes what comes
+back to each job's own signals, and notices when the engine ends. An end nobody asked
+for (a segfault, an abort, the system killing it for memory) or a Stop now is reported
+as an ``EngineEnd``: every job that was queued or running gets ``errored`` with the
+reason (and ``job.engine_end`` set), ``ended`` tells the window, and a fresh engine
+starts.
+
+A server's engine outlives the connection: when it drops, jobs stay as they are
+(the engine goes on with them), the client reconnects with backoff and asks for the
+job messages it missed by number, and the jobs carry on where they were.
 """
 
 from __future__ import annotations
 
 import itertools
+import uuid
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
+from mpstudio import __version__
 from mpstudio.engine.service import protocol as p
+from mpstudio.engine.service.engine_bridge import ENGINE_ENDED
+from mpstudio.engine.service.engine_target import EngineTarget, connection_failure
 from mpstudio.engine.service.job_requests import MAIN_LANE, JobRequest
 from mpstudio.ui.engine_client.engine_end import EngineEnd
 from mpstudio.ui.engine_client.engine_job import EngineJob
@@ -24,7 +33,13 @@ from mpstudio.ui.engine_client.engine_link import EngineLink
 
 MAX_STARTS_WITHOUT_READY = 2  # then the window says TensorFlow could not load
 RESTART_WAIT_MS = 1000  # restart(): how long an idle engine gets to end before it is killed
+RECONNECT_MS = (1000, 2000, 4000, 8000, 15000, 30000)  # after a drop: then every 30 s
+ACK_EVERY = 256  # job messages: the engine may let them go once the window has them
 R = TypeVar("R")
+
+# Connection states (``connection``): where a remote engine's connection stands
+CONNECTING, CONNECTED, RECONNECTING, DISCONNECTED = (
+    "connecting", "connected", "reconnecting", "disconnected")
 
 
 class EngineClient(QObject):
@@ -33,9 +48,24 @@ class EngineClient(QObject):
     load_failed = Signal(str)  # TensorFlow could not load: nothing can train
     ended = Signal(object)  # EngineEnd: the process ended under work; a new one starts
     jobs_changed = Signal()  # a job was queued, started or ended
+    # connecting / connected / reconnecting / disconnected, and why (a sentence, or "")
+    connection_changed = Signal(str, str)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None,
+                 target: EngineTarget | None = None) -> None:
         super().__init__(parent)
+        self.target = target or EngineTarget()
+        self.client_id = uuid.uuid4().hex  # this window, to the engines it attaches to
+        self.welcome: p.Welcome | None = None  # the engine's, on the connection now
+        self.connection = CONNECTING
+        self.connection_problem = ""  # why the connection is not up (a sentence)
+        self._engine_id = ""  # the engine the jobs in flight run in
+        self._last_seq = 0  # the last numbered job message received from it
+        self._acked = 0
+        self._reconnects = 0  # tries since the connection dropped
+        self._reconnect_timer = QTimer(self)
+        self._reconnect_timer.setSingleShot(True)
+        self._reconnect_timer.timeout.connect(self.start)
         self._ids = itertools.count(1)
         self._jobs: dict[int, EngineJob[Any]] = {}  # queued or running, in submission order
         self._link: EngineLink | None = None
@@ -54,9 +84,14 @@ class EngineClient(QObject):
         """Start an engine process (the window calls this once it is shown)."""
         if self._link is not None or self._shutting_down:
             return
+        self._reconnect_timer.stop()
         self.engine_ready = None
+        self.welcome = None
         self._kill_requested = False
-        link = EngineLink()
+        hello = p.Hello(p.PROTOCOL, __version__, self.client_id, engine_id=self._engine_id,
+                        resume_from=self._last_seq)
+        link = EngineLink(self.target, hello)
+        self._set_connection(RECONNECTING if self._reconnects else CONNECTING, "")
         link.inbox.arrived.connect(lambda: self._drain(link))
         link.ended.connect(lambda code: self._on_ended(link, code))
         self._link = link
@@ -99,6 +134,7 @@ class EngineClient(QObject):
         job.state = "queued"
         self._jobs[job.job_id] = job
         assert self._link is not None
+        job._link = self._link  # type: ignore[attr-defined]  # the connection it went on
         self._link.send(p.Submit(job.job_id, request))
         self.jobs_changed.emit()
         return job
@@ -121,7 +157,8 @@ class EngineClient(QObject):
         # GPU's memory while the new one's work starts), and the window never waits for
         # that: work submitted now queues in the new link. An engine that has not ended
         # within a second is killed.
-        QTimer.singleShot(RESTART_WAIT_MS, self, link.kill)
+        if self.target.is_local:  # a server's engine ends the connection once it has ended
+            QTimer.singleShot(RESTART_WAIT_MS, self, link.kill)
 
     def cancel(self, job: EngineJob[Any]) -> None:
         if job.job_id in self._jobs and self._link is not None:
@@ -136,7 +173,10 @@ class EngineClient(QObject):
         requested=True) and a new engine starts."""
         if self._link is not None:
             self._kill_requested = True
-            self._link.kill()
+            if self.target.is_local:
+                self._link.kill()
+            else:  # killing ssh would only drop the connection: the engine ends itself
+                self._link.send(p.Shutdown(now=True))
 
     def active(self, kind: type[JobRequest[Any]] | None = None) -> list[EngineJob[Any]]:
         """Jobs queued or running (of requests of ``kind``), oldest first."""
@@ -150,14 +190,20 @@ class EngineClient(QObject):
         return next((j for j in self._jobs.values()
                      if j.state == "running" and j.lane == MAIN_LANE), None)
 
-    def shutdown(self, wait_ms: int = 15000) -> bool:
+    def shutdown(self, wait_ms: int = 15000, leave_running: bool = False) -> bool:
         """Cancel everything, end the engine process and its thread; True once ended
-        (a process that does not end in ``wait_ms`` is killed)."""
+        (a process that does not end in ``wait_ms`` is killed). ``leave_running``: a
+        server's engine keeps its jobs and stays for the next window (its runs go to
+        its History); only the connection ends."""
         self._shutting_down = True
+        self._reconnect_timer.stop()
         link = self._link
         if link is not None:
-            self.cancel_all()
-            link.send(p.Shutdown())
+            if leave_running and not self.target.is_local:
+                link.send(p.Detach())
+            else:
+                self.cancel_all()
+                link.send(p.Shutdown())
             if not link.wait(wait_ms):
                 link.kill()
                 link.wait(5000)
@@ -180,7 +226,19 @@ class EngineClient(QObject):
             if batch and job is not None:
                 job.events.emit(batch)
 
+        finished_any = False
         for message in link.inbox.drain():
+            if isinstance(message, p.Numbered):
+                if message.client_id != self.client_id or message.seq <= self._last_seq:
+                    continue  # another window's job, or a message already had
+                self._last_seq = message.seq
+                message = message.message
+                finished_any = finished_any or isinstance(message, (p.JobResult, p.JobFailed))
+            elif isinstance(message, p.Welcome):
+                self._welcomed(link, message)
+                continue
+            elif isinstance(message, p.Refused):
+                continue  # the link keeps the reason; its end says it
             if isinstance(message, p.EngineStarting):
                 if not self._shutting_down:
                     self.starting.emit(message.note)
@@ -214,6 +272,26 @@ class EngineClient(QObject):
                 self._finish(job, error=message.message)
         for job_id in list(pending):
             flush(job_id)
+        if link is self._link and (finished_any or self._last_seq - self._acked >= ACK_EVERY):
+            self._acked = self._last_seq
+            link.send(p.Ack(self._last_seq))
+
+    def _welcomed(self, link: EngineLink, welcome: p.Welcome) -> None:
+        if link is not self._link:
+            return
+        self.welcome = welcome
+        if welcome.engine_id != self._engine_id:
+            if self._engine_id and not self.target.is_local:
+                # Reattached to another engine: the one the jobs ran in has ended (its
+                # runs are in its History); the jobs sent on this connection are its.
+                lost = [j for j in self._jobs.values() if getattr(j, "_link", None) is not link]
+                self._fail_jobs(lost, None, QCoreApplication.translate(
+                    "EngineClient", "the engine on {host} ended while this window was away; "
+                    "its runs are in History").format(host=self.target.label))
+            self._engine_id = welcome.engine_id
+            self._last_seq = self._acked = 0
+        self._reconnects = 0
+        self._set_connection(CONNECTED, "")
 
     def _finish(self, job: EngineJob[Any], *, result: Any = None, error: str | None = None) -> None:
         self._jobs.pop(job.job_id, None)  # type: ignore[arg-type]
@@ -226,9 +304,51 @@ class EngineClient(QObject):
         self.jobs_changed.emit()
 
     def _fail_all(self, end: EngineEnd | None, message: str) -> None:
-        for job in list(self._jobs.values()):
+        self._fail_jobs(list(self._jobs.values()), end, message)
+
+    def _fail_jobs(self, jobs: list[EngineJob[Any]], end: EngineEnd | None,
+                   message: str) -> None:
+        for job in jobs:
             job.engine_end = end
             self._finish(job, error=message)
+
+    def _set_connection(self, state: str, problem: str) -> None:
+        if (state, problem) != (self.connection, self.connection_problem):
+            self.connection, self.connection_problem = state, problem
+            self.connection_changed.emit(state, problem)
+
+    def _connection_ended(self, link: EngineLink, exit_code: int) -> bool:
+        """A server's connection ended: True where that is not the engine's end (a drop:
+        reconnect, the jobs go on; a refusal or a failure to connect: said)."""
+        self.engine_ready = None
+        if link.refused or link.frame_error:
+            problem = link.refused or link.frame_error
+            self._fail_all(None, problem)
+            self._set_connection(DISCONNECTED, problem)
+            return True
+        if link.welcome is None and not self._reconnects:
+            problem = connection_failure(self.target, exit_code, link.stderr_text)
+            self._fail_all(None, problem)
+            self._set_connection(DISCONNECTED, problem)
+            return True
+        if link.welcome is not None and exit_code == ENGINE_ENDED:
+            return False  # the engine itself ended: as a local engine's end
+        # A drop (ssh's 255, a killed ssh, a network gone): the engine goes on.
+        delay = RECONNECT_MS[min(self._reconnects, len(RECONNECT_MS) - 1)]
+        self._reconnects += 1
+        problem = (connection_failure(self.target, exit_code, link.stderr_text)
+                   if link.welcome is None else QCoreApplication.translate(
+                       "EngineClient", "the connection to {host} dropped").format(
+                           host=self.target.label))
+        self._set_connection(RECONNECTING, problem)
+        self._reconnect_timer.start(delay)
+        return True
+
+    def reconnect(self) -> None:
+        """Engine > Reconnect: try now, with what was missed asked for by number."""
+        if self._link is None and not self._shutting_down:
+            self._reconnects = max(self._reconnects, 1)
+            self.start()
 
     def _on_ended(self, link: EngineLink, exit_code: int) -> None:
         self._drain(link)  # what it said before it went
@@ -242,9 +362,12 @@ class EngineClient(QObject):
             self._link = None
         if self._shutting_down:
             return
+        if not self.target.is_local and self._connection_ended(link, exit_code):
+            return
         running = self.running_job()
         end = EngineEnd(exit_code, running.describe if running else "", self._kill_requested,
-                        running.shown if running else "")
+                        running.shown if running else "",
+                        "" if self.target.is_local else self.target.label)
         never_ready = self.engine_ready is None and not self._kill_requested
         self.engine_ready = None
         self._fail_all(end, end.message)

@@ -47,6 +47,7 @@ class EngineEnd:
     doing: str  # what it was doing ("the mixed_float16 run"), "" when idle; English
     requested: bool  # True: Stop now ended it
     shown_doing: str = ""  # ``doing`` in the user's language ("": looked up)
+    host: str = ""  # a server's engine, reached over a connection: how it ended is there
 
     @property
     def signal_name(self) -> str:
@@ -56,6 +57,12 @@ class EngineEnd:
             return f"signal {-self.exit_code}"
 
     def _how(self, english: bool) -> str:
+        if self.host:  # its exit code is the bridge's: the engine's own end is in its log
+            if self.requested:
+                return _say(QT_TRANSLATE_NOOP("EngineEnd", "ended by Stop now"), english)
+            return _say(QT_TRANSLATE_NOOP("EngineEnd", "on {host} ended (its log on {host} "
+                                          "says how: mpstudio engine status there)"),
+                        english).format(host=self.host)
         if self.exit_code < 0:
             name = self.signal_name
             if self.requested:

@@ -1,45 +1,58 @@
-"""The background QThread that owns one engine process: starts it, reads what it sends,
-notices when it ends. Messages reach the GUI thread coalesced through an Inbox, so a
-flood of events costs the event loop one wake-up.
+"""The background QThread that owns one connection to an engine: starts its command,
+reads what it sends, notices when it ends. Messages reach the GUI thread coalesced
+through an Inbox, so a flood of events costs the event loop one wake-up.
 
-The process is ``python -m mpstudio.engine.service`` with pickled frames on its stdin
-and stdout: a fresh interpreter that imports the engine and never Qt, the same on
-every platform, and independent of how the window itself was started. The client
-sends from the GUI thread; this thread only reads.
+The command is the engine itself on this computer (``python -m mpstudio.engine.service``:
+a fresh interpreter that imports the engine and never Qt), or what reaches a server's
+engine (``ssh HOST mpstudio engine connect``, or the user's own command). Either way
+typed frames (service/wire_codec.py) cross its stdin and stdout, and the first the
+window sends is its Hello. The client sends from the GUI thread; this thread only
+reads.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import subprocess
 import sys
 import threading
-from typing import Any
+from typing import IO, Any
 
 from PySide6.QtCore import QThread, Signal
 
+from mpstudio.engine.service import protocol as p
+from mpstudio.engine.service.engine_target import EngineTarget
 from mpstudio.engine.service.framing import FrameWriter, read_frame
 from mpstudio.ui.engine_client.inbox import Inbox
 
+STDERR_LINES_KEPT = 20  # ssh's last words, for the sentence when a connection fails
+
 
 def engine_command() -> list[str]:
-    return [sys.executable, "-m", "mpstudio.engine.service"]
+    return EngineTarget().argv()
 
 
 class EngineLink(QThread):
-    spawned = Signal(int)  # the engine's pid
-    ended = Signal(int)  # the process's exit code (negative: the signal that ended it)
+    spawned = Signal(int)  # the command's pid (the engine's, on this computer)
+    ended = Signal(int)  # the command's exit code (negative: the signal that ended it)
 
-    def __init__(self) -> None:
+    def __init__(self, target: EngineTarget | None = None, hello: p.Hello | None = None) -> None:
         super().__init__()
         self.setObjectName("mpstudio-engine-link")
+        self.target = target or EngineTarget()
+        self._hello = hello
         self._lock = threading.Lock()
         self.inbox = Inbox()  # created in the GUI thread: its signal is queued there
         self._outbox: list[Any] = []  # sent before the process was up
         self._writer: FrameWriter | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._closed = False
+        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES_KEPT)
+        self.frame_error = ""  # a frame that did not decode ended the link: what it was
+        self.welcome: p.Welcome | None = None  # the engine's answer to the Hello
+        self.refused = ""  # the engine's reason, where it refused this window
 
     # ------------------------------------------------------------ GUI thread
     def send(self, message: Any) -> bool:
@@ -62,28 +75,43 @@ class EngineLink(QThread):
         process = self._process
         return process.pid if process is not None else None
 
+    @property
+    def stderr_text(self) -> str:
+        """The command's last lines on stderr (a remote link's; a local engine logs)."""
+        return "\n".join(self._stderr)
+
     def kill(self) -> None:
-        """End the engine process now (Stop now, or it would not shut down)."""
+        """End the command now (on this computer: the engine; else the connection)."""
         process = self._process
         if process is not None and process.poll() is None:
             process.kill()
 
     # --------------------------------------------------------- link thread
     def run(self) -> None:
+        local = self.target.is_local
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         try:
-            process = subprocess.Popen(engine_command(), stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, env=env)
-        except OSError as exc:  # no Python to start: reported as an end with code 127
-            print(f"mpstudio: cannot start the engine process: {exc}", file=sys.stderr)
+            process = subprocess.Popen(
+                engine_command() if local else self.target.argv(), stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=None if local else subprocess.PIPE, env=env,
+                start_new_session=not local)  # Ctrl-C in the window's terminal: not ssh's
+        except OSError as exc:  # no Python, no ssh: reported as an end with code 127
+            print(f"mpstudio: cannot start {self.target.label}'s engine: {exc}",
+                  file=sys.stderr)
+            self._stderr.append(str(exc))
             with self._lock:
                 self._closed = True
             self.ended.emit(127)
             return
         assert process.stdin is not None and process.stdout is not None
+        if process.stderr is not None:
+            threading.Thread(target=self._keep_stderr, args=(process.stderr,),
+                             name="engine-link-stderr", daemon=True).start()
         writer = FrameWriter(process.stdin)
         with self._lock:
             self._process = process
+        if self._hello is not None:
+            self._send_early(writer, self._hello)
         while True:  # what was sent before the process was up, in order
             with self._lock:
                 pending, self._outbox = self._outbox, []
@@ -96,8 +124,18 @@ class EngineLink(QThread):
         while True:
             try:
                 message = read_frame(process.stdout)
-            except Exception:  # end of file: the process ended (or its output broke)
+            except EOFError:  # the process ended (or the connection dropped)
                 break
+            except ValueError as exc:  # a frame that does not decode: end the link
+                self.frame_error = str(exc)
+                print(f"mpstudio: {self.target.label}'s engine sent what this window cannot "
+                      f"read, so the connection was closed: {exc}", file=sys.stderr)
+                process.kill()
+                break
+            if isinstance(message, p.Welcome):
+                self.welcome = message
+            elif isinstance(message, p.Refused):
+                self.refused = message.reason
             self.inbox.put(message)
         code = process.wait()
         with self._lock:
@@ -107,6 +145,11 @@ class EngineLink(QThread):
             with contextlib.suppress(OSError):
                 stream.close()
         self.ended.emit(code)
+
+    def _keep_stderr(self, stream: IO[bytes]) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            for line in stream:
+                self._stderr.append(line.decode("utf-8", "replace").rstrip())
 
     @staticmethod
     def _send_early(writer: FrameWriter, message: Any) -> None:

@@ -190,11 +190,13 @@ def test_the_engine_process_sizes_the_cache_and_says_why_before_tensorflow_loads
         h100_server):
     from mpstudio.engine.quiet_stderr import engine_log_path
     from mpstudio.engine.service import protocol as p
-    from mpstudio.engine.service.framing import read_frame
+    from mpstudio.engine.service.framing import FrameWriter, read_frame
 
     proc = subprocess.Popen([sys.executable, "-m", "mpstudio.engine.service"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
+        FrameWriter(proc.stdin).send(p.hello())
+        assert isinstance(read_frame(proc.stdout), p.Welcome)
         first = read_frame(proc.stdout)
         second = read_frame(proc.stdout) if isinstance(first, p.EngineStarting) else None
         proc.stdin.close()

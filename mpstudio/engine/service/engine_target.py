@@ -1,0 +1,192 @@
+"""Where the engine runs and the command that reaches it: this computer (a child
+process on a pipe), a server through the system's OpenSSH client, or any command of
+the user's that ends in ``mpstudio engine connect`` (srun, kubectl exec, docker exec).
+
+The system's ``ssh`` is used, not an SSH library: the user's keys, agent,
+~/.ssh/config aliases, known hosts, ProxyJump and ControlMaster all just work. It runs
+in batch mode (a password or a host-key question the window could not show is a
+failure with a sentence, not a hang), with a connect timeout and keep-alives, so a
+dead network is noticed in seconds. ``MPSTUDIO_SSH_COMMAND`` replaces ``ssh`` (with
+options), as GIT_SSH_COMMAND does for git.
+
+Also here: how a connection that failed is said, from ssh's exit code and its last
+words on stderr, in one sentence that says what to do.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from mpstudio.engine.i18n import _
+
+SSH_ENV = "MPSTUDIO_SSH_COMMAND"
+ENGINE_ENV = "MPSTUDIO_ENGINE"
+DEFAULT_REMOTE = "mpstudio"
+SSH_OPTIONS = ("-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=5",
+               "-o", "ServerAliveCountMax=3", "-T")
+SSH_FAILED = 255  # ssh's own exit code for a connection that failed
+
+
+class TargetError(ValueError):
+    """An engine address that cannot be used (the message says what is expected)."""
+
+
+@dataclass(frozen=True)
+class EngineTarget:
+    """``kind`` "local", "ssh" (``host``, optional ``port``, ``remote``: how mpstudio is
+    run there) or "command" (``command``: the user's, run as given)."""
+
+    kind: str = "local"
+    host: str = ""
+    port: int | None = None
+    remote: str = DEFAULT_REMOTE
+    command: tuple[str, ...] = ()
+
+    @property
+    def is_local(self) -> bool:
+        return self.kind == "local"
+
+    @property
+    def label(self) -> str:
+        """The machine's name for the status bar and the title."""
+        if self.kind == "ssh":
+            return self.host.rsplit("@", 1)[-1]
+        if self.kind == "command":
+            return shlex.join(self.command[:3])
+        return _("this computer")
+
+    @property
+    def address(self) -> str:
+        """The form parse() reads back (kept in settings and shown in Recent)."""
+        if self.kind == "ssh":
+            port = f":{self.port}" if self.port else ""
+            return f"ssh://{self.host}{port}"
+        if self.kind == "command":
+            return "command:" + shlex.join(self.command)
+        return "local"
+
+    def argv(self) -> list[str]:
+        """The command whose stdin and stdout carry the frames."""
+        if self.kind == "ssh":
+            ssh = shlex.split(os.environ.get(SSH_ENV, "ssh"))
+            port = ["-p", str(self.port)] if self.port else []
+            return [*ssh, *SSH_OPTIONS, *port, self.host, "--",
+                    f"{remote_mpstudio(self.remote)} engine connect"]
+        if self.kind == "command":
+            return list(self.command)
+        return [sys.executable, "-m", "mpstudio.engine.service"]
+
+
+def remote_mpstudio(remote: str) -> str:
+    """How mpstudio is run on the server: a command as given ("mpstudio", "conda run -n
+    mp mpstudio"), or a virtual environment's folder (its bin/mpstudio)."""
+    remote = remote.strip() or DEFAULT_REMOTE
+    if remote.endswith("/") or remote.rstrip("/").endswith((".venv", "/venv", "/env")):
+        return remote.rstrip("/") + "/bin/mpstudio"
+    return remote
+
+
+def parse_target(text: str, remote: str = DEFAULT_REMOTE) -> EngineTarget:
+    """"local", "ssh://[user@]host[:port]", "command:srun ... mpstudio engine connect",
+    or a bare ssh host or alias ("gpu-box", "me@10.0.0.5")."""
+    text = text.strip()
+    if text in ("", "local", "localhost-child"):
+        return EngineTarget()
+    if text.startswith("command:"):
+        try:
+            words = tuple(shlex.split(text[len("command:"):]))
+        except ValueError as exc:
+            raise TargetError(_("cannot read the engine command {text!r}: {error}").format(
+                text=text, error=exc)) from None
+        if not words:
+            raise TargetError(_("the engine command is empty: give the command that runs "
+                                "`mpstudio engine connect` (e.g. command:srun --gres=gpu:1 "
+                                "mpstudio engine connect)"))
+        return EngineTarget("command", command=words)
+    if text.startswith("ssh://"):
+        parts = urlsplit(text)
+        try:
+            port = parts.port
+        except ValueError:
+            raise TargetError(_("{text!r} has a port that is not a number from 1 to "
+                                "65535").format(text=text)) from None
+        if not parts.hostname:
+            raise TargetError(_("{text!r} names no host: write ssh://[user@]host[:port]"
+                                ).format(text=text))
+        user = f"{parts.username}@" if parts.username else ""
+        return EngineTarget("ssh", host=user + parts.hostname, port=port, remote=remote)
+    if not re.fullmatch(r"[A-Za-z0-9_.@%+-]+", text) or text.startswith("-"):
+        raise TargetError(_("{text!r} is not an ssh host: give a host or an alias from "
+                            "~/.ssh/config (gpu-box, me@10.0.0.5), ssh://user@host:port, "
+                            "or command:... for another way in").format(text=text))
+    return EngineTarget("ssh", host=text, remote=remote)
+
+
+# ssh's last words -> what happened, for connection_failure()
+_SSH_FAILURES = (
+    ("Host key verification failed", "host_key"),
+    ("REMOTE HOST IDENTIFICATION HAS CHANGED", "host_key"),
+    ("Permission denied", "refused_key"),
+    ("Too many authentication failures", "refused_key"),
+    ("Could not resolve hostname", "unknown_host"),
+    ("Name or service not known", "unknown_host"),
+    ("Connection refused", "unreachable"),
+    ("Connection timed out", "unreachable"),
+    ("No route to host", "unreachable"),
+    ("Network is unreachable", "unreachable"),
+    ("Operation timed out", "unreachable"),
+    ("Connection closed by", "closed"),
+    ("Connection reset", "closed"),
+    ("Broken pipe", "closed"),
+    ("Timeout, server", "closed"),
+)
+
+
+def connection_failure(target: EngineTarget, exit_code: int, stderr: str) -> str:
+    """One sentence for a connection that never opened: what happened and what to do."""
+    host = target.label
+    for needle, what in _SSH_FAILURES:
+        if needle in stderr and target.kind == "ssh":
+            return _FAILURE_TEXT[what]().format(host=host)
+    if exit_code == 127 or "command not found" in stderr or "No such file" in stderr:
+        return _("there is no mpstudio at {remote!r} on {host}: install it there (pip "
+                 "install mpstudio) or give where it is in Engine > Connect to a server "
+                 "(a command, or a virtual environment's folder)").format(
+                     remote=target.remote, host=host)
+    if "invalid choice: 'engine'" in stderr or "invalid choice" in stderr:
+        return _("the mpstudio on {host} is another version, without `mpstudio engine`: "
+                 "install this window's version there").format(host=host)
+    last = _last_line(stderr)
+    if exit_code == SSH_FAILED and target.kind == "ssh":
+        return _("ssh could not connect to {host}: {said}").format(
+            host=host, said=last or _("no reason given"))
+    return _("the connection to the engine on {host} ended before it answered (exit code "
+             "{code}){said}").format(host=host, code=exit_code,
+                                     said=f": {last}" if last else "")
+
+
+def _last_line(stderr: str) -> str:
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+_FAILURE_TEXT = {
+    "host_key": lambda: _("{host}'s host key is not in your known_hosts, or it changed: "
+                          "connect once with `ssh {host}` in a terminal to check and accept "
+                          "it, then connect again"),
+    "refused_key": lambda: _("{host} refused your key (mpstudio never asks for a password): "
+                             "add your key to the agent (ssh-add) or name it with "
+                             "IdentityFile in ~/.ssh/config, and check `ssh {host}` logs in "
+                             "without a prompt"),
+    "unknown_host": lambda: _("{host} is not a host ssh knows: check the name, or add it "
+                              "as a Host in ~/.ssh/config"),
+    "unreachable": lambda: _("{host} cannot be reached (refused, or timed out): check the "
+                             "network, the VPN and the port, then connect again"),
+    "closed": lambda: _("the connection to {host} was closed: check the network, then "
+                        "connect again"),
+}
