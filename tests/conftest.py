@@ -36,6 +36,9 @@ from mpstudio.engine.spec import RunSpec
 
 from support.paths import ROOT
 
+# The fixtures of support/ modules, for every test: ssh_server (a real SSH server).
+pytest_plugins = ("support.ssh_server",)
+
 # The user's folders each test redirects (isolated_datasets); a session-wide default
 # first, so a module-scoped fixture that runs a command before any test's own
 # redirection still never writes the real user's logs, settings or history.
@@ -287,12 +290,16 @@ def no_processes_left():
     """A test ends every process it started (engines, commands, tries, TensorBoard):
     one left running would take the CPU from every test after it and fail a later
     test's count of its own processes. One still running a few seconds after the test
-    is ended here and fails the test, named."""
+    is ended here and fails the test, named. A module's SSH server (ssh_server) outlives
+    its tests; the commands it runs for them do not."""
     import psutil
+
+    from support.ssh_server import SERVER_PIDS  # imported as a plugin first (rewritten)
 
     yield  # autouse and first set up: torn down last, after the windows have closed
     me = psutil.Process()
-    _gone, alive = psutil.wait_procs(me.children(recursive=True), timeout=5)
+    ours = [p for p in me.children(recursive=True) if p.pid not in SERVER_PIDS]
+    _gone, alive = psutil.wait_procs(ours, timeout=5)
     left = []
     for proc in alive:
         try:
