@@ -291,14 +291,16 @@ def no_processes_left():
     one left running would take the CPU from every test after it and fail a later
     test's count of its own processes. One still running a few seconds after the test
     is ended here and fails the test, named. A module's SSH server (ssh_server) outlives
-    its tests; the commands it runs for them do not."""
+    its tests, and so does the server's engine (its module stops it and checks it has
+    gone); the other commands it runs for them do not."""
     import psutil
 
-    from support.ssh_server import SERVER_PIDS  # imported as a plugin first (rewritten)
+    from support.ssh_server import SERVER_PIDS, outlives_its_test
 
     yield  # autouse and first set up: torn down last, after the windows have closed
     me = psutil.Process()
-    ours = [p for p in me.children(recursive=True) if p.pid not in SERVER_PIDS]
+    ours = [p for p in me.children(recursive=True)
+            if p.pid not in SERVER_PIDS and not outlives_its_test(p)]
     _gone, alive = psutil.wait_procs(ours, timeout=5)
     left = []
     for proc in alive:

@@ -56,16 +56,20 @@ def run_engine_command(args: argparse.Namespace) -> int:
 def _serve(idle_minutes: float | None) -> int:
     from mpstudio.engine.quiet_stderr import engine_log
     from mpstudio.engine.service.engine_server import IDLE_MINUTES, serve_socket
-    from mpstudio.engine.service.private_socket import PrivateSocketError
+    from mpstudio.engine.service.private_socket import (
+        PrivateSocketError,
+        private_dir,
+        socket_path,
+    )
 
-    log_file = engine_log()
-    try:
-        return serve_socket(IDLE_MINUTES if idle_minutes is None else idle_minutes,
-                            log_file=log_file)
+    try:  # said on the terminal, before stderr goes to the engine's log
+        private_dir(socket_path().parent)
     except PrivateSocketError as exc:
         print(_("mpstudio engine serve: error: {message}").format(message=exc),
               file=sys.stderr)
         return EXIT_FAILED
+    return serve_socket(IDLE_MINUTES if idle_minutes is None else idle_minutes,
+                        log_file=engine_log())
 
 
 def _query(mode: str, as_json: bool) -> int:

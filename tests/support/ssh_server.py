@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
 import pytest
 
 from support.cluster import free_ports
@@ -31,6 +32,18 @@ SSH_MISSING = ("the OpenSSH client `ssh` is not installed, and the SSH tests dri
 # The running servers' processes: tests/conftest.py's no_processes_left lets them outlive
 # a test (their commands still count).
 SERVER_PIDS: set[int] = set()
+# The runtime folders (MPSTUDIO_RUNTIME_DIR) of the servers' engines that a test module
+# keeps between its tests: `mpstudio engine serve` outlives each connection by design.
+ENGINE_RUNTIME_DIRS: set[str] = set()
+
+
+def outlives_its_test(proc: psutil.Process) -> bool:
+    """A server's engine a module keeps (ENGINE_RUNTIME_DIRS): no leak of one test."""
+    try:
+        return ("engine" in proc.cmdline() and "serve" in proc.cmdline()
+                and proc.environ().get("MPSTUDIO_RUNTIME_DIR") in ENGINE_RUNTIME_DIRS)
+    except psutil.Error:
+        return False
 
 
 def require_ssh() -> None:

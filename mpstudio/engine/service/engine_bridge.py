@@ -48,8 +48,8 @@ def start_engine(idle_minutes: float | None = None) -> subprocess.Popen[bytes]:
 def reach_engine(path: Path | None = None, start: bool = True,
                  idle_minutes: float | None = None) -> socket.socket:
     """A connection to this user's engine, started first where none answers."""
-    path = path or socket_path()
     try:
+        path = path or socket_path()
         private_dir(path.parent)
     except PrivateSocketError as exc:
         raise BridgeError(str(exc)) from None

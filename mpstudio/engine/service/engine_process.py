@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -84,6 +85,7 @@ class EngineLoop:
         self._jobs_lock = threading.Lock()
         self._client: tuple[str, Any] | None = None  # (client_id, writer) attached now
         self.ending = threading.Event()
+        self.on_ending: list[Callable[[], None]] = []  # a server stops listening at once
         self.end_reason = ""
         self.idle_since = time.monotonic()  # no window and no job since (a server's)
 
@@ -207,6 +209,9 @@ class EngineLoop:
     def _end(self, orphaned: bool) -> None:
         self.end_reason = "the window went away" if orphaned else "the window asked"
         self.ending.set()
+        for stop_listening in self.on_ending:
+            with contextlib.suppress(Exception):
+                stop_listening()
         with self._jobs_lock:
             for job in self.jobs.values():
                 job.stop_flag.set()

@@ -132,6 +132,9 @@ def listen(path: Path | None = None) -> socket.socket:
     old_mask = os.umask(0o177)  # the socket itself 0600, beside the folder's 0700
     try:
         listener.bind(str(path))
+    except OSError as exc:  # two connects started an engine at once: the other won
+        listener.close()
+        raise EngineRunning(f"cannot listen on {path}: {exc.strerror or exc}") from None
     finally:
         os.umask(old_mask)
     listener.listen(8)
@@ -148,8 +151,8 @@ def serve_socket(idle_minutes: float = IDLE_MINUTES, path: Path | None = None,
     Shutdown, or SIGTERM). Exit code 0; 3 where another engine already runs."""
     from mpstudio.engine.app_log import configure_engine
 
-    path = path or socket_path()
     configure_engine(log_file)
+    path = path or socket_path()
     try:
         listener = listen(path)
     except EngineRunning as exc:
@@ -158,6 +161,20 @@ def serve_socket(idle_minutes: float = IDLE_MINUTES, path: Path | None = None,
     pid_file = path.parent / PID_NAME
     pid_file.write_text(f"{os.getpid()}\n")
     loop = EngineLoop(server=True)
+    stopped = threading.Event()
+
+    def stop_listening() -> None:
+        # An engine that is ending takes no new window: the next connect starts a
+        # fresh engine instead of attaching to this one as it goes.
+        if not stopped.is_set():
+            stopped.set()
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)
+            listener.close()
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+    loop.on_ending.append(stop_listening)
     signal.signal(signal.SIGTERM, lambda *_: loop._end(orphaned=False))
     log.info("engine serving on %s (pid %d), ends after %.0f min idle", path, os.getpid(),
              idle_minutes)
@@ -168,9 +185,7 @@ def serve_socket(idle_minutes: float = IDLE_MINUTES, path: Path | None = None,
     try:
         run_engine(loop, log_file)
     finally:
-        listener.close()
-        with contextlib.suppress(OSError):
-            path.unlink()
+        stop_listening()
         with contextlib.suppress(OSError):
             pid_file.unlink()
     return 0

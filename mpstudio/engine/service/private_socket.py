@@ -36,8 +36,17 @@ def runtime_dir() -> Path:
     return Path("/tmp") / f"mpstudio-{os.getuid()}"
 
 
+# sockaddr_un's sun_path: 108 bytes on Linux, 104 on macOS, with its terminating NUL
+MOST_PATH_BYTES = 103
+
+
 def socket_path() -> Path:
-    return runtime_dir() / SOCKET_NAME
+    path = runtime_dir() / SOCKET_NAME
+    if len(os.fsencode(path)) > MOST_PATH_BYTES:
+        raise PrivateSocketError(f"the engine's socket path {path} is longer than a Unix "
+                                 f"socket can have ({MOST_PATH_BYTES} bytes): set "
+                                 f"{RUNTIME_ENV} to a shorter folder")
+    return path
 
 
 def private_dir(path: Path | None = None) -> Path:
