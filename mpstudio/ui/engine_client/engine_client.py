@@ -139,6 +139,18 @@ class EngineClient(QObject):
         self.jobs_changed.emit()
         return job
 
+    def switch_target(self, target: EngineTarget, leave_running: bool = False) -> None:
+        """Drive the engine at ``target`` from now on (Engine > Connect to a server, This
+        computer): the current engine's jobs are cancelled, or left running on its
+        server (``leave_running``), and its connection ends first."""
+        self.shutdown(leave_running=leave_running)
+        self._shutting_down = False
+        self.target = target
+        self._engine_id = ""
+        self._last_seq = self._acked = self._reconnects = 0
+        self._starts_without_ready = 0
+        self.start()
+
     def restart(self) -> None:
         """A fresh engine process for work that needs the device's memory whole (the
         batch-size finder: TensorFlow keeps a GPU's memory for as long as its process

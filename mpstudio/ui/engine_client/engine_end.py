@@ -60,9 +60,8 @@ class EngineEnd:
         if self.host:  # its exit code is the bridge's: the engine's own end is in its log
             if self.requested:
                 return _say(QT_TRANSLATE_NOOP("EngineEnd", "ended by Stop now"), english)
-            return _say(QT_TRANSLATE_NOOP("EngineEnd", "on {host} ended (its log on {host} "
-                                          "says how: mpstudio engine status there)"),
-                        english).format(host=self.host)
+            return _say(QT_TRANSLATE_NOOP("EngineEnd", "ended on {host} (its log there says "
+                                          "how)"), english).format(host=self.host)
         if self.exit_code < 0:
             name = self.signal_name
             if self.requested:
@@ -86,6 +85,12 @@ class EngineEnd:
                                      "{doing}")
         elif self.requested:
             text = QT_TRANSLATE_NOOP("EngineEnd", "stopped now: the engine was ended")
+        elif self.host:
+            text = (QT_TRANSLATE_NOOP("EngineEnd", "the engine on {host} ended during {doing}; "
+                                      "its log there says why") if doing else
+                    QT_TRANSLATE_NOOP("EngineEnd", "the engine on {host} ended; its log there "
+                                      "says why"))
+            return _say(text, english).format(host=self.host, doing=doing)
         elif doing:
             text = QT_TRANSLATE_NOOP("EngineEnd", "the engine process {how} during {doing}")
         else:
