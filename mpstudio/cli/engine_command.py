@@ -105,11 +105,12 @@ def _query(mode: str, as_json: bool) -> int:
         print(json.dumps({"running": True, "host": welcome.host, "version": welcome.version,
                           "engine_id": welcome.engine_id, "jobs": jobs}))
     elif mode == "stop":
-        print(_("the engine on {host} is stopping ({count} jobs cancelled)").format(
+        print(_("the engine on {host} is stopping; jobs cancelled: {count}").format(
             host=welcome.host, count=len(jobs)))
     else:
-        print(_("an engine runs on {host} (mpstudio {version}): {count} jobs").format(
-            host=welcome.host, version=welcome.version, count=len(jobs)))
+        print(_("an engine runs on {host} (mpstudio {version}); jobs running or queued: "
+                "{count}").format(host=welcome.host, version=welcome.version,
+                                  count=len(jobs)))
         for job in welcome.jobs:
             print(f"  #{job.job_id} {_(job.what) if job.what else job.kind}")
     return EXIT_OK

@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
                                "{env} if set, else info); debug also prints the traceback "
                                "of an unexpected error").format(folder=log_dir(),
                                                                 env=LEVEL_ENV))
+    parser.add_argument("--engine", metavar=_("WHERE"),
+                        help=_("the window drives the engine there: ssh://[user@]host[:port], "
+                               "an ssh host or alias, command:... (srun, kubectl exec), or "
+                               "local (default: {env} if set, else local)").format(
+                                   env="MPSTUDIO_ENGINE"))
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
     add_train_commands(commands)
     add_find_batch_command(commands)
@@ -148,6 +153,13 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[ENV] = "en"
     if args.log_level:
         set_level(args.log_level)  # the window, the engine and workers started from here too
+    if args.engine is not None:
+        if args.command is not None:
+            print(_("mpstudio: error: --engine is for the window; on a server, run the "
+                    "command there (ssh HOST mpstudio {command} ...)").format(
+                        command=args.command), file=sys.stderr)
+            return EXIT_USAGE
+        os.environ["MPSTUDIO_ENGINE"] = args.engine
     if args.command is None:
         from mpstudio.ui.app import launch
 

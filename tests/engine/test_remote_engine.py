@@ -33,8 +33,6 @@ from mpstudio.engine.service.engine_target import (
 from mpstudio.engine.service.framing import FrameWriter, read_frame
 from mpstudio.engine.service.job_requests import HardwareCheckRequest, TrainRequest
 
-from support.ssh_server import ENGINE_RUNTIME_DIRS, SshServer, remote_env
-
 pytestmark = pytest.mark.timeout(180)
 
 
@@ -82,33 +80,8 @@ class Window:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """A GPU server of the test's: its own home, history and a short runtime folder (a
-    socket path has at most 107 bytes), its engine stopped at the end."""
-    folder = tmp_path_factory.mktemp("gpu-box")
-    runtime = tempfile.mkdtemp(prefix="mps-rt-")
-    os.chmod(runtime, 0o700)
-    env = {**remote_env(folder), "MPSTUDIO_RUNTIME_DIR": runtime}
-    ENGINE_RUNTIME_DIRS.add(runtime)
-    with SshServer.start(folder, env=env) as started:
-        try:
-            yield started
-        finally:
-            _stop_engine(started)
-            ENGINE_RUNTIME_DIRS.discard(runtime)
-            shutil.rmtree(runtime, ignore_errors=True)
-
-
-def _stop_engine(server: SshServer) -> None:
-    """`mpstudio engine stop` on the server, then wait until its engine has gone (it is
-    no child of this process: it detached from the connection that started it)."""
-    server.ssh("mpstudio engine stop", timeout=60)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if b"no engine runs here" in server.ssh("mpstudio engine status", timeout=60).stderr:
-            return
-        time.sleep(0.2)
-    raise AssertionError("the server's engine did not stop")
+def server(gpu_server):
+    return gpu_server
 
 
 @pytest.fixture()
@@ -259,9 +232,9 @@ def test_engine_status_and_stop_on_the_server(server, client_env, tiny_spec):
         seen: list[p.Numbered] = []
         _until(window, lambda: any(isinstance(m.message, p.JobStarted) for m in seen), seen)
         status = server.ssh("mpstudio engine status", timeout=60).stdout.decode()
-        assert "an engine runs on" in status and "1 jobs" in status and "#1 the run" in status
+        assert "jobs running or queued: 1" in status and "#1 the run" in status
         stopped = server.ssh("mpstudio engine stop", timeout=60).stdout.decode()
-        assert "is stopping (1 jobs cancelled)" in stopped
+        assert "is stopping; jobs cancelled: 1" in stopped
         _until(window, lambda: isinstance(seen[-1].message, (p.JobResult, p.JobFailed)), seen)
         assert window.end()[0] == ENGINE_ENDED
     finally:

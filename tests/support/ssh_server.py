@@ -16,6 +16,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,3 +207,36 @@ def ssh_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshServer]:
         yield server
     finally:
         server.stop()
+
+
+def stop_engine(server: SshServer) -> None:
+    """`mpstudio engine stop` on the server, then wait until its engine has gone (no
+    child of this process: it detached from the connection that started it)."""
+    server.ssh("mpstudio engine stop", timeout=60)
+    deadline = time.monotonic() + 30
+    while b"no engine runs here" not in server.ssh("mpstudio engine status", timeout=60).stderr:
+        if time.monotonic() > deadline:
+            raise AssertionError("the server's engine did not stop")
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def gpu_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SshServer]:
+    """A server with mpstudio installed, whose engine a module's tests share: its own
+    home and history, a short runtime folder (a Unix socket's path has at most 107
+    bytes), and its engine stopped (and checked gone) at the end."""
+    folder = tmp_path_factory.mktemp("gpu-box")
+    runtime = tempfile.mkdtemp(prefix="mps-rt-")
+    os.chmod(runtime, 0o700)
+    env = {**remote_env(folder), "MPSTUDIO_RUNTIME_DIR": runtime}
+    ENGINE_RUNTIME_DIRS.add(runtime)
+    server = SshServer.start(folder, env=env)
+    try:
+        yield server
+    finally:
+        try:
+            stop_engine(server)
+        finally:
+            server.stop()
+            ENGINE_RUNTIME_DIRS.discard(runtime)
+            shutil.rmtree(runtime, ignore_errors=True)

@@ -7,9 +7,7 @@ client goes on with a fresh one; a failed connection is one sentence."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import tempfile
 import time
 
 import pytest
@@ -24,29 +22,13 @@ from mpstudio.ui.engine_client.engine_client import (
     RECONNECTING,
     EngineClient,
 )
-from support.ssh_server import ENGINE_RUNTIME_DIRS, SshServer, remote_env
 
 pytestmark = pytest.mark.timeout(240)
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("gpu-box")
-    runtime = tempfile.mkdtemp(prefix="mps-rt-")
-    os.chmod(runtime, 0o700)
-    env = {**remote_env(folder), "MPSTUDIO_RUNTIME_DIR": runtime}
-    ENGINE_RUNTIME_DIRS.add(runtime)
-    with SshServer.start(folder, env=env) as started:
-        try:
-            yield started
-        finally:
-            started.ssh("mpstudio engine stop", timeout=60)
-            deadline = time.monotonic() + 30
-            while b"no engine runs" not in started.ssh("mpstudio engine status").stderr:
-                assert time.monotonic() < deadline, "the server's engine did not stop"
-                time.sleep(0.2)
-            ENGINE_RUNTIME_DIRS.discard(runtime)
-            shutil.rmtree(runtime, ignore_errors=True)
+def server(gpu_server):
+    return gpu_server
 
 
 @pytest.fixture()

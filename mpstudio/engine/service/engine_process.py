@@ -150,7 +150,7 @@ class EngineLoop:
             running = tuple(p.RunningJob(job.submit.job_id, type(job.submit.request).__name__,
                                          getattr(job.submit.request, "what", "") or "",
                                          job.client_id)
-                            for job in self.jobs.values())
+                            for job in self.jobs.values() if not job.should_stop())
         return p.Welcome(p.PROTOCOL, __version__, self.engine_id, socket.gethostname(),
                          resumed=resume is not None, jobs=running)
 

@@ -26,7 +26,12 @@ from mpstudio import __version__
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.engine_bridge import ENGINE_ENDED
 from mpstudio.engine.service.engine_target import EngineTarget, connection_failure
-from mpstudio.engine.service.job_requests import MAIN_LANE, JobRequest
+from mpstudio.engine.service.job_requests import (
+    MAIN_LANE,
+    BatchFindRequest,
+    JobRequest,
+    TrainRequest,
+)
 from mpstudio.ui.engine_client.engine_end import EngineEnd
 from mpstudio.ui.engine_client.engine_job import EngineJob
 from mpstudio.ui.engine_client.engine_link import EngineLink
@@ -34,6 +39,8 @@ from mpstudio.ui.engine_client.engine_link import EngineLink
 MAX_STARTS_WITHOUT_READY = 2  # then the window says TensorFlow could not load
 RESTART_WAIT_MS = 1000  # restart(): how long an idle engine gets to end before it is killed
 RECONNECT_MS = (1000, 2000, 4000, 8000, 15000, 30000)  # after a drop: then every 30 s
+# Left running on a server as the window goes: work whose runs its History keeps
+KEPT_BY_THE_SERVER = (TrainRequest, BatchFindRequest)
 ACK_EVERY = 256  # job messages: the engine may let them go once the window has them
 R = TypeVar("R")
 
@@ -212,6 +219,9 @@ class EngineClient(QObject):
         link = self._link
         if link is not None:
             if leave_running and not self.target.is_local:
+                for job in list(self._jobs.values()):  # what only this window would show
+                    if not isinstance(job.request, KEPT_BY_THE_SERVER):
+                        job.cancel()
                 link.send(p.Detach())
             else:
                 self.cancel_all()

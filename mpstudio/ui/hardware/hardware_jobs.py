@@ -63,6 +63,13 @@ class HardwareJobs(QObject):
     def measuring(self) -> bool:
         return self.state.measuring
 
+    def machine_changed(self) -> None:
+        """The engine moved to another machine: its check runs afresh once it is ready."""
+        self.check = None
+        self._measured_setup = None
+        self.panel.show_waiting(QCoreApplication.translate("HardwareJobs",
+                                                           "Loading TensorFlow…"))
+
     # ------------------------------------------------------------ the engine
     def _follow_state(self, state: WorkbenchState) -> None:
         self.panel.set_run_active(state.training)

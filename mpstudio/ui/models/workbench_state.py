@@ -12,7 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-ENGINE_STATES = ("starting", "ready", "failed")  # failed: TensorFlow could not load
+# failed: TensorFlow could not load; disconnected: a server's engine, not reached
+ENGINE_STATES = ("starting", "ready", "failed", "disconnected")
 RUN_STATES = ("idle", "running", "stopping", "stuck")  # stuck: Stop now is offered
 STUCK_AFTER_SECONDS = 3.0  # a run still going this long after Stop offers Stop now
 
@@ -68,6 +69,8 @@ class WorkbenchState:
             return "TensorFlow is still loading"
         if self.engine == "failed":
             return "TensorFlow could not load"
+        if self.engine == "disconnected":
+            return "Not connected to the engine's server"
         if self.training:
             return "A run is in progress"
         if self.measuring:

@@ -23,9 +23,42 @@ def open_settings() -> QSettings:
     return QSettings(str(path), QSettings.Format.IniFormat)
 
 
+MOST_RECENT_ENGINES = 8
+
+
 class GuiSettings:
     def __init__(self, store: QSettings) -> None:
         self.store = store
+
+    # ----------------------------------------------------------- the engine
+    def recent_engines(self) -> list[str]:
+        """The servers connected to, newest first (EngineTarget addresses)."""
+        try:
+            recent = json.loads(str(self.store.value("engine/recent", "[]")))
+        except ValueError:
+            return []
+        return [str(a) for a in recent if isinstance(a, str)][:MOST_RECENT_ENGINES]
+
+    def remember_engine(self, address: str, remote: str) -> None:
+        """``address`` first in Recent, and how mpstudio is run there (per server)."""
+        recent = [address, *(a for a in self.recent_engines() if a != address)]
+        self.store.setValue("engine/recent", json.dumps(recent[:MOST_RECENT_ENGINES]))
+        remotes = self._remotes()
+        remotes[address] = remote
+        self.store.setValue("engine/remote", json.dumps(remotes))
+
+    def remote_for(self, address: str) -> str:
+        """How mpstudio is run on ``address`` (as typed, or its ssh:// form), or ""."""
+        remotes = self._remotes()
+        return remotes.get(address) or remotes.get(f"ssh://{address}") or ""
+
+    def _remotes(self) -> dict[str, str]:
+        try:
+            remotes = json.loads(str(self.store.value("engine/remote", "{}")))
+        except ValueError:
+            return {}
+        return {str(k): str(v) for k, v in remotes.items()} if isinstance(remotes, dict) \
+            else {}
 
     # ------------------------------------------------------------- the run
     def save_run(self, spec: RunSpec, with_baseline: bool,

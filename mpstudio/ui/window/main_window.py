@@ -7,6 +7,7 @@ are enabled follows ``controls(state)``."""
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 
 from PySide6.QtCore import (
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from mpstudio.engine.app_log import log_dir
 from mpstudio.engine.run_session import TrainingOutcome
+from mpstudio.engine.service.engine_target import ENGINE_ENV
 from mpstudio.ui.charts.live_charts import LiveCharts
 from mpstudio.ui.engine_client.engine_client import EngineClient
 from mpstudio.ui.engine_client.run_controller import RunController
@@ -51,6 +53,7 @@ from mpstudio.ui.widgets.log_panel import LogPanel
 from mpstudio.ui.widgets.wheel_guard import WheelGuard
 from mpstudio.ui.window.central_tabs import CentralTabs
 from mpstudio.ui.window.check_advice import CheckAdvice
+from mpstudio.ui.window.engine_menu import CANCEL, LEAVE, STOP, TITLE, EngineMenu
 from mpstudio.ui.window.engine_startup import EngineStartup
 from mpstudio.ui.window.export_actions import ExportActions
 from mpstudio.ui.window.file_actions import FileActions
@@ -72,6 +75,7 @@ CLOSE_WAIT_SECONDS = 5.0  # closing during a run: how long it may take to stop
 # WorkbenchState.busy_reason()'s sentences, translated where the Run button's tip shows them
 BUSY_REASONS = (QT_TRANSLATE_NOOP("MainWindow", "TensorFlow is still loading"),
                 QT_TRANSLATE_NOOP("MainWindow", "TensorFlow could not load"),
+                QT_TRANSLATE_NOOP("MainWindow", "Not connected to the engine's server"),
                 QT_TRANSLATE_NOOP("MainWindow", "A run is in progress"),
                 QT_TRANSLATE_NOOP("MainWindow", "The hardware measurement is running"),
                 QT_TRANSLATE_NOOP("MainWindow", "The training check is running"),
@@ -84,10 +88,12 @@ class MainWindow(QMainWindow):
 
     def __init__(self, settings: QSettings | None = None) -> None:
         super().__init__()
-        self.setWindowTitle(QCoreApplication.translate(
-            "MainWindow", "mpstudio — mixed-precision workbench"))
+        self.setWindowTitle(QCoreApplication.translate("MainWindow", TITLE))
         # Before ending a run in progress; a quit signal and the tests answer it themselves.
         self.confirm_close: Callable[[], bool] = self.ask_close
+        # A server's engine with work: leave it running there, stop it, or cancel (LEAVE...)
+        self.confirm_leave: Callable[[], str] = self.ask_leave
+        self._leave_running = False
         self.state = WorkbenchState()
         self.engine = EngineClient(self)
         self.runs = RunController(self.engine, self.state, parent=self)
@@ -132,8 +138,15 @@ class MainWindow(QMainWindow):
         self.batch_finder = BatchFinderActions(engine, state, notices, a.find_batch,
                                                self.setup, self.run_actions.start_training,
                                                self)
+        self.engine_menu = EngineMenu(self, engine, state, notices, self.settings,
+                                      self.engine_label, self.hardware_jobs.machine_changed)
+        help_menu = next(action for action in self.menuBar().actions() if action.menu()
+                         and self.window_actions.help_page in action.menu().actions())
+        self.engine_menu.insert_into(help_menu)
         self._connect()
         self._restore()
+        if os.environ.get(ENGINE_ENV):  # mpstudio --engine ssh://gpu-box, before it starts
+            self.engine_menu.connect_at_start(os.environ[ENGINE_ENV])
         self.history_actions.open()
         self.state.observe(self._show_state)
         self._show_state(self.state)
@@ -215,6 +228,9 @@ class MainWindow(QMainWindow):
         bar = self.statusBar()
         bar.addWidget(self.status_text, 1)
         bar.addPermanentWidget(self.progress)
+        self.engine_label = QLabel()  # where the engine is: "engine: gpu-box · NVIDIA H100"
+        self.engine_label.setObjectName("engineLabel")
+        bar.addPermanentWidget(self.engine_label)
         bar.addPermanentWidget(self.device_label)
         size_to_screen(self)
 
@@ -271,6 +287,7 @@ class MainWindow(QMainWindow):
         a.hardware_check.triggered.connect(lambda: self.hardware_jobs.run_check(measure=False))
         a.measure.triggered.connect(lambda: self.hardware_jobs.run_check(True, 0.5))
         self.hardware_jobs.checked.connect(self.check_advice.show)
+        self.hardware_jobs.checked.connect(self.engine_menu.hardware_checked)
         self.setup.changed.connect(self.hardware_jobs.setup_changed)
         self.setup.run_clicked.connect(run.start_run)
         self.setup.stop_clicked.connect(run.stop_run)
@@ -360,16 +377,46 @@ class MainWindow(QMainWindow):
         )
         return answer == QMessageBox.StandardButton.Yes
 
+    def ask_leave(self) -> str:
+        """Quitting while a server's engine has work: LEAVE, STOP or CANCEL."""
+        tr = QCoreApplication.translate
+        host = self.engine.target.label
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle(tr("MainWindow", "Leave the work running on {host}?").format(
+            host=host))
+        box.setText(tr("MainWindow", "The engine on {host} is running work.").format(
+            host=host))
+        box.setInformativeText(tr("MainWindow", "Left running, it goes on there and its runs "
+                                  "reach {host}'s History; connect again to see them live."
+                                  ).format(host=host))
+        leave = box.addButton(tr("MainWindow", "Leave it running and quit"),
+                              QMessageBox.ButtonRole.AcceptRole)
+        stop = box.addButton(tr("MainWindow", "Stop it and quit"),
+                             QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(leave)
+        box.exec()
+        clicked = box.clickedButton()
+        return LEAVE if clicked is leave else STOP if clicked is stop else CANCEL
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if self._closed:
             event.accept()
             return
-        if self.runs.active and not self._closing and not self.confirm_close():
+        remote_work = self.engine.busy and not self.engine.target.is_local
+        if remote_work and not self._closing and not self._leave_running:
+            answer = self.confirm_leave()
+            if answer not in (LEAVE, STOP):
+                event.ignore()
+                return
+            self._leave_running = answer == LEAVE
+        elif self.runs.active and not self._closing and not self.confirm_close():
             event.ignore()
             return
         if not self._closing:
             self.save_settings()
-        if self.engine.busy:
+        if self.engine.busy and not self._leave_running:
             # Stop what runs (a run records itself as stopped), then close for real once
             # the engine is idle; a job that does not stop in time ends with the process.
             if not self._closing:
@@ -404,8 +451,12 @@ class MainWindow(QMainWindow):
             self.close()
 
     def shutdown(self) -> None:
-        """End the engine process (idle or cancelled by now) and TensorBoard."""
-        self.runs.stop()
+        """End the engine process (idle or cancelled by now) and TensorBoard; a server's
+        engine left running (``_leave_running``) keeps its work, and only the connection
+        ends."""
+        if not self._leave_running:
+            self.runs.stop()
         self.tensorboard.shutdown()
-        self.engine.shutdown()
+        self.engine.restart_on_end = False
+        self.engine.shutdown(leave_running=self._leave_running or not self.engine.busy)
         self.history_actions.close()

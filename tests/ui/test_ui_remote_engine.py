@@ -1,0 +1,56 @@
+"""The window on a laptop, its engine on a GPU server: started with MPSTUDIO_ENGINE (as
+`mpstudio --engine gpu-box` does), through the real ssh client and a real SSH server
+on localhost. The status bar and the title say where the engine is, a dropped
+connection reconnects by itself, and quitting during a run leaves it running there."""
+
+from __future__ import annotations
+
+import pytest
+
+from mpstudio.engine.service.engine_target import ENGINE_ENV, SSH_ENV, EngineTarget
+from mpstudio.ui.engine_client.engine_client import CONNECTED, RECONNECTING
+from mpstudio.ui.window.engine_menu import LEAVE
+
+from support.gui_helpers import close_window, open_window
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture()
+def remote_window(gpu_server, monkeypatch, qtbot, tmp_path):
+    monkeypatch.setenv(SSH_ENV, f"ssh -F {gpu_server.config}")
+    monkeypatch.setenv(ENGINE_ENV, "gpu-box")
+    window = open_window(qtbot, tmp_path / "window.ini")
+    yield window
+    if not window._closed:
+        close_window(qtbot, window)
+
+
+def test_the_window_drives_the_servers_engine_and_leaves_a_run_there(
+        remote_window, gpu_server, qtbot):
+    window = remote_window
+    assert window.engine.target == EngineTarget("ssh", host="gpu-box")
+    assert window.engine_label.text() == "engine: gpu-box · CPU"  # its hardware check
+    assert window.windowTitle().endswith("— gpu-box")
+    assert window.settings.recent_engines() == ["ssh://gpu-box"]
+    states: list[str] = []
+    window.engine.connection_changed.connect(lambda state, _why: states.append(state))
+    gpu_server.kill_connections()  # the Wi-Fi changed
+    qtbot.waitUntil(lambda: RECONNECTING in states, timeout=30_000)
+    assert "reconnecting" in window.engine_label.text()
+    qtbot.waitUntil(lambda: window.engine.connection == CONNECTED, timeout=60_000)
+    qtbot.waitUntil(lambda: window.setup.run_button.isEnabled(), timeout=60_000)
+    assert window.engine_label.text().startswith("engine: gpu-box")
+
+    spec = window.setup.spec().replace(epochs=400, batch_size=32)
+    window.setup.set_spec(spec)
+    window.setup.baseline.setChecked(False)
+    window.run_actions.start_run()
+    qtbot.waitUntil(lambda: window.engine.running_job() is not None, timeout=60_000)
+    asked = []
+    window.confirm_leave = lambda: asked.append(True) or LEAVE
+    window.close()
+    qtbot.waitUntil(lambda: window._closed, timeout=60_000)
+    assert asked and window.engine.pid is None
+    status = gpu_server.ssh("mpstudio engine status", timeout=60).stdout.decode()
+    assert "jobs running or queued: 1" in status and "the run" in status, status
