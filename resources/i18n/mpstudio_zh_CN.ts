@@ -2,6 +2,129 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name></name>
+    <message>
+        <source>EngineMenu</source>
+        <comment>Connect to a &amp;server…</comment>
+        <translation>连接到服务器(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>Drive the engine on a GPU server through ssh: runs go on there when the connection drops</comment>
+        <translation>通过 `ssh` 驱动 GPU 服务器上的引擎：连接断开时，运行在服务器上照常继续</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>This &amp;computer</comment>
+        <translation>本机(&amp;C)</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>&amp;Reconnect</comment>
+        <translation>重新连接(&amp;R)</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>&amp;Engine</comment>
+        <translation>引擎(&amp;E)</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>Recent &amp;servers</comment>
+        <translation>最近的服务器(&amp;T)</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>Work is running</comment>
+        <translation>有工作正在运行</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>The engine on {here} is running work. Switch to {there}?</comment>
+        <translation>{here} 上的引擎正在运行工作。要切换到 {there} 吗？</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>Leave it running there</comment>
+        <translation>让它在那里继续运行</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>Left running, its runs reach {here}&apos;s History when they end.</comment>
+        <translation>若让它继续运行，其中的运行结束后会进入 {here} 的历史记录。</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>Stop it</comment>
+        <translation>停止它</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>{problem}; the engine goes on there, reconnecting…</comment>
+        <translation>{problem}；引擎在那里继续运行，正在重新连接…</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>reconnecting to {host}…</comment>
+        <translation>正在重新连接到 {host}…</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>Not connected to {host}: {problem}. Engine &gt; Reconnect tries again; Engine &gt; This computer trains here.</comment>
+        <translation>未连接到 {host}：{problem}。“引擎 &gt; 重新连接”会再试一次；“引擎 &gt; 本机”则改在本机训练。</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>not connected</comment>
+        <translation>未连接</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>reconnecting…</comment>
+        <translation>正在重新连接…</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>connected</comment>
+        <translation>已连接</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>connecting…</comment>
+        <translation>正在连接…</translation>
+    </message>
+    <message>
+        <source>EngineMenu</source>
+        <comment>engine: {where}</comment>
+        <translation>引擎：{where}</translation>
+    </message>
+    <message>
+        <source>MainWindow</source>
+        <comment>Leave the work running on {host}?</comment>
+        <translation>让 {host} 上的工作继续运行吗？</translation>
+    </message>
+    <message>
+        <source>MainWindow</source>
+        <comment>The engine on {host} is running work.</comment>
+        <translation>{host} 上的引擎正在运行工作。</translation>
+    </message>
+    <message>
+        <source>MainWindow</source>
+        <comment>Left running, it goes on there and its runs reach {host}&apos;s History; connect again to see them live.</comment>
+        <translation>若让它继续运行，它会在那里继续，其中的运行会进入 {host} 的历史记录；再次连接即可实时查看。</translation>
+    </message>
+    <message>
+        <source>MainWindow</source>
+        <comment>Leave it running and quit</comment>
+        <translation>让它继续运行并退出</translation>
+    </message>
+    <message>
+        <source>MainWindow</source>
+        <comment>Stop it and quit</comment>
+        <translation>停止它并退出</translation>
+    </message>
+</context>
+<context>
     <name>AidsForm</name>
     <message>
         <source>validation loss</source>
@@ -480,6 +603,41 @@
     </message>
 </context>
 <context>
+    <name>ConnectDialog</name>
+    <message>
+        <source>Connect to a server</source>
+        <translation>连接到服务器</translation>
+    </message>
+    <message>
+        <source>gpu-box, me@10.0.0.5 or ssh://me@host:2222</source>
+        <translation>gpu-box、me@10.0.0.5 或 ssh://me@host:2222</translation>
+    </message>
+    <message>
+        <source>mpstudio, ~/venvs/mp/ or conda run -n mp mpstudio</source>
+        <translation>mpstudio、~/venvs/mp/ 或 conda run -n mp mpstudio</translation>
+    </message>
+    <message>
+        <source>mpstudio runs &lt;code&gt;ssh SERVER MPSTUDIO engine connect&lt;/code&gt; with your keys, agent and ~/.ssh/config (aliases, ProxyJump, ports). The server needs mpstudio (&lt;code&gt;pip install mpstudio&lt;/code&gt;) and a login without a password prompt. Runs go on there when the connection drops; the window catches up when it reconnects. For Slurm or Kubernetes, give the whole command: &lt;code&gt;command:srun --gres=gpu:1 mpstudio engine connect&lt;/code&gt;.</source>
+        <translation>mpstudio 用你的身份文件、ssh-agent 和 ~/.ssh/config（别名、ProxyJump、端口）运行 &lt;code&gt;ssh SERVER MPSTUDIO engine connect&lt;/code&gt;。服务器上需要安装 mpstudio（&lt;code&gt;pip install mpstudio&lt;/code&gt;），并且登录时不提示输入口令。连接断开时，运行在服务器上照常继续；窗口重新连接后会补上错过的内容。对于 Slurm 或 Kubernetes，请给出完整的命令：&lt;code&gt;command:srun --gres=gpu:1 mpstudio engine connect&lt;/code&gt;。</translation>
+    </message>
+    <message>
+        <source>&amp;Server:</source>
+        <translation>服务器(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>&amp;mpstudio there:</source>
+        <translation>服务器上的 mpstudio(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>&amp;Connect</source>
+        <translation>连接(&amp;C)</translation>
+    </message>
+    <message>
+        <source>give a server: for this computer, use Engine &gt; This computer</source>
+        <translation>请给出服务器：要使用本机，请选择“引擎 &gt; 本机”</translation>
+    </message>
+</context>
+<context>
     <name>DatasetPicker</name>
     <message>
         <source>image</source>
@@ -814,6 +972,14 @@
 <context>
     <name>EngineClient</name>
     <message>
+        <source>the engine on {host} ended while this window was away; its runs are in History</source>
+        <translation>{host} 上的引擎在此窗口断开期间结束了；它的运行在历史记录中</translation>
+    </message>
+    <message>
+        <source>the connection to {host} dropped</source>
+        <translation>到 {host} 的连接断开了</translation>
+    </message>
+    <message>
         <source>the engine process {how} before it was ready, {count} times in a row</source>
         <translation>引擎进程在就绪之前{how}，已连续 {count} 次</translation>
     </message>
@@ -881,6 +1047,14 @@
         <translation>应用 GPU 显存设置</translation>
     </message>
     <message>
+        <source>ended by Stop now</source>
+        <translation>被“立即停止”结束</translation>
+    </message>
+    <message>
+        <source>ended on {host} (its log there says how)</source>
+        <translation>在 {host} 上结束了（那里的日志说明了经过）</translation>
+    </message>
+    <message>
         <source>ended by Stop now ({signal})</source>
         <translation>被“立即停止”结束（{signal}）</translation>
     </message>
@@ -905,12 +1079,27 @@
         <translation>已立即停止：引擎已被结束</translation>
     </message>
     <message>
+        <source>the engine on {host} ended during {doing}; its log there says why</source>
+        <translation>{host} 上的引擎在{doing}期间结束了；那里的日志说明了原因</translation>
+    </message>
+    <message>
+        <source>the engine on {host} ended; its log there says why</source>
+        <translation>{host} 上的引擎结束了；那里的日志说明了原因</translation>
+    </message>
+    <message>
         <source>the engine process {how} during {doing}</source>
         <translation>引擎进程在{doing}期间{how}</translation>
     </message>
     <message>
         <source>the engine process {how}</source>
         <translation>引擎进程{how}</translation>
+    </message>
+</context>
+<context>
+    <name>EngineMenu</name>
+    <message>
+        <source>switching the engine to {where}</source>
+        <translation>正在把引擎切换到 {where}</translation>
     </message>
 </context>
 <context>
@@ -2097,6 +2286,17 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     </message>
 </context>
 <context>
+    <name>HistoryMirror</name>
+    <message>
+        <source>History — {host}</source>
+        <translation>历史记录 — {host}</translation>
+    </message>
+    <message>
+        <source>the copy of {host}&apos;s history could not be written: {error}</source>
+        <translation>无法写入 {host} 历史记录的副本：{error}</translation>
+    </message>
+</context>
+<context>
     <name>HistoryPanel</name>
     <message>
         <source>Filter: dataset, template, precision, status…</source>
@@ -2596,6 +2796,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
         <translation>TensorFlow 无法加载</translation>
     </message>
     <message>
+        <source>Not connected to the engine&apos;s server</source>
+        <translation>未连接到引擎所在的服务器</translation>
+    </message>
+    <message>
         <source>A run is in progress</source>
         <translation>有运行正在进行</translation>
     </message>
@@ -2610,10 +2814,6 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     <message>
         <source>The batch-size finder is running</source>
         <translation>批次大小查找正在运行</translation>
-    </message>
-    <message>
-        <source>mpstudio — mixed-precision workbench</source>
-        <translation>mpstudio — 混合精度工作台</translation>
     </message>
     <message>
         <source>Setup</source>
