@@ -2,129 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
-    <name></name>
-    <message>
-        <source>EngineMenu</source>
-        <comment>Connect to a &amp;server…</comment>
-        <translation>连接到服务器(&amp;S)…</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>Drive the engine on a GPU server through ssh: runs go on there when the connection drops</comment>
-        <translation>通过 `ssh` 驱动 GPU 服务器上的引擎：连接断开时，运行在服务器上照常继续</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>This &amp;computer</comment>
-        <translation>本机(&amp;C)</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>&amp;Reconnect</comment>
-        <translation>重新连接(&amp;R)</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>&amp;Engine</comment>
-        <translation>引擎(&amp;E)</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>Recent &amp;servers</comment>
-        <translation>最近的服务器(&amp;T)</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>Work is running</comment>
-        <translation>有工作正在运行</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>The engine on {here} is running work. Switch to {there}?</comment>
-        <translation>{here} 上的引擎正在运行工作。要切换到 {there} 吗？</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>Leave it running there</comment>
-        <translation>让它在那里继续运行</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>Left running, its runs reach {here}&apos;s History when they end.</comment>
-        <translation>若让它继续运行，其中的运行结束后会进入 {here} 的历史记录。</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>Stop it</comment>
-        <translation>停止它</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>{problem}; the engine goes on there, reconnecting…</comment>
-        <translation>{problem}；引擎在那里继续运行，正在重新连接…</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>reconnecting to {host}…</comment>
-        <translation>正在重新连接到 {host}…</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>Not connected to {host}: {problem}. Engine &gt; Reconnect tries again; Engine &gt; This computer trains here.</comment>
-        <translation>未连接到 {host}：{problem}。“引擎 &gt; 重新连接”会再试一次；“引擎 &gt; 本机”则改在本机训练。</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>not connected</comment>
-        <translation>未连接</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>reconnecting…</comment>
-        <translation>正在重新连接…</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>connected</comment>
-        <translation>已连接</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>connecting…</comment>
-        <translation>正在连接…</translation>
-    </message>
-    <message>
-        <source>EngineMenu</source>
-        <comment>engine: {where}</comment>
-        <translation>引擎：{where}</translation>
-    </message>
-    <message>
-        <source>MainWindow</source>
-        <comment>Leave the work running on {host}?</comment>
-        <translation>让 {host} 上的工作继续运行吗？</translation>
-    </message>
-    <message>
-        <source>MainWindow</source>
-        <comment>The engine on {host} is running work.</comment>
-        <translation>{host} 上的引擎正在运行工作。</translation>
-    </message>
-    <message>
-        <source>MainWindow</source>
-        <comment>Left running, it goes on there and its runs reach {host}&apos;s History; connect again to see them live.</comment>
-        <translation>若让它继续运行，它会在那里继续，其中的运行会进入 {host} 的历史记录；再次连接即可实时查看。</translation>
-    </message>
-    <message>
-        <source>MainWindow</source>
-        <comment>Leave it running and quit</comment>
-        <translation>让它继续运行并退出</translation>
-    </message>
-    <message>
-        <source>MainWindow</source>
-        <comment>Stop it and quit</comment>
-        <translation>停止它并退出</translation>
-    </message>
-</context>
-<context>
     <name>AidsForm</name>
     <message>
         <source>validation loss</source>
@@ -613,8 +490,8 @@
         <translation>gpu-box、me@10.0.0.5 或 ssh://me@host:2222</translation>
     </message>
     <message>
-        <source>mpstudio, ~/venvs/mp/ or conda run -n mp mpstudio</source>
-        <translation>mpstudio、~/venvs/mp/ 或 conda run -n mp mpstudio</translation>
+        <source>mpstudio, ~/venvs/mp/ or conda run --no-capture-output -n mp mpstudio</source>
+        <translation>mpstudio、~/venvs/mp/ 或 conda run --no-capture-output -n mp mpstudio</translation>
     </message>
     <message>
         <source>mpstudio runs &lt;code&gt;ssh SERVER MPSTUDIO engine connect&lt;/code&gt; with your keys, agent and ~/.ssh/config (aliases, ProxyJump, ports). The server needs mpstudio (&lt;code&gt;pip install mpstudio&lt;/code&gt;) and a login without a password prompt. Runs go on there when the connection drops; the window catches up when it reconnects. For Slurm or Kubernetes, give the whole command: &lt;code&gt;command:srun --gres=gpu:1 mpstudio engine connect&lt;/code&gt;.</source>
@@ -1098,8 +975,84 @@
 <context>
     <name>EngineMenu</name>
     <message>
+        <source>Connect to a &amp;server…</source>
+        <translation>连接到服务器(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Drive the engine on a GPU server through ssh: runs go on there when the connection drops</source>
+        <translation>通过 `ssh` 驱动 GPU 服务器上的引擎：连接断开时，运行在服务器上照常继续</translation>
+    </message>
+    <message>
+        <source>This &amp;computer</source>
+        <translation>本机(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Reconnect</source>
+        <translation>重新连接(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Engine</source>
+        <translation>引擎(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Rece&amp;nt servers</source>
+        <translation>最近的服务器(&amp;N)</translation>
+    </message>
+    <message>
         <source>switching the engine to {where}</source>
         <translation>正在把引擎切换到 {where}</translation>
+    </message>
+    <message>
+        <source>Work is running</source>
+        <translation>有工作正在运行</translation>
+    </message>
+    <message>
+        <source>The engine on {here} is running work. Switch to {there}?</source>
+        <translation>{here} 上的引擎正在运行工作。要切换到 {there} 吗？</translation>
+    </message>
+    <message>
+        <source>Leave it running there</source>
+        <translation>让它在那里继续运行</translation>
+    </message>
+    <message>
+        <source>Left running, its runs reach {here}&apos;s History when they end.</source>
+        <translation>若让它继续运行，其中的运行结束后会进入 {here} 的历史记录。</translation>
+    </message>
+    <message>
+        <source>Stop it</source>
+        <translation>停止它</translation>
+    </message>
+    <message>
+        <source>{problem}; the engine goes on there, reconnecting…</source>
+        <translation>{problem}；引擎在那里继续运行，正在重新连接…</translation>
+    </message>
+    <message>
+        <source>reconnecting to {host}…</source>
+        <translation>正在重新连接到 {host}…</translation>
+    </message>
+    <message>
+        <source>Not connected to {host}: {problem}. Engine &gt; Reconnect tries again; Engine &gt; This computer trains here.</source>
+        <translation>未连接到 {host}：{problem}。“引擎 &gt; 重新连接”会再试一次；“引擎 &gt; 本机”则改在本机训练。</translation>
+    </message>
+    <message>
+        <source>not connected</source>
+        <translation>未连接</translation>
+    </message>
+    <message>
+        <source>reconnecting…</source>
+        <translation>正在重新连接…</translation>
+    </message>
+    <message>
+        <source>connected</source>
+        <translation>已连接</translation>
+    </message>
+    <message>
+        <source>connecting…</source>
+        <translation>正在连接…</translation>
+    </message>
+    <message>
+        <source>engine: {where}</source>
+        <translation>引擎：{where}</translation>
     </message>
 </context>
 <context>
@@ -2864,8 +2817,32 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
         <translation>有运行正在进行。要停止它并退出 mpstudio 吗？</translation>
     </message>
     <message>
+        <source>Leave the work running on {host}?</source>
+        <translation>让 {host} 上的工作继续运行吗？</translation>
+    </message>
+    <message>
+        <source>The engine on {host} is running work.</source>
+        <translation>{host} 上的引擎正在运行工作。</translation>
+    </message>
+    <message>
+        <source>Left running, it goes on there and its runs reach {host}&apos;s History; connect again to see them live.</source>
+        <translation>若让它继续运行，它会在那里继续，其中的运行会进入 {host} 的历史记录；再次连接即可实时查看。</translation>
+    </message>
+    <message>
+        <source>Leave it running and quit</source>
+        <translation>让它继续运行并退出</translation>
+    </message>
+    <message>
+        <source>Stop it and quit</source>
+        <translation>停止它并退出</translation>
+    </message>
+    <message>
         <source>stopping before closing…</source>
         <translation>正在停止，随后关闭…</translation>
+    </message>
+    <message>
+        <source>mpstudio — mixed-precision workbench</source>
+        <translation>mpstudio — 混合精度工作台</translation>
     </message>
 </context>
 <context>

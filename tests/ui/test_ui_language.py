@@ -97,7 +97,7 @@ def test_launch_starts_in_the_saved_language_and_passes_it_to_the_engine():
     seen = json.loads(proc.stdout.strip().splitlines()[-1])
     assert seen["env"] == "zh_CN"
     assert seen["engine"] == "zh_CN"
-    assert seen["menus"] == ["文件(&F)", "运行(&R)", "视图(&V)", "帮助(&H)"]
+    assert seen["menus"] == ["文件(&F)", "运行(&R)", "视图(&V)", "引擎(&E)", "帮助(&H)"]
     assert not [line for line in seen["log"] if "translations not found" in line]
     font_notes = [line for line in seen["log"] if "fonts-noto-cjk" in line]
     assert len(font_notes) == (0 if seen["chinese_fonts"] else 1)
@@ -108,7 +108,7 @@ def test_every_menu_and_action_is_chinese(qtbot, tmp_path, chinese):
     has a keyboard path, one letter per action (the Chinese way: "文件(&F)")."""
     window = bare_window(qtbot, tmp_path / "window.ini")
     menus = [a.menu() for a in window.menuBar().actions() if a.menu() is not None]
-    assert len(menus) == 4
+    assert len(menus) == 5
     english = {}
     seen = 0
     for menu in menus:

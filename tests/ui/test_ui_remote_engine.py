@@ -7,11 +7,17 @@ from __future__ import annotations
 
 import pytest
 
-from mpstudio.engine.service.engine_target import ENGINE_ENV, SSH_ENV, EngineTarget
+from mpstudio.engine.service.engine_target import (
+    ENGINE_ENV,
+    SSH_ENV,
+    EngineTarget,
+    parse_target,
+)
 from mpstudio.ui.engine_client.engine_client import CONNECTED, RECONNECTING
 from mpstudio.ui.window.engine_menu import LEAVE
 
 from support.gui_helpers import close_window, open_window
+from support.ssh_server import stop_engine
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -54,3 +60,33 @@ def test_the_window_drives_the_servers_engine_and_leaves_a_run_there(
     assert asked and window.engine.pid is None
     status = gpu_server.ssh("mpstudio engine status", timeout=60).stdout.decode()
     assert "jobs running or queued: 1" in status and "the run" in status, status
+    stop_engine(gpu_server)  # the next test's runs need the engine
+
+
+def test_a_comparison_on_the_server_reaches_the_windows_history_and_stays_offline(
+        remote_window, qtbot):
+    """History shows the server's runs from the window's copy (the server's ids), and
+    still shows them when the engine is elsewhere and the server is not reached."""
+    window = remote_window
+    assert window.history_dock.windowTitle() == "History — gpu-box"
+    spec = window.setup.spec().replace(precision="mixed_float16", epochs=1, batch_size=64)
+    window.setup.set_spec(spec)
+    window.setup.baseline.setChecked(True)
+    window.setup.sizing.setChecked(False)  # two short runs, not a comparison sized to time
+    with qtbot.waitSignal(window.run_ended, timeout=240_000) as ended:
+        window.run_actions.start_run()
+    assert ended.args == ["finished"]
+    stored = [run.id for run in window.last_outcome.stored]
+    assert len(stored) == 2
+    qtbot.waitUntil(lambda: set(stored) <= set(window.history.visible_ids()), timeout=30_000)
+    window.engine_menu.switch(EngineTarget())  # This computer: its own history
+    assert window.history_dock.windowTitle() == "History"
+    assert not set(stored) & set(window.history.visible_ids()) or \
+        window.history_actions.store.path != window.history_mirror.history.store.path
+    qtbot.waitUntil(lambda: window.setup.run_button.isEnabled(), timeout=120_000)
+    window.engine_menu.switch(parse_target("ssh://127.0.0.1:1"))  # refused: not reached
+    qtbot.waitUntil(lambda: window.engine.connection == "disconnected", timeout=60_000)
+    assert "127.0.0.1 cannot be reached" in window.banner.text()
+    assert window.engine_label.text() == "engine: 127.0.0.1 · not connected"
+    window.engine_menu.switch(parse_target("gpu-box"))
+    assert set(stored) <= set(window.history.visible_ids())  # the copy, before connecting

@@ -147,22 +147,44 @@ _SSH_FAILURES = (
 )
 
 
+def _failure_kind(target: EngineTarget, exit_code: int, stderr: str) -> str:
+    if target.kind == "ssh":
+        for needle, what in _SSH_FAILURES:
+            if needle in stderr:
+                return what
+    if exit_code == 127 or "command not found" in stderr or "No such file" in stderr:
+        return "no_mpstudio"
+    if "invalid choice" in stderr:
+        return "other_version"
+    return "ssh_other" if exit_code == SSH_FAILED and target.kind == "ssh" else "other"
+
+
+# Failures that trying again cannot mend: the window stops reconnecting and says so
+LASTING = ("host_key", "refused_key", "unknown_host", "no_mpstudio", "other_version")
+
+
+def lasting_failure(target: EngineTarget, exit_code: int, stderr: str) -> bool:
+    """A connection that failed for a reason only the user can mend (a key, a host key,
+    no mpstudio there), not the network's: no point in trying again by itself."""
+    return _failure_kind(target, exit_code, stderr) in LASTING
+
+
 def connection_failure(target: EngineTarget, exit_code: int, stderr: str) -> str:
     """One sentence for a connection that never opened: what happened and what to do."""
     host = target.label
-    for needle, what in _SSH_FAILURES:
-        if needle in stderr and target.kind == "ssh":
-            return _FAILURE_TEXT[what]().format(host=host)
-    if exit_code == 127 or "command not found" in stderr or "No such file" in stderr:
+    kind = _failure_kind(target, exit_code, stderr)
+    if kind in _FAILURE_TEXT:
+        return _FAILURE_TEXT[kind]().format(host=host)
+    if kind == "no_mpstudio":
         return _("there is no mpstudio at {remote!r} on {host}: install it there (pip "
                  "install mpstudio) or give where it is in Engine > Connect to a server "
                  "(a command, or a virtual environment's folder)").format(
                      remote=target.remote, host=host)
-    if "invalid choice: 'engine'" in stderr or "invalid choice" in stderr:
+    if kind == "other_version":
         return _("the mpstudio on {host} is another version, without `mpstudio engine`: "
                  "install this window's version there").format(host=host)
     last = _last_line(stderr)
-    if exit_code == SSH_FAILED and target.kind == "ssh":
+    if kind == "ssh_other":
         return _("ssh could not connect to {host}: {said}").format(
             host=host, said=last or _("no reason given"))
     return _("the connection to the engine on {host} ended before it answered (exit code "

@@ -18,6 +18,7 @@ from mpstudio.engine.doctor.checks import DoctorReport
 from mpstudio.engine.export.results import ExportOutcome
 from mpstudio.engine.hardware.check import HardwareCheck
 from mpstudio.engine.hardware.gpu_memory import MemoryApplyResult
+from mpstudio.engine.history.mirror_rows import HistoryRows
 from mpstudio.engine.i18n import N_
 from mpstudio.engine.model_summary import ModelSummary
 from mpstudio.engine.run_session import TrainingOutcome
@@ -126,6 +127,17 @@ class BatchFindRequest(JobRequest[BatchSearch]):
     spec: RunSpec
     options: FinderOptions
     what: ClassVar[str] = N_("the batch-size finder")
+
+
+@dataclass(frozen=True)
+class HistoryRowsRequest(JobRequest[HistoryRows]):
+    """The engine's run history rows a window's copy lacks: runs after ``after_id``,
+    and ``refresh`` again (runs the copy has as running)."""
+
+    after_id: int
+    refresh: tuple[int, ...] = ()
+    lane: ClassVar[str] = DATA_LANE
+    what: ClassVar[str] = N_("reading the run history")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from mpstudio.engine.service.job_requests import (
     DoctorRequest,
     ExportModelRequest,
     HardwareCheckRequest,
+    HistoryRowsRequest,
     InspectDatasetRequest,
     JobRequest,
     ModelPreviewRequest,
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from mpstudio.engine.export.results import ExportOutcome
     from mpstudio.engine.hardware.check import HardwareCheck
     from mpstudio.engine.hardware.gpu_memory import MemoryApplyResult
+    from mpstudio.engine.history.mirror_rows import HistoryRows
     from mpstudio.engine.model_summary import ModelSummary
     from mpstudio.engine.prediction.for_hardware import Workload
     from mpstudio.engine.run_session import TrainingOutcome
@@ -261,6 +263,16 @@ def find_batch(ctx: JobContext, memory: EngineMemory,
     return find_largest_batches(request.spec, options, tried, ctx.should_stop)
 
 
+def history_rows(ctx: JobContext, memory: EngineMemory,
+                 request: HistoryRowsRequest) -> HistoryRows:
+    """What a window's copy of this engine's history lacks (history/mirror_rows.py)."""
+    from mpstudio.engine.history.mirror_rows import read_rows
+    from mpstudio.engine.history.store import RunStore
+
+    with RunStore() as store:
+        return read_rows(store, request.after_id, request.refresh)
+
+
 JOBS: dict[type[JobRequest[Any]], Callable[[JobContext, EngineMemory, Any], Any]] = {
     HardwareCheckRequest: hardware_check,
     ApplyMemoryRequest: apply_memory,
@@ -270,6 +282,7 @@ JOBS: dict[type[JobRequest[Any]], Callable[[JobContext, EngineMemory, Any], Any]
     ExportModelRequest: export_run,
     DoctorRequest: doctor,
     BatchFindRequest: find_batch,
+    HistoryRowsRequest: history_rows,
 }
 
 

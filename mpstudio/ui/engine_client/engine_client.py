@@ -25,7 +25,11 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 from mpstudio import __version__
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.engine_bridge import ENGINE_ENDED
-from mpstudio.engine.service.engine_target import EngineTarget, connection_failure
+from mpstudio.engine.service.engine_target import (
+    EngineTarget,
+    connection_failure,
+    lasting_failure,
+)
 from mpstudio.engine.service.job_requests import (
     MAIN_LANE,
     BatchFindRequest,
@@ -76,7 +80,7 @@ class EngineClient(QObject):
         self._ids = itertools.count(1)
         self._jobs: dict[int, EngineJob[Any]] = {}  # queued or running, in submission order
         self._link: EngineLink | None = None
-        self._old_links: list[EngineLink] = []
+        self._old_links: list[EngineLink] = []  # shut down: their end is no news
         self._retired: list[EngineLink] = []  # engines ended on purpose by restart()
         self._pending: EngineLink | None = None  # restart()'s new engine, not started yet
         self._shutting_down = False
@@ -112,6 +116,10 @@ class EngineClient(QObject):
         if self._pending is link and not self._shutting_down:
             self._pending = None
             link.start()
+
+    @property
+    def shutting_down(self) -> bool:
+        return self._shutting_down
 
     @property
     def ready_now(self) -> bool:
@@ -232,7 +240,8 @@ class EngineClient(QObject):
             self._drain(link)
         for old in [*self._old_links, *self._retired]:
             old.wait(5000)
-        self._old_links.clear()
+        if link is not None:
+            self._old_links.append(link)  # its ended signal may still be queued
         done = link is None or link.isFinished()
         self._link = None
         self._fail_all(None, "cancelled")
@@ -348,7 +357,8 @@ class EngineClient(QObject):
             self._fail_all(None, problem)
             self._set_connection(DISCONNECTED, problem)
             return True
-        if link.welcome is None and not self._reconnects:
+        if link.welcome is None and (not self._reconnects or lasting_failure(
+                self.target, exit_code, link.stderr_text)):
             problem = connection_failure(self.target, exit_code, link.stderr_text)
             self._fail_all(None, problem)
             self._set_connection(DISCONNECTED, problem)
@@ -375,6 +385,9 @@ class EngineClient(QObject):
     def _on_ended(self, link: EngineLink, exit_code: int) -> None:
         self._drain(link)  # what it said before it went
         link.wait()
+        if link in self._old_links:  # shut down on purpose (a switch, the window closing)
+            self._old_links.remove(link)
+            return
         if link in self._retired:  # restart() ended it: the new one starts now
             self._retired.remove(link)
             if self._pending is not None and not self._retired:

@@ -47,7 +47,8 @@ class ConnectDialog(QDialog):
         self.remote = QLineEdit()
         self.remote.setObjectName("remote")
         self.remote.setPlaceholderText(QCoreApplication.translate(
-            "ConnectDialog", "mpstudio, ~/venvs/mp/ or conda run -n mp mpstudio"))
+            "ConnectDialog",
+            "mpstudio, ~/venvs/mp/ or conda run --no-capture-output -n mp mpstudio"))
         self.server.currentTextChanged.connect(self._server_changed)
         self._server_changed(self.server.currentText())
         how = QLabel(QCoreApplication.translate(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QObject
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QMessageBox
 
@@ -30,34 +30,38 @@ if TYPE_CHECKING:
     from mpstudio.ui.notices import Notices
     from mpstudio.ui.window.gui_settings import GuiSettings
 
-TITLE = "mpstudio — mixed-precision workbench"  # translated under MainWindow
+TITLE = QT_TRANSLATE_NOOP("MainWindow", "mpstudio — mixed-precision workbench")
 LEAVE, STOP, CANCEL = "leave", "stop", "cancel"
 
 
 class EngineMenu(QObject):
     def __init__(self, window: QMainWindow, engine: EngineClient, state: WorkbenchState,
                  notices: Notices, settings: GuiSettings, label: QLabel,
-                 machine_changed: Callable[[], None]) -> None:
+                 machine_changed: Callable[[EngineTarget], None]) -> None:
         super().__init__(window)
         self.window, self.engine, self.state, self.notices = window, engine, state, notices
         self.settings, self.label = settings, label
-        self._machine_changed = machine_changed  # the hardware check starts afresh
+        # the hardware check starts afresh, History shows that machine's runs
+        self._machine_changed = machine_changed
         self._device = ""  # the engine's first GPU (or CPU), once a check says it
         self.ask_switch: Callable[[EngineTarget], str] = self._ask_switch
-        tr = QCoreApplication.translate
-        self.connect_action = QAction(tr("EngineMenu", "Connect to a &server…"), window)
+        self.connect_action = QAction(QCoreApplication.translate(
+            "EngineMenu", "Connect to a &server…"), window)
         self.connect_action.setObjectName("connectServer")
-        self.connect_action.setStatusTip(tr(
+        self.connect_action.setStatusTip(QCoreApplication.translate(
             "EngineMenu", "Drive the engine on a GPU server through ssh: runs go on there "
             "when the connection drops"))
-        self.local_action = QAction(tr("EngineMenu", "This &computer"), window)
+        self.local_action = QAction(QCoreApplication.translate(
+            "EngineMenu", "This &computer"), window)
         self.local_action.setObjectName("engineHere")
         self.local_action.setCheckable(True)
-        self.reconnect_action = QAction(tr("EngineMenu", "&Reconnect"), window)
+        self.reconnect_action = QAction(QCoreApplication.translate(
+            "EngineMenu", "&Reconnect"), window)
         self.reconnect_action.setObjectName("reconnect")
-        self.menu = QMenu(tr("EngineMenu", "&Engine"), window)
+        self.menu = QMenu(QCoreApplication.translate("EngineMenu", "&Engine"), window)
         self.menu.setObjectName("engineMenu")
-        self.recent_menu = QMenu(tr("EngineMenu", "Recent &servers"), self.menu)
+        self.recent_menu = QMenu(QCoreApplication.translate(
+            "EngineMenu", "Rece&nt servers"), self.menu)
         for item in (self.connect_action, self.recent_menu.menuAction(), self.local_action,
                      None, self.reconnect_action):
             self.menu.addSeparator() if item is None else self.menu.addAction(item)
@@ -106,26 +110,28 @@ class EngineMenu(QObject):
         self._device = ""
         self.state.update(engine="starting")
         self.engine.switch_target(target, leave_running=leave)
-        self._machine_changed()
+        self._machine_changed(target)
         if not target.is_local:
             self._remember(target)
         self._show_where()
 
     def _ask_switch(self, target: EngineTarget) -> str:
-        tr = QCoreApplication.translate
         here = self.engine.target
         box = QMessageBox(self.window)
         box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(tr("EngineMenu", "Work is running"))
-        box.setText(tr("EngineMenu", "The engine on {here} is running work. Switch to "
-                       "{there}?").format(here=here.label, there=target.label))
+        box.setWindowTitle(QCoreApplication.translate("EngineMenu", "Work is running"))
+        box.setText(QCoreApplication.translate(
+            "EngineMenu", "The engine on {here} is running work. Switch to {there}?").format(
+                here=here.label, there=target.label))
         leave = None
         if not here.is_local:
-            leave = box.addButton(tr("EngineMenu", "Leave it running there"),
-                                  QMessageBox.ButtonRole.AcceptRole)
-            box.setInformativeText(tr("EngineMenu", "Left running, its runs reach {here}'s "
-                                      "History when they end.").format(here=here.label))
-        stop = box.addButton(tr("EngineMenu", "Stop it"), QMessageBox.ButtonRole.DestructiveRole)
+            leave = box.addButton(QCoreApplication.translate(
+                "EngineMenu", "Leave it running there"), QMessageBox.ButtonRole.AcceptRole)
+            box.setInformativeText(QCoreApplication.translate(
+                "EngineMenu", "Left running, its runs reach {here}'s History when they "
+                "end.").format(here=here.label))
+        stop = box.addButton(QCoreApplication.translate("EngineMenu", "Stop it"),
+                             QMessageBox.ButtonRole.DestructiveRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.exec()
         clicked = box.clickedButton()
@@ -158,24 +164,25 @@ class EngineMenu(QObject):
         self._show_where()
 
     def _connection_changed(self, state: str, problem: str) -> None:
-        tr = QCoreApplication.translate
         host = self.engine.target.label
         if state == RECONNECTING and problem:
-            self.notices.log(tr("EngineMenu", "{problem}; the engine goes on there, "
-                                "reconnecting…").format(problem=problem), "warning")
-            self.notices.status(tr("EngineMenu", "reconnecting to {host}…").format(host=host))
+            self.notices.log(QCoreApplication.translate(
+                "EngineMenu", "{problem}; the engine goes on there, reconnecting…").format(
+                    problem=problem), "warning")
+            self.notices.status(QCoreApplication.translate(
+                "EngineMenu", "reconnecting to {host}…").format(host=host))
         elif state == CONNECTED and self.state.engine == "disconnected":
             self.state.update(engine="starting")
         elif state == DISCONNECTED:
             self.state.update(engine="disconnected")
-            self.notices.banner(tr("EngineMenu", "Not connected to {host}: {problem}. Engine "
-                                   "> Reconnect tries again; Engine > This computer trains "
-                                   "here.").format(host=host, problem=problem), "error")
-            self.notices.status(tr("EngineMenu", "not connected"))
+            self.notices.banner(QCoreApplication.translate(
+                "EngineMenu", "Not connected to {host}: {problem}. Engine > Reconnect tries "
+                "again; Engine > This computer trains here.").format(
+                    host=host, problem=problem), "error")
+            self.notices.status(QCoreApplication.translate("EngineMenu", "not connected"))
         self._show_where()
 
     def _show_where(self) -> None:
-        tr = QCoreApplication.translate
         target = self.engine.target
         self.local_action.setChecked(target.is_local)
         self.reconnect_action.setEnabled(not target.is_local)
@@ -183,17 +190,18 @@ class EngineMenu(QObject):
         if target.is_local:
             detail = self._device
         elif state == RECONNECTING:
-            detail = tr("EngineMenu", "reconnecting…")
+            detail = QCoreApplication.translate("EngineMenu", "reconnecting…")
         elif state == DISCONNECTED:
-            detail = tr("EngineMenu", "not connected")
+            detail = QCoreApplication.translate("EngineMenu", "not connected")
         elif state == CONNECTED:
-            detail = self._device or tr("EngineMenu", "connected")
+            detail = self._device or QCoreApplication.translate("EngineMenu", "connected")
         else:
-            detail = tr("EngineMenu", "connecting…")
+            detail = QCoreApplication.translate("EngineMenu", "connecting…")
         where = target.label
-        self.label.setText(tr("EngineMenu", "engine: {where}").format(where=where)
-                           + (f" · {detail}" if detail else ""))
-        self.label.setToolTip(self.engine.connection_problem or target.address)
+        self.label.setText(QCoreApplication.translate("EngineMenu", "engine: {where}").format(
+            where=where) + (f" · {detail}" if detail else ""))
+        self.label.setToolTip(self.engine.connection_problem
+                              or ("" if target.is_local else target.address))
         title = QCoreApplication.translate("MainWindow", TITLE)
         self.window.setWindowTitle(title if target.is_local else f"{title} — {where}")
 

@@ -84,11 +84,14 @@ class HistoryActions(QObject):
         panel.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         panel.table.customContextMenuRequested.connect(self._context_menu)
 
-    def open(self) -> None:
-        """Open the history and mark runs a crash left "running" as interrupted."""
+    def open(self, copy_of_server: Path | None = None) -> None:
+        """Open the history and mark runs a crash left "running" as interrupted; or the
+        window's copy of a server's history (``copy_of_server``: its file), whose
+        running runs are the server's to end."""
+        self.close()
         try:
-            self.store = RunStore()
-            interrupted = self.store.recover_interrupted()
+            self.store = RunStore(copy_of_server)
+            interrupted = [] if copy_of_server else self.store.recover_interrupted()
         except HistoryError as exc:
             self.store = None
             self.history.set_store(None, str(exc))

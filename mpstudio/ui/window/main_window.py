@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from mpstudio.engine.app_log import log_dir
 from mpstudio.engine.run_session import TrainingOutcome
-from mpstudio.engine.service.engine_target import ENGINE_ENV
+from mpstudio.engine.service.engine_target import ENGINE_ENV, EngineTarget
 from mpstudio.ui.charts.live_charts import LiveCharts
 from mpstudio.ui.engine_client.engine_client import EngineClient
 from mpstudio.ui.engine_client.run_controller import RunController
@@ -60,6 +60,7 @@ from mpstudio.ui.window.file_actions import FileActions
 from mpstudio.ui.window.gui_settings import GuiSettings, open_settings
 from mpstudio.ui.window.help_dialogs import AboutDialog, MixedPrecisionHelp
 from mpstudio.ui.window.history_actions import HistoryActions
+from mpstudio.ui.window.history_mirror import HistoryMirror
 from mpstudio.ui.window.open_folder import open_folder
 from mpstudio.ui.window.pin_offer import PinOffer
 from mpstudio.ui.window.run_actions import RunActions, RunViews
@@ -138,8 +139,10 @@ class MainWindow(QMainWindow):
         self.batch_finder = BatchFinderActions(engine, state, notices, a.find_batch,
                                                self.setup, self.run_actions.start_training,
                                                self)
+        self.history_mirror = HistoryMirror(engine, self.history_actions, self.history_dock,
+                                            notices, self)
         self.engine_menu = EngineMenu(self, engine, state, notices, self.settings,
-                                      self.engine_label, self.hardware_jobs.machine_changed)
+                                      self.engine_label, self._machine_changed)
         help_menu = next(action for action in self.menuBar().actions() if action.menu()
                          and self.window_actions.help_page in action.menu().actions())
         self.engine_menu.insert_into(help_menu)
@@ -147,7 +150,7 @@ class MainWindow(QMainWindow):
         self._restore()
         if os.environ.get(ENGINE_ENV):  # mpstudio --engine ssh://gpu-box, before it starts
             self.engine_menu.connect_at_start(os.environ[ENGINE_ENV])
-        self.history_actions.open()
+        self.history_mirror.machine_changed(self.engine.target)  # opens the History
         self.state.observe(self._show_state)
         self._show_state(self.state)
 
@@ -295,6 +298,10 @@ class MainWindow(QMainWindow):
         self.run_actions.ended.connect(self.maybe_finish_close)
         self.engine.jobs_changed.connect(self.maybe_finish_close)
 
+    def _machine_changed(self, target: EngineTarget) -> None:
+        self.hardware_jobs.machine_changed()
+        self.history_mirror.machine_changed(target)
+
     def start_background(self) -> None:
         """Start the engine process, which loads TensorFlow (the hardware check follows
         once it is ready), and read the dataset (call after the window is shown)."""
@@ -379,20 +386,19 @@ class MainWindow(QMainWindow):
 
     def ask_leave(self) -> str:
         """Quitting while a server's engine has work: LEAVE, STOP or CANCEL."""
-        tr = QCoreApplication.translate
         host = self.engine.target.label
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle(tr("MainWindow", "Leave the work running on {host}?").format(
-            host=host))
-        box.setText(tr("MainWindow", "The engine on {host} is running work.").format(
-            host=host))
-        box.setInformativeText(tr("MainWindow", "Left running, it goes on there and its runs "
-                                  "reach {host}'s History; connect again to see them live."
-                                  ).format(host=host))
-        leave = box.addButton(tr("MainWindow", "Leave it running and quit"),
+        box.setWindowTitle(QCoreApplication.translate(
+            "MainWindow", "Leave the work running on {host}?").format(host=host))
+        box.setText(QCoreApplication.translate(
+            "MainWindow", "The engine on {host} is running work.").format(host=host))
+        box.setInformativeText(QCoreApplication.translate(
+            "MainWindow", "Left running, it goes on there and its runs reach {host}'s "
+            "History; connect again to see them live.").format(host=host))
+        leave = box.addButton(QCoreApplication.translate("MainWindow", "Leave it running and quit"),
                               QMessageBox.ButtonRole.AcceptRole)
-        stop = box.addButton(tr("MainWindow", "Stop it and quit"),
+        stop = box.addButton(QCoreApplication.translate("MainWindow", "Stop it and quit"),
                              QMessageBox.ButtonRole.DestructiveRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(leave)
