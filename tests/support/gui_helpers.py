@@ -27,6 +27,8 @@ def open_window(qtbot, settings_file, first_launch: bool = False) -> MainWindow:
     # close and be deleted with its threads running. Close it our way first.
     qtbot.addWidget(window, before_close_func=lambda w: w._closed or close_window(qtbot, w))
     window.confirm_close = lambda: True
+    window.confirm_leave = lambda: "stop"  # a server's work: never a modal question
+    window.engine_menu.ask_switch = lambda _target: "stop"
     window.show()
     with qtbot.waitSignal(window.hardware_jobs.checked, timeout=TF_TIMEOUT_MS):
         window.start_background()
@@ -48,6 +50,8 @@ def start_window(settings_file) -> MainWindow:
     (a test fails on a process or a timer left behind)."""
     window = MainWindow(_settings(settings_file))
     window.confirm_close = lambda: True
+    window.confirm_leave = lambda: "stop"  # a server's work: never a modal question
+    window.engine_menu.ask_switch = lambda _target: "stop"
     window.show()
     window.start_background()
     wait_for(lambda: window.hardware_jobs.check is not None
@@ -82,6 +86,8 @@ def bare_window(qtbot, settings_file, size: tuple[int, int] = (1280, 720)) -> Ma
     window = MainWindow(QSettings(str(settings_file), QSettings.Format.IniFormat))
     qtbot.addWidget(window)
     window.confirm_close = lambda: True
+    window.confirm_leave = lambda: "stop"  # a server's work: never a modal question
+    window.engine_menu.ask_switch = lambda _target: "stop"
     window.resize(*size)
     window.show()
     qtbot.waitExposed(window)

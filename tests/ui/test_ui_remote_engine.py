@@ -5,8 +5,11 @@ connection reconnects by itself, and quitting during a run leaves it running the
 
 from __future__ import annotations
 
+import zipfile
+
 import pytest
 
+from mpstudio.engine.export.results import ExportRequest
 from mpstudio.engine.service.engine_target import (
     ENGINE_ENV,
     SSH_ENV,
@@ -64,7 +67,7 @@ def test_the_window_drives_the_servers_engine_and_leaves_a_run_there(
 
 
 def test_a_comparison_on_the_server_reaches_the_windows_history_and_stays_offline(
-        remote_window, qtbot):
+        remote_window, qtbot, tmp_path):
     """History shows the server's runs from the window's copy (the server's ids), and
     still shows them when the engine is elsewhere and the server is not reached."""
     window = remote_window
@@ -79,6 +82,21 @@ def test_a_comparison_on_the_server_reaches_the_windows_history_and_stays_offlin
     stored = [run.id for run in window.last_outcome.stored]
     assert len(stored) == 2
     qtbot.waitUntil(lambda: set(stored) <= set(window.history.visible_ids()), timeout=30_000)
+
+    # File > Export model: written on the server, copied here with its SHA-256 checked
+    window.exports.export_last_run()
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    targets = [folder / "digits.keras", folder / "digits_savedmodel"]
+    assert window.exports.start_export([ExportRequest("keras", targets[0]),
+                                        ExportRequest("savedmodel", targets[1])])
+    qtbot.waitUntil(lambda: window.exports.job is None and window.exports._copy is None,
+                    timeout=240_000)
+    said = window.log.lines("success")  # "export: Keras (.keras) -> PATH: ..., OK"
+    assert all(any(f"-> {t}:" in line for line in said) for t in targets), said
+    assert zipfile.is_zipfile(targets[0]) and (targets[1] / "saved_model.pb").is_file()
+    assert sorted(p.name for p in folder.iterdir()) == ["digits.keras", "digits_savedmodel"]
+    window.exports.close_dialog()
     window.engine_menu.switch(EngineTarget())  # This computer: its own history
     assert window.history_dock.windowTitle() == "History"
     assert not set(stored) & set(window.history.visible_ids()) or \

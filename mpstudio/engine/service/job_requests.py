@@ -22,6 +22,7 @@ from mpstudio.engine.history.mirror_rows import HistoryRows
 from mpstudio.engine.i18n import N_
 from mpstudio.engine.model_summary import ModelSummary
 from mpstudio.engine.run_session import TrainingOutcome
+from mpstudio.engine.service.file_fetch import FetchedFiles
 
 if TYPE_CHECKING:
     from mpstudio.engine.app_settings import GpuMemorySettings
@@ -109,6 +110,9 @@ class ExportModelRequest(JobRequest[list[ExportOutcome]]):
     model_handle: int | None = None
     spec: RunSpec | None = None
     overwrite: bool = False
+    # A server's engine: export into a staging folder of its own there (each format's
+    # file name kept), for the window to copy back to the paths it asked for
+    staged: bool = False
     what: ClassVar[str] = N_("the export")
 
 
@@ -138,6 +142,17 @@ class HistoryRowsRequest(JobRequest[HistoryRows]):
     refresh: tuple[int, ...] = ()
     lane: ClassVar[str] = DATA_LANE
     what: ClassVar[str] = N_("reading the run history")
+
+
+@dataclass(frozen=True)
+class FetchFilesRequest(JobRequest[FetchedFiles]):
+    """A file or folder on the engine's machine (an export written on a server), sent
+    to the window in chunks with each file's SHA-256 (service/file_fetch.py)."""
+
+    path: str
+    remove_after: bool = False  # a staged export's copy (only inside a staging folder)
+    lane: ClassVar[str] = DATA_LANE
+    what: ClassVar[str] = N_("copying the file to this computer")
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ models just trained, for export) stays in ``EngineMemory``.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
 import sqlite3
@@ -22,6 +23,7 @@ from mpstudio.engine.service.job_requests import (
     BatchFindRequest,
     DoctorRequest,
     ExportModelRequest,
+    FetchFilesRequest,
     HardwareCheckRequest,
     HistoryRowsRequest,
     InspectDatasetRequest,
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
     from mpstudio.engine.model_summary import ModelSummary
     from mpstudio.engine.prediction.for_hardware import Workload
     from mpstudio.engine.run_session import TrainingOutcome
+    from mpstudio.engine.service.file_fetch import FetchedFiles
     from mpstudio.engine.spec import RunSpec
 
 
@@ -211,10 +214,17 @@ def export_run(ctx: JobContext, memory: EngineMemory,
     else:
         raise ExportError(_("the run's model is no longer in memory (the engine restarted) "
                             "and the history did not keep it: train the run again"))
+    formats = request.formats
+    if request.staged:  # for the window to copy back (service/file_fetch.py)
+        from mpstudio.engine.service.file_fetch import staging_folder
+
+        folder = staging_folder()
+        formats = tuple(dataclasses.replace(f, path=folder / Path(f.path).name)
+                        for f in formats)
     with tensorflow_logs_hidden():
-        outcomes = export_models(source, request.formats, overwrite=request.overwrite,
+        outcomes = export_models(source, formats, overwrite=request.overwrite,
                                  progress=ctx.progress, should_stop=ctx.should_stop)
-    if run_id is not None:  # History shows where the run's model went
+    if run_id is not None and not request.staged:  # History shows where the model went
         for outcome in outcomes:
             if outcome.result is not None:
                 _record_model_path(run_id, outcome.result.path)
@@ -273,6 +283,15 @@ def history_rows(ctx: JobContext, memory: EngineMemory,
         return read_rows(store, request.after_id, request.refresh)
 
 
+def fetch_files(ctx: JobContext, memory: EngineMemory,
+                request: FetchFilesRequest) -> FetchedFiles:
+    """A file or folder here, to the window, chunk by chunk (service/file_fetch.py)."""
+    from mpstudio.engine.service.file_fetch import send_files
+
+    return send_files(request.path, ctx.emit, ctx.progress, ctx.should_stop,
+                      remove_after=request.remove_after)
+
+
 JOBS: dict[type[JobRequest[Any]], Callable[[JobContext, EngineMemory, Any], Any]] = {
     HardwareCheckRequest: hardware_check,
     ApplyMemoryRequest: apply_memory,
@@ -283,6 +302,7 @@ JOBS: dict[type[JobRequest[Any]], Callable[[JobContext, EngineMemory, Any], Any]
     DoctorRequest: doctor,
     BatchFindRequest: find_batch,
     HistoryRowsRequest: history_rows,
+    FetchFilesRequest: fetch_files,
 }
 
 

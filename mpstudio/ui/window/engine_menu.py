@@ -19,6 +19,7 @@ from mpstudio.engine.service.engine_target import EngineTarget, TargetError, par
 from mpstudio.ui.engine_client.engine_client import (
     CONNECTED,
     DISCONNECTED,
+    KEPT_BY_THE_SERVER,
     RECONNECTING,
 )
 from mpstudio.ui.window.connect_dialog import ConnectDialog
@@ -98,7 +99,7 @@ class EngineMenu(QObject):
             self._show_where()
             return
         leave = False
-        if self.engine.busy:
+        if self.engine.active(KEPT_BY_THE_SERVER):  # type: ignore[arg-type]  # runs, a search
             answer = self.ask_switch(target)
             if answer == CANCEL:
                 self._show_where()

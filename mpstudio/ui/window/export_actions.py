@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QObject
 
 from mpstudio.engine.export.formats import export_base_name
-from mpstudio.engine.export.results import ExportOutcome, ExportRequest
+from mpstudio.engine.export.results import ExportOutcome, ExportRequest, human_size
 from mpstudio.engine.history.store import HistoryError
 from mpstudio.engine.service.job_requests import ExportModelRequest
+from mpstudio.ui.export.copy_back import CopyBack
 from mpstudio.ui.export.export_dialog import ExportDialog
 from mpstudio.ui.export.export_summary import summary_text
 from mpstudio.ui.models.workbench_state import controls
@@ -76,6 +77,8 @@ class ExportActions(QObject):
         self.dialog: ExportDialog | None = None
         self.subject: ExportSubject | None = None
         self.job: EngineJob[list[ExportOutcome]] | None = None  # the export running or queued
+        self._copy_to: tuple[list[Path], bool] | None = None  # a server's export's targets
+        self._copy: CopyBack | None = None  # its files being copied here
         export_action.triggered.connect(self.export_last_run)
         history.export_requested.connect(self.export_history_run)
         state.observe(lambda _state: self.follow_state())
@@ -147,7 +150,8 @@ class ExportActions(QObject):
                 "ExportActions", "Cannot export run {id}: {reason}").format(id=run_id,
                                                                             reason=exc))
             return
-        if self._kept_model(run_id, store.path) is None:
+        # A server's run keeps its model there: its engine says so when it exports
+        if self.engine.target.is_local and self._kept_model(run_id, store.path) is None:
             self.notices.problem(QCoreApplication.translate(
                 "ExportActions", "Run {id} kept no trained model (it diverged/failed, or was "
                 "recorded before mpstudio kept models)").format(id=run_id))
@@ -185,12 +189,17 @@ class ExportActions(QObject):
                      overwrite: bool = False) -> EngineJob[list[ExportOutcome]] | None:
         """One job converts every requested format (the dialog asked about existing files)."""
         subject = self.subject
-        if subject is None or self.job is not None or self.blocked_reason():
+        if subject is None or self.job is not None or self._copy is not None \
+                or self.blocked_reason():
             return None
         what = subject.title
+        remote = not self.engine.target.is_local
+        # A server's engine exports there; the files are then copied to these paths
+        self._copy_to = ([r.path for r in requests], overwrite) if remote else None
         job = self.engine.submit(ExportModelRequest(
             tuple(requests), run_id=subject.run_id, model_handle=subject.model_handle,
-            spec=subject.spec, overwrite=overwrite), describe=f"exporting {what}",
+            spec=subject.spec, overwrite=overwrite, staged=remote),
+            describe=f"exporting {what}",
             shown=QCoreApplication.translate("ExportActions", "exporting {what}").format(
                 what=what), parent=self)
         job.started.connect(self._job_started)
@@ -207,8 +216,11 @@ class ExportActions(QObject):
         return self.job
 
     def cancel(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
+        if self.job is not None or self._copy is not None:
+            if self.job is not None:
+                self.job.cancel()
+            if self._copy is not None:
+                self._copy.cancel()
             if self.dialog is not None:
                 self.dialog.cancelling()
 
@@ -228,17 +240,43 @@ class ExportActions(QObject):
     def _job_finished(self, job: EngineJob[list[ExportOutcome]],
                       outcomes: list[ExportOutcome]) -> None:
         self.job = None
+        if self._copy_to is not None and not job.cancelled:  # a server's: copy them here
+            targets, overwrite = self._copy_to
+            self._copy_to = None
+            self._copy = CopyBack(self.engine, list(outcomes), targets, overwrite,
+                                  self._show_copy_progress,
+                                  lambda copied: self._copied(job, copied), self)
+            self._copy.start()
+            return
+        self._show_finished(job, list(outcomes))
+
+    def _show_copy_progress(self, done: int, total: int, name: str) -> None:
+        text = QCoreApplication.translate(
+            "ExportActions", "copying {name} from {host}: {done} of {total}").format(
+                name=name, host=self.engine.target.label, done=human_size(done),
+                total=human_size(total))
+        self._show_progress(done, total, text)
+
+    def _copied(self, job: EngineJob[list[ExportOutcome]],
+                outcomes: list[ExportOutcome]) -> None:
+        cancelled = self._copy is not None and self._copy.cancelled
+        self._copy = None
+        self._show_finished(job, outcomes, cancelled)
+
+    def _show_finished(self, job: EngineJob[list[ExportOutcome]],
+                       outcomes: list[ExportOutcome], cancelled: bool = False) -> None:
         results = list(outcomes)
+        cancelled = cancelled or job.cancelled
         for outcome in results:
-            if job.cancelled and outcome.result is None:
+            if cancelled and outcome.result is None:
                 continue  # the summary says the rest was cancelled, once
             self.notices.log(QCoreApplication.translate("ExportActions", "export: {line}")
                              .format(line=outcome.line()), "success" if outcome.ok else "error")
-        summary = summary_text(results, job.cancelled)
-        if job.cancelled:
+        summary = summary_text(results, cancelled)
+        if cancelled:
             self.notices.log(summary)
         if self.dialog is not None:
-            self.dialog.show_outcomes(results, job.cancelled)
+            self.dialog.show_outcomes(results, cancelled)
         self.notices.status(QCoreApplication.translate("ExportActions", "export: {line}")
                             .format(line=summary))
         self.state.update(exporting=False)

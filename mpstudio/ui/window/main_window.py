@@ -36,7 +36,7 @@ from mpstudio.engine.app_log import log_dir
 from mpstudio.engine.run_session import TrainingOutcome
 from mpstudio.engine.service.engine_target import ENGINE_ENV, EngineTarget
 from mpstudio.ui.charts.live_charts import LiveCharts
-from mpstudio.ui.engine_client.engine_client import EngineClient
+from mpstudio.ui.engine_client.engine_client import KEPT_BY_THE_SERVER, EngineClient
 from mpstudio.ui.engine_client.run_controller import RunController
 from mpstudio.ui.hardware.doctor_dialog import DoctorActions
 from mpstudio.ui.hardware.hardware_jobs import HardwareJobs
@@ -410,7 +410,8 @@ class MainWindow(QMainWindow):
         if self._closed:
             event.accept()
             return
-        remote_work = self.engine.busy and not self.engine.target.is_local
+        remote_work = (not self.engine.target.is_local
+                       and bool(self.engine.active(KEPT_BY_THE_SERVER)))  # type: ignore[arg-type]
         if remote_work and not self._closing and not self._leave_running:
             answer = self.confirm_leave()
             if answer not in (LEAVE, STOP):
