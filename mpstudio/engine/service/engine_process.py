@@ -33,7 +33,7 @@ from mpstudio.engine.export.results import ExportCancelled
 from mpstudio.engine.hardware.first_start import FirstStart, prepare_first_start
 from mpstudio.engine.i18n import _
 from mpstudio.engine.service import protocol as p
-from mpstudio.engine.service.framing import FrameWriter, read_frame
+from mpstudio.engine.service.framing import FrameError, FrameWriter, read_frame
 from mpstudio.engine.service.job_requests import DATA_LANE, MAIN_LANE, JobRequest
 from mpstudio.engine.service.job_table import EngineMemory, run_job
 
@@ -80,6 +80,10 @@ class EngineLoop:
         while True:
             try:
                 message = read_frame(self.inbound)
+            except FrameError as exc:  # not a message: the stream cannot be trusted
+                log.error("ending the window's connection: %s", exc)
+                self._end(orphaned=True)
+                return
             except Exception:  # EOF: the window's process is gone (or the pipe broke)
                 self._end(orphaned=True)
                 return

@@ -2,7 +2,7 @@
 notices when it ends. Messages reach the GUI thread coalesced through an Inbox, so a
 flood of events costs the event loop one wake-up.
 
-The process is ``python -m mpstudio.engine.service`` with pickled frames on its stdin
+The process is ``python -m mpstudio.engine.service`` with frames on its stdin
 and stdout: a fresh interpreter that imports the engine and never Qt, the same on
 every platform, and independent of how the window itself was started. The client
 sends from the GUI thread; this thread only reads.
@@ -19,7 +19,8 @@ from typing import Any
 
 from PySide6.QtCore import QThread, Signal
 
-from mpstudio.engine.service.framing import FrameWriter, read_frame
+from mpstudio.engine.service.framing import FrameError, FrameWriter, read_frame
+from mpstudio.engine.service.wire_codec import WireError
 from mpstudio.ui.engine_client.inbox import Inbox
 
 
@@ -53,6 +54,8 @@ class EngineLink(QThread):
             writer = self._writer
         try:
             writer.send(message)
+        except WireError:  # a value that cannot cross: a bug, never a silent end
+            raise
         except (OSError, ValueError):
             return False  # the process has ended; run() reports how
         return True
@@ -96,6 +99,10 @@ class EngineLink(QThread):
         while True:
             try:
                 message = read_frame(process.stdout)
+            except FrameError as exc:  # not a message: the stream cannot be trusted
+                print(f"mpstudio: ending the engine connection: {exc}", file=sys.stderr)
+                process.kill()
+                break
             except Exception:  # end of file: the process ended (or its output broke)
                 break
             self.inbox.put(message)
