@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import threading
-import types
 import typing
 from dataclasses import dataclass
 from typing import Any
@@ -91,14 +90,6 @@ def field_hints(cls: type) -> dict[str, Any]:
             names[name] = found
 
 
-def hint_args(hint: Any) -> tuple[Any, ...]:
-    return typing.get_args(hint)
-
-
-def is_union(hint: Any) -> bool:
-    return typing.get_origin(hint) in (typing.Union, types.UnionType)
-
-
 def _reached(hint: Any) -> list[type]:
     """The dataclasses and enums a field type names, at any depth."""
     if isinstance(hint, type):
@@ -107,8 +98,8 @@ def _reached(hint: Any) -> list[type]:
     if origin is typing.Literal:
         return []
     if isinstance(origin, type) and dataclasses.is_dataclass(origin):  # JobRequest[Any]
-        return [origin, *[c for a in hint_args(hint) for c in _reached(a)]]
-    return [c for a in hint_args(hint) if a is not Ellipsis for c in _reached(a)]
+        return [origin, *[c for a in typing.get_args(hint) for c in _reached(a)]]
+    return [c for a in typing.get_args(hint) if a is not Ellipsis for c in _reached(a)]
 
 
 def _result_types(cls: type) -> list[type]:
