@@ -18,9 +18,11 @@ from typing import IO, Any
 from mpstudio.engine.service.wire_codec import WireError, decode, encode
 
 _HEADER = struct.Struct("!Q")
-# The largest real message is a long comparison's TrainingOutcome (every run's sampled
-# steps twice, in its result and in its history record, and each split's per-example
-# hits): about 1.5 MiB per run of 100 epochs. 64 MiB leaves room for ten times that.
+# The largest real message is a comparison's TrainingOutcome: its runs' history records
+# hold every sampled step (about 180 bytes each, all included: benchmarks/wire_codec.py)
+# and each summary the per-example hits (to 170 kB a split for a million examples). Ten
+# repeats a side of 100 epochs at 50 samples an epoch come to about 35 MB; a larger one
+# fails its job with this limit named (its runs are in the history all the same).
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 
 
