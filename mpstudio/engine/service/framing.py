@@ -4,9 +4,11 @@ codec encodes it (wire_codec.py: data only, checked against its types as it is r
 Works the same with the anonymous pipes of every platform, which multiprocessing's
 connections do not.
 
-A frame over ``MAX_FRAME_BYTES`` is refused from its header, before its body is read
-(or, sending, before it is written); a frame that does not decode is a ``FrameError``,
-after which the stream cannot be trusted: the reader ends the connection.
+Each frame holds one message of the protocol (service/protocol.py). A frame over
+``MAX_FRAME_BYTES`` is refused from its header, before its body is read (or, sending,
+before it is written); a frame that does not decode, or holds something else than a
+message, is a ``FrameError``, after which the stream cannot be trusted: the reader ends
+the connection.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import threading
 from typing import IO, Any
 
 from mpstudio.engine.service.wire_codec import WireError, decode, encode
+from mpstudio.engine.service.wire_types import wire_types
 
 _HEADER = struct.Struct("!Q")
 # The largest real message is a comparison's TrainingOutcome: its runs' history records
@@ -38,8 +41,10 @@ class FrameWriter:
         self._lock = threading.Lock()
 
     def send(self, message: Any) -> None:
-        """WireError: ``message`` holds a value that cannot cross (a bug: nothing is
-        written); FrameError: it is too large to."""
+        """WireError: ``message`` is not a message or holds a value that cannot cross (a
+        bug: nothing is written); FrameError: it is too large to."""
+        if type(message) not in wire_types().messages:
+            raise WireError(f"{type(message).__name__} is not a message of the protocol")
         data = encode(message)
         if len(data) > MAX_FRAME_BYTES:
             raise FrameError(f"a {type(message).__name__} of {len(data)} bytes is over the "
@@ -55,7 +60,8 @@ class FrameWriter:
 
 def read_frame(stream: IO[bytes]) -> Any:
     """The next message; EOFError at the end of the stream (the other side ended),
-    FrameError for a frame too large, cut short or that does not decode."""
+    FrameError for a frame too large, cut short, that does not decode or that holds
+    something else than a message."""
     header = _read_exactly(stream, _HEADER.size, at_start=True)
     (size,) = _HEADER.unpack(header)
     if size > MAX_FRAME_BYTES:
@@ -63,9 +69,12 @@ def read_frame(stream: IO[bytes]) -> Any:
                          f"{MAX_FRAME_BYTES}")
     data = _read_exactly(stream, size, at_start=False)
     try:
-        return decode(data)
+        message = decode(data)
     except WireError as exc:
         raise FrameError(f"a frame that does not decode: {exc}") from None
+    if type(message) not in wire_types().messages:
+        raise FrameError(f"a frame that is not a message: {type(message).__name__}")
+    return message
 
 
 def _read_exactly(stream: IO[bytes], size: int, at_start: bool) -> bytes:

@@ -29,6 +29,7 @@ class WireTypes:
     tags: dict[str, type]  # tag -> dataclass or enum
     names: dict[type, str]  # the same, class -> tag
     hints: dict[type, dict[str, Any]]  # each dataclass's field types, resolved
+    messages: frozenset[type]  # what a frame may hold: the protocol's messages
 
 
 def _any_field_roots() -> tuple[type, ...]:
@@ -46,15 +47,20 @@ def _any_field_roots() -> tuple[type, ...]:
     )
 
 
+def _messages() -> list[type]:
+    from mpstudio.engine.service import protocol
+
+    return [c for c in vars(protocol).values() if isinstance(c, type)
+            and dataclasses.is_dataclass(c) and c.__module__ == protocol.__name__]
+
+
 def _roots() -> list[type]:
     from mpstudio.engine.event_codec import EVENT_TYPES
-    from mpstudio.engine.service import job_requests, protocol
+    from mpstudio.engine.service import job_requests
 
-    messages = [c for c in vars(protocol).values() if isinstance(c, type)
-                and dataclasses.is_dataclass(c) and c.__module__ == protocol.__name__]
     requests = [c for c in vars(job_requests).values() if isinstance(c, type)
                 and issubclass(c, job_requests.JobRequest)]
-    return [*messages, *requests, *EVENT_TYPES.values(), *_any_field_roots()]
+    return [*_messages(), *requests, *EVENT_TYPES.values(), *_any_field_roots()]
 
 
 def _named_for_the_type_checker() -> dict[str, type]:
@@ -129,7 +135,8 @@ def _build() -> WireTypes:
     names_of = {cls: cls.__name__ if counts[cls.__name__] == 1
                 and cls.__name__ not in SPECIAL_TAGS else f"{cls.__module__}.{cls.__qualname__}"
                 for cls in classes}
-    return WireTypes({tag: cls for cls, tag in names_of.items()}, names_of, hints)
+    return WireTypes({tag: cls for cls, tag in names_of.items()}, names_of, hints,
+                     frozenset(_messages()))
 
 
 _lock = threading.Lock()
@@ -138,7 +145,8 @@ _built: list[WireTypes] = []
 
 def wire_types() -> WireTypes:
     """The registry, built once (the first message either way builds it)."""
-    with _lock:
-        if not _built:
-            _built.append(_build())
-        return _built[0]
+    if not _built:
+        with _lock:
+            if not _built:
+                _built.append(_build())
+    return _built[0]
