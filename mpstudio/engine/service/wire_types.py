@@ -2,9 +2,10 @@
 allow-list (wire_codec.py decodes a tagged map into these classes and no others).
 
 The list is not kept by hand: it is every dataclass (and enum) reachable through the
-field types of a few roots, the messages and the job requests with the result each
-names, so a new field of a new type is allowed as soon as a root's types reach it.
-Only what crosses in fields typed ``Any`` is named here (``_ANY_FIELD_ROOTS``).
+field types of a few roots: the protocol's messages, the job requests with the result
+each names (``JobRequest[R]``) and the run events (event_codec.EVENT_TYPES). A new
+field of a new type is allowed as soon as a root's types reach it. Only the rest of
+what crosses in fields typed ``Any`` is named here (``_any_field_roots``).
 
 Each class crosses under a tag, its name; where two classes share a name, both go by
 their module-qualified name. Imports nothing of TensorFlow or Qt.
