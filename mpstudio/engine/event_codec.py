@@ -80,6 +80,9 @@ def _value(hint: Any, value: Any) -> Any:
         return _value(options[0], value) if len(options) == 1 else value
     if isinstance(hint, type) and dataclasses.is_dataclass(hint) and isinstance(value, dict):
         return _build(hint, value)
+    if origin is dict and isinstance(value, dict):  # RunStarted.hardware: sentences inside
+        item = typing.get_args(hint)[1] if typing.get_args(hint) else Any
+        return {key: _value(item, v) for key, v in value.items()}
     if origin is tuple and isinstance(value, list):
         args = typing.get_args(hint)
         item = args[0] if args and (len(args) == 2 and args[1] is Ellipsis) else None

@@ -16,10 +16,11 @@ The separators of clauses and items are translated like any sentence.
 
 ``Said`` is a sentence as text: a ``str`` in the language in force when it was made (so
 every front end shows it as it is), which keeps its stored form in ``stored``. It
-pickles as its stored form, so a sentence the engine process sends reads in the
-receiver's language. ``render()`` shows any stored form (or ``Said``) in the language
-in force, ``english()`` in English, ``english_tree()`` turns every ``Said`` of a
-JSON-bound structure into English.
+crosses to another process as its stored form (the engine's wire codec; a pickle
+too), so a sentence the engine process sends reads in the receiver's language.
+``render()`` shows any stored form (or ``Said``) in the language in force,
+``english()`` in English, ``english_tree()`` turns every ``Said`` of a JSON-bound
+structure into English.
 
 No Qt and no TensorFlow here: the engine, the command line and the window all use it.
 """

@@ -5,15 +5,16 @@ No engine process here (test_engine_client.py runs them in one)."""
 from __future__ import annotations
 
 import dataclasses
-import pickle
 import typing
 
+import msgspec
 import pytest
 
 from mpstudio.engine.service import job_requests as jr
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.engine_process import failure_message
 from mpstudio.engine.service.job_table import JOBS, EngineMemory, UnknownJob, run_job
+from mpstudio.engine.service.wire_codec import decode, encode
 from mpstudio.engine.spec import RunSpec
 
 REQUESTS = [cls for cls in vars(jr).values() if isinstance(cls, type)
@@ -49,7 +50,7 @@ def test_every_request_has_a_job_that_returns_what_the_request_names():
 
 def test_a_request_crosses_the_pipe_whole():
     request = jr.TrainRequest(RunSpec(epochs=2))
-    back = pickle.loads(pickle.dumps(p.Submit(7, request)))
+    back = decode(encode(p.Submit(7, request)))
     assert back == p.Submit(7, request)
 
 
@@ -63,7 +64,8 @@ def test_a_request_the_engine_has_no_job_for_fails_with_a_sentence():
 def test_a_request_the_engine_cannot_read_fails_its_job_not_the_pipe():
     """A window of another version sends a class (or field) this engine lacks: the
     Submit still arrives, carrying what could not be read."""
-    submit = p._submitted(3, "NewerRequest", b"not a pickle")
+    newer = {"$": "Submit", "job_id": 3, "request": {"$": "NewerRequest", "steps": 10}}
+    submit = decode(msgspec.msgpack.encode(newer))
     assert submit.job_id == 3 and isinstance(submit.request, jr.UnreadableRequest)
     assert submit.request.kind == "NewerRequest"
     with pytest.raises(UnknownJob) as failed:

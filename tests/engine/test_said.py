@@ -156,3 +156,21 @@ def test_events_carry_their_sentences_across_processes_in_the_readers_language()
         i18n.set_language("en")
     assert event_from_json({k: v for k, v in line.items() if k != "said"}).reason == \
         english(failed.reason)  # a writer without "said": its English stands
+
+
+def test_a_sentence_inside_an_events_dict_is_read_back_as_one():
+    """RunStarted.hardware (dict[str, str]) holds the advisor's reason, a Said: a JSON
+    reader gets a Said again (a str, as the field says), not its stored form."""
+    import dataclasses
+    import json
+
+    from mpstudio.engine.event_codec import event_from_json, event_to_json
+
+    from support.history_fakes import started
+
+    run = dataclasses.replace(started(), hardware={"device": "CPU",
+                                                   "advisor_reason": said(CHANGED)})
+    back = event_from_json(json.loads(json.dumps(event_to_json(run))))
+    assert back.hardware == run.hardware
+    assert all(type(v) is str for k, v in back.hardware.items() if k != "advisor_reason")
+    assert type(back.hardware["advisor_reason"]) is Said

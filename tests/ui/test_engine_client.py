@@ -88,8 +88,11 @@ def test_jobs_run_in_the_engine_process_in_order_with_their_own_signals(engine, 
     assert not engine.busy
 
 
-class _NewerRequest(JobRequest[None]):
-    """A request of a newer window: its class is not in the engine's mpstudio."""
+def _of_another_version() -> ModelPreviewRequest:
+    """A request as a window of another version sends it: a field this engine reads as
+    another type. (A class the engine lacks altogether cannot be sent from here: the
+    window's codec refuses classes outside its registry; test_wire_codec.py reads one.)"""
+    return ModelPreviewRequest("mlp", (8, 8, 1), "ten", "float32")
 
 
 def test_a_typed_request_returns_its_typed_result_and_an_unknown_one_a_sentence(
@@ -98,7 +101,7 @@ def test_a_typed_request_returns_its_typed_result_and_an_unknown_one_a_sentence(
     request the engine has no job for, or cannot even read (a window of another
     version), fails with a sentence that says so, and the engine goes on."""
     unknown = _record(engine.submit(JobRequest()))
-    unreadable = _record(engine.submit(_NewerRequest()))
+    unreadable = _record(engine.submit(_of_another_version()))
     request = _preview("mlp", "float32")
     job = engine.submit(request)
     typed: list[ModelSummary] = []
@@ -109,7 +112,8 @@ def test_a_typed_request_returns_its_typed_result_and_an_unknown_one_a_sentence(
     assert unknown[1][1] == "the engine has no job 'JobRequest'"
     assert [kind for kind, _ in unreadable] == ["started", "errored", "finished"]
     assert unreadable[1][1].startswith(
-        "the engine process cannot read the window's _NewerRequest")
+        "the engine process cannot read the window's ModelPreviewRequest")
+    assert "ModelPreviewRequest.num_classes: expected int, got str" in unreadable[1][1]
     assert job.request is request and job.describe == "the model preview"
     assert len(typed) == 1 and isinstance(typed[0], ModelSummary)
     assert typed[0].policy == "float32"

@@ -36,7 +36,7 @@ from mpstudio.engine.export.results import ExportCancelled
 from mpstudio.engine.hardware.first_start import FirstStart, prepare_first_start
 from mpstudio.engine.i18n import _
 from mpstudio.engine.service import protocol as p
-from mpstudio.engine.service.framing import FrameWriter, read_frame
+from mpstudio.engine.service.framing import FrameError, FrameWriter, read_frame
 from mpstudio.engine.service.job_requests import DATA_LANE, MAIN_LANE, JobRequest
 from mpstudio.engine.service.job_table import EngineMemory, run_job
 from mpstudio.engine.service.replay_outbox import MOST_KEPT, ReplayOutbox
@@ -106,7 +106,11 @@ class EngineLoop:
         while True:
             try:
                 message = read_frame(inbound)
-            except Exception as exc:  # EOF: the window is gone (or its frames broke)
+            except FrameError as exc:  # not a message: the stream cannot be trusted
+                log.error("ending the window's connection: %s", exc)
+                self._connection_ended(writer, _said_why(exc))
+                return
+            except Exception as exc:  # EOF: the window is gone (or the pipe broke)
                 self._connection_ended(writer, _said_why(exc))
                 return
             if isinstance(message, p.Submit):

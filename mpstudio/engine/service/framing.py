@@ -1,15 +1,36 @@
-"""Pickled messages over a byte stream (the engine process's stdin and stdout): each
-frame is an 8-byte big-endian length, then the pickle. Works the same with the
-anonymous pipes of every platform, which multiprocessing's connections do not."""
+"""Messages over a byte stream (the engine process's stdin and stdout, later an ssh
+connection): each frame is an 8-byte big-endian length, then the message as the wire
+codec encodes it (wire_codec.py: data only, checked against its types as it is read).
+Works the same with the anonymous pipes of every platform, which multiprocessing's
+connections do not.
+
+Each frame holds one message of the protocol (service/protocol.py). A frame over
+``MAX_FRAME_BYTES`` is refused from its header, before its body is read (or, sending,
+before it is written); a frame that does not decode, or holds something else than a
+message, is a ``FrameError``, after which the stream cannot be trusted: the reader ends
+the connection.
+"""
 
 from __future__ import annotations
 
-import pickle
 import struct
 import threading
 from typing import IO, Any
 
+from mpstudio.engine.service.wire_codec import WireError, decode, encode
+from mpstudio.engine.service.wire_types import wire_types
+
 _HEADER = struct.Struct("!Q")
+# The largest real message is a comparison's TrainingOutcome: its runs' history records
+# hold every sampled step (about 180 bytes each, all included: benchmarks/wire_codec.py)
+# and each summary the per-example hits (to 170 kB a split for a million examples). Ten
+# repeats a side of 100 epochs at 50 samples an epoch come to about 35 MB; a larger one
+# fails its job with this limit named (its runs are in the history all the same).
+MAX_FRAME_BYTES = 64 * 1024 * 1024
+
+
+class FrameError(ValueError):
+    """A frame too large or that does not decode; its message is one line."""
 
 
 class FrameWriter:
@@ -20,7 +41,14 @@ class FrameWriter:
         self._lock = threading.Lock()
 
     def send(self, message: Any) -> None:
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        """WireError: ``message`` is not a message or holds a value that cannot cross (a
+        bug: nothing is written); FrameError: it is too large to."""
+        if type(message) not in wire_types().messages:
+            raise WireError(f"{type(message).__name__} is not a message of the protocol")
+        data = encode(message)
+        if len(data) > MAX_FRAME_BYTES:
+            raise FrameError(f"a {type(message).__name__} of {len(data)} bytes is over the "
+                             f"frame limit of {MAX_FRAME_BYTES}")
         with self._lock:
             self.stream.write(_HEADER.pack(len(data)) + data)
             self.stream.flush()
@@ -31,18 +59,33 @@ class FrameWriter:
 
 
 def read_frame(stream: IO[bytes]) -> Any:
-    """The next message; EOFError at the end of the stream (the other side ended)."""
-    header = _read_exactly(stream, _HEADER.size)
+    """The next message; EOFError at the end of the stream (the other side ended),
+    FrameError for a frame too large, cut short, that does not decode or that holds
+    something else than a message."""
+    header = _read_exactly(stream, _HEADER.size, at_start=True)
     (size,) = _HEADER.unpack(header)
-    return pickle.loads(_read_exactly(stream, size))
+    if size > MAX_FRAME_BYTES:
+        raise FrameError(f"a frame of {size} bytes announced, over the limit of "
+                         f"{MAX_FRAME_BYTES}")
+    data = _read_exactly(stream, size, at_start=False)
+    try:
+        message = decode(data)
+    except WireError as exc:
+        raise FrameError(f"a frame that does not decode: {exc}") from None
+    if type(message) not in wire_types().messages:
+        raise FrameError(f"a frame that is not a message: {type(message).__name__}")
+    return message
 
 
-def _read_exactly(stream: IO[bytes], size: int) -> bytes:
+def _read_exactly(stream: IO[bytes], size: int, at_start: bool) -> bytes:
     chunks, left = [], size
     while left:
         chunk = stream.read(left)
         if not chunk:
-            raise EOFError("the stream ended")
+            if at_start and left == size:
+                raise EOFError("the stream ended")
+            raise FrameError(f"the stream ended inside a frame, {size - left} of {size} "
+                             f"bytes read")
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)

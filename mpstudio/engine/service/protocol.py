@@ -1,4 +1,5 @@
-"""The messages between the window and its engine process (pickled over a pipe).
+"""The messages between the window and its engine process (over a pipe, each frame
+encoded by the wire codec: service/framing.py, service/wire_codec.py).
 
 The window sends ``Submit``/``Cancel``/``Shutdown``; the engine answers with
 ``EngineReady`` once TensorFlow is loaded (or ``EngineLoadFailed``), after an
@@ -10,31 +11,20 @@ The window sends ``Submit``/``Cancel``/``Shutdown``; the engine answers with
 
 from __future__ import annotations
 
-import pickle
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mpstudio.engine.service.job_requests import JobRequest, UnreadableRequest
+from mpstudio.engine.service.wire_codec import UNREADABLE
 
 
 @dataclass(frozen=True)
 class Submit:
     job_id: int
-    request: JobRequest[Any]  # its type picks the job (service/job_table.py)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # The request crosses as a pickle of its own, so one the engine cannot rebuild
-        # (a window of another version) fails its job, not the whole pipe.
-        data = pickle.dumps(self.request, protocol=pickle.HIGHEST_PROTOCOL)
-        return _submitted, (self.job_id, type(self.request).__name__, data)
-
-
-def _submitted(job_id: int, kind: str, data: bytes) -> Submit:
-    try:
-        request = pickle.loads(data)
-    except Exception as exc:  # a class or field this side does not have
-        request = UnreadableRequest(kind, f"{type(exc).__name__}: {exc}")
-    return Submit(job_id, request)
+    # Its type picks the job (service/job_table.py). A request the engine cannot read (a
+    # class or field this side does not have: a window of another version) arrives as
+    # an UnreadableRequest(its tag, why), which fails its job, not the whole pipe.
+    request: JobRequest[Any] = field(metadata={UNREADABLE: UnreadableRequest})
 
 
 @dataclass(frozen=True)

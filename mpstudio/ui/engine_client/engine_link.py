@@ -24,7 +24,8 @@ from PySide6.QtCore import QThread, Signal
 
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.engine_target import EngineTarget
-from mpstudio.engine.service.framing import FrameWriter, read_frame
+from mpstudio.engine.service.framing import FrameError, FrameWriter, read_frame
+from mpstudio.engine.service.wire_codec import WireError
 from mpstudio.ui.engine_client.inbox import Inbox
 
 STDERR_LINES_KEPT = 20  # ssh's last words, for the sentence when a connection fails
@@ -66,6 +67,8 @@ class EngineLink(QThread):
             writer = self._writer
         try:
             writer.send(message)
+        except WireError:  # a value that cannot cross: a bug, never a silent end
+            raise
         except (OSError, ValueError):
             return False  # the process has ended; run() reports how
         return True
@@ -104,9 +107,11 @@ class EngineLink(QThread):
             self.ended.emit(127)
             return
         assert process.stdin is not None and process.stdout is not None
+        stderr_reader = None
         if process.stderr is not None:
-            threading.Thread(target=self._keep_stderr, args=(process.stderr,),
-                             name="engine-link-stderr", daemon=True).start()
+            stderr_reader = threading.Thread(target=self._keep_stderr, args=(process.stderr,),
+                                             name="engine-link-stderr", daemon=True)
+            stderr_reader.start()
         writer = FrameWriter(process.stdin)
         with self._lock:
             self._process = process
@@ -126,11 +131,13 @@ class EngineLink(QThread):
                 message = read_frame(process.stdout)
             except EOFError:  # the process ended (or the connection dropped)
                 break
-            except ValueError as exc:  # a frame that does not decode: end the link
+            except FrameError as exc:  # not a message: the stream cannot be trusted
                 self.frame_error = str(exc)
                 print(f"mpstudio: {self.target.label}'s engine sent what this window cannot "
                       f"read, so the connection was closed: {exc}", file=sys.stderr)
                 process.kill()
+                break
+            except (OSError, ValueError):  # its output broke as it ended
                 break
             if isinstance(message, p.Welcome):
                 self.welcome = message
@@ -138,6 +145,8 @@ class EngineLink(QThread):
                 self.refused = message.reason
             self.inbox.put(message)
         code = process.wait()
+        if stderr_reader is not None:
+            stderr_reader.join(2.0)  # its last words, for the sentence the end gets
         with self._lock:
             self._closed = True
             self._writer = None
