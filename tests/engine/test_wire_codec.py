@@ -51,6 +51,7 @@ from mpstudio.engine.export.results import (
 )
 from mpstudio.engine.hardware.gpu_memory import MemoryApplyResult
 from mpstudio.engine.hardware.verdict_rules import Verdict
+from mpstudio.engine.history.mirror_rows import HistoryRows
 from mpstudio.engine.i18n import N_
 from mpstudio.engine.memory_estimate import MemoryEstimate
 from mpstudio.engine.model_summary import LayerInfo, ModelSummary
@@ -58,6 +59,7 @@ from mpstudio.engine.run_session import TrainedRun, TrainingOutcome
 from mpstudio.engine.said import Said, clauses, said
 from mpstudio.engine.service import job_requests as jr
 from mpstudio.engine.service import protocol as p
+from mpstudio.engine.service.file_fetch import FetchedFiles, FileChunk, FileEntry, FileListing
 from mpstudio.engine.service.framing import (
     MAX_FRAME_BYTES,
     FrameError,
@@ -207,6 +209,8 @@ def requests(folder: Path) -> list[jr.JobRequest[Any]]:
                               spec(), overwrite=True),
         jr.DoctorRequest(quick=False),
         jr.BatchFindRequest(spec(), FinderOptions(cap_mib=2048.0, max_tries=6)),
+        jr.HistoryRowsRequest(12, (9, 11)),
+        jr.FetchFilesRequest("/tmp/mpstudio-copy-back-1-x/digits.keras", remove_after=True),
         jr.UnreadableRequest("NewerRequest", "unknown tag 'NewerRequest'"),
     ]
 
@@ -214,7 +218,23 @@ def requests(folder: Path) -> list[jr.JobRequest[Any]]:
 def results(folder: Path) -> list[Any]:
     return [hardware_check(), MemoryApplyResult("applied", said(CHANGED)),
             inspect_dataset("digits", {}), model_summary(), training_outcome(),
-            export_outcomes(folder), doctor_report(), batch_search(), None]
+            export_outcomes(folder), doctor_report(), batch_search(), history_rows(),
+            fetched_files(), None]
+
+
+def history_rows() -> HistoryRows:
+    """A server's history rows as read_rows gives them: columns by name, metrics as
+    SQLite holds them (None where a value is missing)."""
+    run = {"id": 12, "created": 1796669241.5, "finished": None, "label": "mixed_float16",
+           "status": "running", "summary": None, "examples_per_sec": None, "trial": 1}
+    return HistoryRows(2, (run,), steps=((12, 1, 1, 2.31, 0.12, 32768.0, 0, None, 0.02, 1),),
+                       epochs=((12, 1, 23, 2.1, 0.3, None, None, 1.5, 1.4),), more=True)
+
+
+def fetched_files() -> FetchedFiles:
+    listing = FileListing("digits_savedmodel", True,
+                          (FileEntry("saved_model.pb", 5), FileEntry("variables/v.index", 0)))
+    return FetchedFiles(listing, ("a" * 64, "b" * 64))
 
 
 # ------------------------------------------------------------------ round trips
@@ -228,6 +248,12 @@ def test_every_protocol_message_crosses_whole(tmp_path):
         p.EngineLoadFailed("ImportError: no module named tensorflow"), p.JobStarted(1),
         p.JobEvent(1, step(7)), p.JobProgress(1, 3, 10, "float32: batch 256"),
         p.JobResult(1, hardware_check()), p.JobFailed(1, "cancelled", cancelled=True),
+        p.Hello(p.PROTOCOL, "0.1.0", "c1", "window", "e1", 42),
+        p.Welcome(p.PROTOCOL, "0.1.0", "e1", "gpu-box", True,
+                  (p.RunningJob(3, "TrainRequest", "the run", "c1"),)),
+        p.Refused("another window attached to this engine"),
+        p.Numbered(43, p.JobEvent(3, step(9)), "c1"), p.Ack(43), p.Detach(),
+        p.RunningJob(4, "HistoryRowsRequest", "reading the run history", "c2"),
     ]
     sent = {type(m) for m in messages}
     assert sent == {c for c in vars(p).values() if isinstance(c, type)
@@ -256,7 +282,8 @@ def test_each_result_and_event_crosses_as_the_engine_sent_it(tmp_path):
         typing.get_origin(t) or (type(None) if t is None else t) for t in named}
     for value in values:
         crossed(p.JobResult(3, value))
-    emitted = [*events(), *doctor_report().checks,
+    emitted = [*events(), *doctor_report().checks, fetched_files().listing,
+               FileChunk(1, 262144, b"\x00\xff" * 8),
                *[BatchTried(r.precision, i, t) for r in batch_search().results
                  for i, t in enumerate(r.tries, 1)]]
     assert {type(e) for e in events()} == set(EVENT_TYPES.values())

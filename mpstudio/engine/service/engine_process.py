@@ -204,6 +204,17 @@ class EngineLoop:
         elif was_current:
             log.info("the window's connection ended (%s); jobs go on", why)
 
+    def let_window_go(self, seconds: float) -> None:
+        """The engine ends: the attached window's connection closes once what was sent
+        to it has gone (``seconds`` at most), so it reads its jobs' ends, then EOF."""
+        with self._jobs_lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client[1].close()
+            wait = getattr(client[1], "wait_sent", None)
+            if wait is not None:
+                wait(seconds)
+
     @property
     def idle(self) -> bool:
         """No window attached and no job queued or running."""

@@ -49,7 +49,9 @@ class QueuedWriter:
         self._frames = FrameWriter(conn.makefile("wb"))
         self._queue: queue.Queue[Any] = queue.Queue()
         self._broken = threading.Event()
-        threading.Thread(target=self._drain, name="engine-window-out", daemon=True).start()
+        self._sender = threading.Thread(target=self._drain, name="engine-window-out",
+                                        daemon=True)
+        self._sender.start()
 
     def send(self, message: Any) -> None:
         if self._broken.is_set():
@@ -68,6 +70,10 @@ class QueuedWriter:
         if not flush:
             with contextlib.suppress(OSError):
                 self._conn.shutdown(socket.SHUT_RDWR)
+
+    def wait_sent(self, seconds: float) -> None:
+        """Until what was queued before close() has gone (an engine about to end)."""
+        self._sender.join(seconds)
 
     def _drain(self) -> None:
         while (message := self._queue.get()) is not None:
@@ -184,6 +190,7 @@ def serve_socket(idle_minutes: float = IDLE_MINUTES, path: Path | None = None,
                      name="engine-idle", daemon=True).start()
     try:
         run_engine(loop, log_file)
+        loop.let_window_go(seconds=5.0)  # its jobs' last messages reach it first
     finally:
         stop_listening()
         with contextlib.suppress(OSError):

@@ -40,11 +40,14 @@ def _any_field_roots() -> tuple[type, ...]:
     from mpstudio.engine.batch_search.finder import BatchTried
     from mpstudio.engine.doctor.checks import Check
     from mpstudio.engine.hardware.gpu_memory import MemoryApplyResult
+    from mpstudio.engine.service.file_fetch import FileChunk, FileListing
 
     return (
         MemoryApplyResult,  # EngineReady.memory (also ApplyMemoryRequest's result)
         Check,  # JobEvent.event: the training check's rows, one per check as it ends
         BatchTried,  # JobEvent.event: the batch-size finder's tries, one per try
+        FileListing,  # JobEvent.event: a copy's listing, then its chunks (file_fetch.py)
+        FileChunk,
     )
 
 
