@@ -112,3 +112,43 @@ def test_a_refused_key_is_one_sentence_and_no_retry(server, monkeypatch, qtbot):
     qtbot.wait(1500)
     assert client.starts == 1  # a key does not come back by itself: no retry loop
     assert client.shutdown(5_000)
+
+
+HOSTILE_ENGINE = """
+import os, pickle, struct, sys, time
+class Payload:
+    def __reduce__(self):
+        return (os.system, ("touch " + sys.argv[1],))
+data = pickle.dumps(Payload())
+sys.stdout.buffer.write(struct.pack("!Q", len(data)) + data)
+sys.stdout.buffer.flush()
+time.sleep(30)
+"""
+
+
+def test_a_hostile_engine_cannot_run_code_in_the_window(qtbot, tmp_path):
+    """An "engine" (a server the user was tricked into, a compromised account) answers
+    the Hello with a pickle that would run a command on unpickling: the window reads
+    it as a frame that does not decode, ends the connection with one line, and the
+    command never runs (its marker file never appears)."""
+    import sys
+
+    from mpstudio.engine.service.engine_target import EngineTarget
+
+    marker = tmp_path / "pwned"
+    script = tmp_path / "hostile_engine.py"
+    script.write_text(HOSTILE_ENGINE)
+    client = EngineClient(target=EngineTarget(
+        "command", command=(sys.executable, str(script), str(marker))))
+    problems: list[str] = []
+    client.connection_changed.connect(lambda state, why: problems.append(why))
+    job = client.submit(HardwareCheckRequest())
+    seen = _record(job)
+    qtbot.waitUntil(lambda: client.connection == DISCONNECTED, timeout=30_000)
+    assert not marker.exists()
+    assert seen and seen[-1][0] == "error"
+    problem = client.connection_problem
+    assert problem.startswith("a frame that does not decode") and "\n" not in problem
+    qtbot.wait(500)
+    assert not marker.exists() and client.starts == 1
+    assert client.shutdown(5_000)
