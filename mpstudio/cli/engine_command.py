@@ -91,7 +91,7 @@ def _query(mode: str, as_json: bool) -> int:
     with conn:
         FrameWriter(conn.makefile("wb")).send(p.Hello(p.PROTOCOL, __version__, mode=mode))
         try:
-            welcome = read_frame(conn.makefile("rb", buffering=0))
+            welcome = read_frame(conn.makefile("rb"))
         except (EOFError, ValueError) as exc:
             print(_("mpstudio engine {command}: the engine here did not answer: "
                     "{error}").format(command=mode, error=exc), file=sys.stderr)

@@ -515,6 +515,17 @@
     </message>
 </context>
 <context>
+    <name>CopyBack</name>
+    <message>
+        <source>the copy was not made</source>
+        <translation>没有完成复制</translation>
+    </message>
+    <message>
+        <source>exported on {host} but not copied here: {reason}</source>
+        <translation>已在 {host} 上导出，但没有复制到本机：{reason}</translation>
+    </message>
+</context>
+<context>
     <name>DatasetPicker</name>
     <message>
         <source>image</source>
@@ -1163,6 +1174,10 @@
     <message>
         <source>exporting: {step}</source>
         <translation>导出中：{step}</translation>
+    </message>
+    <message>
+        <source>copying {name} from {host}: {done} of {total}</source>
+        <translation>正在从 {host} 复制 {name}：{done} / {total}</translation>
     </message>
     <message>
         <source>export: {line}</source>

@@ -25,6 +25,7 @@ TYPED = {
     "x_train", "y_train", "x_test", "y_test", "MPSTUDIO_LANG", "TF_CPP_MIN_LOG_LEVEL",
     "TF_CONFIG", "mirrored", "multiworker", "savedmodel", "all", "on", "off", "TF", "Serving",
     "Ctrl", "MiB", "matmul", "conv",
+    "local", "user", "host", "port", "command",  # --engine's forms, as typed
 }
 _OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 TINY_RUN = ["--template", "mlp", "--dataset", "synthetic", "--epochs", "1",

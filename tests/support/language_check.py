@@ -25,6 +25,8 @@ LATIN_NAMES = frozenset({
     "TOML", "JSON", "CSV", "HTML", "PNG", "SVG",
     "English", "Python", "PySide6", "Qt", "pyqtgraph", "NumPy", "Apache", "Debian", "Ubuntu",
     "Fedora", "macOS", "Windows", "Linux",
+    # the programs a server is reached through: OpenSSH, Slurm's srun, kubectl exec
+    "ssh", "srun", "kubectl", "exec", "Slurm", "Kubernetes",
     # products and APIs the texts name: TensorFlow Serving / Lite, Edge TPU, Keras callbacks
     "Serving", "Lite", "Edge", "TensorRT", "onnxruntime", "tf2onnx", "opset", "cuBLAS",
     "EarlyStopping", "ReduceLROnPlateau", "MirroredStrategy", "README", "oneDNN", "fit",

@@ -75,7 +75,7 @@ def test_every_menu_action_has_a_keyboard_path(qtbot, tmp_path):
     a letter of its own; the docks a user can close come back from View."""
     window = bare_window(qtbot, tmp_path / "window.ini")
     menus = [a.menu() for a in window.menuBar().actions() if a.menu() is not None]
-    assert [m.title() for m in menus] == ["&File", "&Run", "&View", "&Help"]
+    assert [m.title() for m in menus] == ["&File", "&Run", "&View", "&Engine", "&Help"]
     for menu in menus:
         for action in menu_actions(menu):
             text = action.text()

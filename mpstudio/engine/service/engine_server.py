@@ -96,7 +96,7 @@ def _serve_window(loop: EngineLoop, conn: socket.socket) -> None:
         conn.close()
         return
     writer = QueuedWriter(conn)
-    loop.serve_connection(conn.makefile("rb", buffering=0), writer)
+    loop.serve_connection(conn.makefile("rb"), writer)
 
 
 def _accept(loop: EngineLoop, listener: socket.socket) -> None:

@@ -217,7 +217,7 @@ class FileReceiver:
             if self._written.get(index) != entry.size or \
                     self._sums.get(index) != result.sha256[index]:
                 raise FetchError(_("the copy of {name} does not match the engine's file "
-                                   "(size or SHA-256): nothing was written; copy it "
+                                   "(size or SHA-256): nothing was written; export it "
                                    "again").format(name=entry.relative or listing.name))
         try:
             return self._stage.publish()

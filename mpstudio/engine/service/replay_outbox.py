@@ -54,15 +54,16 @@ class ReplayOutbox:
         """Send to the window attached, if any; keep job messages (of the window
         ``client_id``) for one that comes."""
         with self._lock:
+            out: Any = message
             if isinstance(message, STATE_MESSAGES):
                 self._state = message
-                out = message
             else:
-                out = p.Numbered(self._next_seq, message, client_id)
+                numbered = p.Numbered(self._next_seq, message, client_id)
                 self._next_seq += 1
-                self._kept.append(out)
+                self._kept.append(numbered)
                 if len(self._kept) > self._most_kept:
                     self._kept.popleft()
+                out = numbered
             writer = self._writer
             if writer is not None:
                 self._send_or_drop(writer, out)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
     QScrollArea,
@@ -143,8 +144,9 @@ class MainWindow(QMainWindow):
                                             notices, self)
         self.engine_menu = EngineMenu(self, engine, state, notices, self.settings,
                                       self.engine_label, self._machine_changed)
-        help_menu = next(action for action in self.menuBar().actions() if action.menu()
-                         and self.window_actions.help_page in action.menu().actions())
+        help_menu = next(action for action in self.menuBar().actions()
+                         if isinstance(menu := action.menu(), QMenu)
+                         and self.window_actions.help_page in menu.actions())
         self.engine_menu.insert_into(help_menu)
         self._connect()
         self._restore()
