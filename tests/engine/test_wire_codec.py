@@ -481,3 +481,19 @@ def test_a_wrong_type_deep_inside_a_result_names_where():
     with pytest.raises(WireError, match=r"^JobResult.value: HardwareCheck.memory: "
                                         r"MemoryApplyResult.status: expected one of "):
         decode(msgspec.msgpack.encode(raw))
+
+
+def test_a_newer_handshake_is_read_and_any_other_unknown_field_refused():
+    """Two versions must always be able to say which they are: a Hello or Welcome with
+    a field this version lacks is read (the field dropped), so the engine can answer
+    with a Refused naming both versions; an unknown field anywhere else is refused."""
+    newer = {"$": "Hello", "protocol": p.PROTOCOL + 1, "version": "9.9.9",
+             "client_id": "w", "compression": "zstd"}
+    hello = decode(msgspec.msgpack.encode(newer))
+    assert isinstance(hello, p.Hello) and (hello.protocol, hello.version) == (
+        p.PROTOCOL + 1, "9.9.9")
+    welcome = {"$": "Welcome", "protocol": 2, "version": "9.9.9", "engine_id": "e",
+               "host": "gpu-box", "gpus": ["H100"]}
+    assert decode(msgspec.msgpack.encode(welcome)).host == "gpu-box"
+    with pytest.raises(WireError, match="unknown field 'extra'"):
+        decode(msgspec.msgpack.encode({"$": "Ack", "seq": 3, "extra": 1}))

@@ -53,6 +53,10 @@ from mpstudio.engine.service.wire_types import wire_types
 __all__ = ["TAG", "UNREADABLE", "WireError", "decode", "encode"]
 
 UNREADABLE = "wire_unreadable"  # field metadata: (tag, error) -> the value to use instead
+# The handshake (protocol.Hello, Welcome, Refused and its RunningJob) must be read by
+# every version, so that two versions can say which they are: fields a newer one added
+# are dropped there. Everywhere else an unknown field is refused.
+HANDSHAKE = frozenset({"Hello", "Welcome", "Refused", "RunningJob"})
 _MISSING: Any = dataclasses.MISSING
 _ABSENT = object()
 
@@ -258,6 +262,7 @@ def _enum_decoder(cls: type[enum.Enum], tag: str) -> Decoder:
 def _dataclass_decoder(cls: type, tag: str,
                        fields: list[tuple[str, Decoder, Any, Any]]) -> Decoder:
     known = {name for name, *_ in fields}
+    lenient = cls.__name__ in HANDSHAKE and cls.__module__.endswith("service.protocol")
     slots = "__dict__" not in dir(cls)
     plan = [(name, decoder, exact_types(decoder), default, factory)
             for name, decoder, default, factory in fields]
@@ -282,7 +287,7 @@ def _dataclass_decoder(cls: type, tag: str,
                 values[name] = factory()
             else:
                 raise WireError(f"{tag}: missing field {name!r}")
-        if present != len(raw):
+        if present != len(raw) and not lenient:
             extra = next(k for k in raw if k != TAG and k not in known)
             raise WireError(f"{tag}: unknown field {str(extra)[:40]!r}")
         obj: Any = object.__new__(cls)  # as a pickle did: the fields as sent, no __init__
