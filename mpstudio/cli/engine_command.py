@@ -55,6 +55,7 @@ def run_engine_command(args: argparse.Namespace) -> int:
 
 def _serve(idle_minutes: float | None) -> int:
     from mpstudio.engine.quiet_stderr import engine_log
+    from mpstudio.engine.service.engine_bridge import BridgeError, reach_engine
     from mpstudio.engine.service.engine_server import IDLE_MINUTES, serve_socket
     from mpstudio.engine.service.private_socket import (
         PrivateSocketError,
@@ -63,11 +64,20 @@ def _serve(idle_minutes: float | None) -> int:
     )
 
     try:  # said on the terminal, before stderr goes to the engine's log
-        private_dir(socket_path().parent)
+        path = socket_path()
+        private_dir(path.parent)
     except PrivateSocketError as exc:
         print(_("mpstudio engine serve: error: {message}").format(message=exc),
               file=sys.stderr)
         return EXIT_FAILED
+    try:
+        reach_engine(path, start=False).close()
+    except BridgeError:
+        pass  # none answers: this one serves
+    else:
+        print(_("mpstudio engine serve: an engine already runs here ({path}); `mpstudio "
+                "engine status` shows what it runs").format(path=path), file=sys.stderr)
+        return 3
     return serve_socket(IDLE_MINUTES if idle_minutes is None else idle_minutes,
                         log_file=engine_log())
 

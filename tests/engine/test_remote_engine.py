@@ -325,6 +325,23 @@ def test_another_users_process_is_refused_at_the_socket():
         shutil.rmtree(runtime, ignore_errors=True)
 
 
+def test_a_second_engine_serve_says_one_runs_already():
+    runtime = _short_dir()
+    runtime.chmod(0o700)
+    engine = _serve_here(runtime)
+    try:
+        again = subprocess.run([sys.executable, "-m", "mpstudio", "engine", "serve"],
+                               env=dict(os.environ, MPSTUDIO_RUNTIME_DIR=str(runtime)),
+                               capture_output=True, text=True, timeout=60)
+        assert again.returncode == 3
+        assert f"an engine already runs here ({runtime / 'engine.sock'})" in again.stderr
+    finally:
+        engine.terminate()
+        engine.wait(30)
+        engine.stderr.close()
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
 def test_an_engine_with_no_window_and_no_job_ends_itself():
     runtime = _short_dir()
     runtime.chmod(0o700)
