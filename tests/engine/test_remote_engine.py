@@ -16,6 +16,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -244,17 +245,29 @@ def test_engine_status_and_stop_on_the_server(server, client_env, tiny_spec):
 
 
 # ------------------------------------------------- the socket's folder and its peers
-def _serve_here(runtime: Path, idle_minutes: float = 1.0) -> subprocess.Popen[bytes]:
+@contextlib.contextmanager
+def _engine_here(idle_minutes: float = 1.0) -> Iterator[tuple[Path, subprocess.Popen[bytes]]]:
+    """`mpstudio engine serve` on this machine in a private runtime folder of its own
+    (its log there too): (the folder, the process), both gone afterwards."""
+    runtime = _short_dir()
+    runtime.chmod(0o700)
     env = dict(os.environ, MPSTUDIO_RUNTIME_DIR=str(runtime),
                MPSTUDIO_LOG_DIR=str(runtime / "log"))
     proc = subprocess.Popen([sys.executable, "-m", "mpstudio", "engine", "serve",
                              "--idle-minutes", str(idle_minutes)], env=env,
                             stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while not (runtime / "engine.sock").exists():
-        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
-        time.sleep(0.05)
-    return proc
+    try:
+        deadline = time.monotonic() + 30
+        while not (runtime / "engine.sock").exists():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.05)
+        yield runtime, proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+        proc.wait(30)
+        proc.stderr.close()
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 def _short_dir() -> Path:
@@ -289,24 +302,21 @@ def test_another_users_process_is_refused_at_the_socket():
     checked too. Recreated: the folder opened up by mistake (0711, the socket 0666),
     then a process of 'nobody' (uid 65534) connects: it gets no Welcome, and the
     engine's log says who was refused."""
-    runtime = _short_dir()
-    runtime.chmod(0o700)
-    engine = _serve_here(runtime)
-    script = (
-        "import socket, sys\n"
-        "from mpstudio.engine.service import protocol as p\n"
-        "from mpstudio.engine.service.framing import FrameWriter, read_frame\n"
-        f"s = socket.socket(socket.AF_UNIX); s.connect({str(runtime / 'engine.sock')!r})\n"
-        "FrameWriter(s.makefile('wb')).send(p.hello('nobody'))\n"
-        "try:\n"
-        "    print(type(read_frame(s.makefile('rb', buffering=0))).__name__)\n"
-        "except (EOFError, ConnectionResetError):\n"
-        "    print('closed')\n")
-    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
-              "-c", script]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(  # this checkout, what it imports
-        [str(Path(__file__).parents[2]), *sys.path[1:]]))
-    try:
+    with _engine_here() as (runtime, _engine):
+        script = (
+            "import socket, sys\n"
+            "from mpstudio.engine.service import protocol as p\n"
+            "from mpstudio.engine.service.framing import FrameWriter, read_frame\n"
+            f"s = socket.socket(socket.AF_UNIX); s.connect({str(runtime / 'engine.sock')!r})\n"
+            "try:\n"  # refused at accept: closed before or after its Hello went
+            "    FrameWriter(s.makefile('wb')).send(p.hello('nobody'))\n"
+            "    print(type(read_frame(s.makefile('rb', buffering=0))).__name__)\n"
+            "except (EOFError, ConnectionResetError, BrokenPipeError):\n"
+            "    print('closed')\n")
+        nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                  sys.executable, "-c", script]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(  # this checkout, what it imports
+            [str(Path(__file__).parents[2]), *sys.path[1:]]))
         denied = subprocess.run(nobody, capture_output=True, text=True, timeout=60, cwd="/",
                                 env=env)
         assert "Permission denied" in denied.stderr, denied  # the 0700 folder
@@ -318,42 +328,21 @@ def test_another_users_process_is_refused_at_the_socket():
         log = (runtime / "log" / "engine.log").read_text()
         assert f"a process of uid 65534 tried to attach to the engine of uid {os.getuid()}: " \
             "refused" in log
-    finally:
-        engine.terminate()
-        engine.wait(30)
-        engine.stderr.close()
-        shutil.rmtree(runtime, ignore_errors=True)
 
 
 def test_a_second_engine_serve_says_one_runs_already():
-    runtime = _short_dir()
-    runtime.chmod(0o700)
-    engine = _serve_here(runtime)
-    try:
+    with _engine_here() as (runtime, _engine):
         again = subprocess.run([sys.executable, "-m", "mpstudio", "engine", "serve"],
                                env=dict(os.environ, MPSTUDIO_RUNTIME_DIR=str(runtime)),
                                capture_output=True, text=True, timeout=60)
-        assert again.returncode == 3
-        assert f"an engine already runs here ({runtime / 'engine.sock'})" in again.stderr
-    finally:
-        engine.terminate()
-        engine.wait(30)
-        engine.stderr.close()
-        shutil.rmtree(runtime, ignore_errors=True)
+    assert again.returncode == 3
+    assert f"an engine already runs here ({runtime / 'engine.sock'})" in again.stderr
 
 
 def test_an_engine_with_no_window_and_no_job_ends_itself():
-    runtime = _short_dir()
-    runtime.chmod(0o700)
-    engine = _serve_here(runtime, idle_minutes=0.02)  # 1.2 s
-    try:
+    with _engine_here(idle_minutes=0.02) as (runtime, engine):  # 1.2 s
         assert engine.wait(60) == 0
         assert not (runtime / "engine.sock").exists() and not (runtime / "engine.pid").exists()
-    finally:
-        if engine.poll() is None:
-            engine.kill()
-        engine.stderr.close()
-        shutil.rmtree(runtime, ignore_errors=True)
 
 
 def test_engine_targets_read_as_written():
