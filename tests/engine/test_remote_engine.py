@@ -79,7 +79,8 @@ class Window:
             self.proc.kill()
         self.proc.wait(10)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            stream.close()
+            with contextlib.suppress(BrokenPipeError):  # stdin to an ssh that has ended
+                stream.close()
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from mpstudio.engine.child_process import last_words
 from mpstudio.engine.i18n import _
 
 SSH_ENV = "MPSTUDIO_SSH_COMMAND"
@@ -183,18 +184,13 @@ def connection_failure(target: EngineTarget, exit_code: int, stderr: str) -> str
     if kind == "other_version":
         return _("the mpstudio on {host} is another version, without `mpstudio engine`: "
                  "install this window's version there").format(host=host)
-    last = _last_line(stderr)
+    last = last_words(stderr.splitlines(), lines=1)
     if kind == "ssh_other":
         return _("ssh could not connect to {host}: {said}").format(
             host=host, said=last or _("no reason given"))
     return _("the connection to the engine on {host} ended before it answered (exit code "
              "{code}){said}").format(host=host, code=exit_code,
                                      said=f": {last}" if last else "")
-
-
-def _last_line(stderr: str) -> str:
-    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    return lines[-1] if lines else ""
 
 
 _FAILURE_TEXT = {
