@@ -107,3 +107,4 @@ class ConnectDialog(QDialog):
     def _say(self, text: str) -> None:
         self.problem.setText(text)
         self.problem.show()
+        self.adjustSize()  # room for the sentence: the hint above keeps its lines
