@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from mpstudio.engine.service.engine_process import EngineLoop, run_engine
-from mpstudio.engine.service.framing import FrameWriter
+from mpstudio.engine.service.framing import FrameWriter, encode_frame
 from mpstudio.engine.service.private_socket import (
     PrivateSocketError,
     check_peer,
@@ -47,19 +47,22 @@ class QueuedWriter:
     def __init__(self, conn: socket.socket) -> None:
         self._conn = conn
         self._frames = FrameWriter(conn.makefile("wb"))
-        self._queue: queue.Queue[Any] = queue.Queue()
+        self._queue: queue.Queue[bytes | None] = queue.Queue()
         self._broken = threading.Event()
         self._sender = threading.Thread(target=self._drain, name="engine-window-out",
                                         daemon=True)
         self._sender.start()
 
     def send(self, message: Any) -> None:
+        self.send_frame(encode_frame(message))
+
+    def send_frame(self, frame: bytes) -> None:
         if self._broken.is_set():
             raise OSError("the window's connection has ended")
         if self._queue.qsize() > MOST_QUEUED:
             self.close(flush=False)
             raise OSError(f"the window read nothing while {MOST_QUEUED:,} messages waited")
-        self._queue.put(message)
+        self._queue.put(frame)
 
     def close(self, flush: bool = True) -> None:
         """End the connection once what is queued has gone (``flush``), or now."""
@@ -76,9 +79,9 @@ class QueuedWriter:
         self._sender.join(seconds)
 
     def _drain(self) -> None:
-        while (message := self._queue.get()) is not None:
+        while (frame := self._queue.get()) is not None:
             try:
-                self._frames.send(message)
+                self._frames.send_frame(frame)
             except (OSError, ValueError):
                 break
         self._broken.set()

@@ -33,6 +33,19 @@ class FrameError(ValueError):
     """A frame too large or that does not decode; its message is one line."""
 
 
+def encode_frame(message: Any) -> bytes:
+    """``message`` as one frame (its header included), to send now or to keep and send
+    again. WireError: not a message, or it holds a value that cannot cross (a bug);
+    FrameError: it is too large to."""
+    if type(message) not in wire_types().messages:
+        raise WireError(f"{type(message).__name__} is not a message of the protocol")
+    data = encode(message)
+    if len(data) > MAX_FRAME_BYTES:
+        raise FrameError(f"a {type(message).__name__} of {len(data)} bytes is over the "
+                         f"frame limit of {MAX_FRAME_BYTES}")
+    return _HEADER.pack(len(data)) + data
+
+
 class FrameWriter:
     """Thread-safe: every thread of a process may send through one writer."""
 
@@ -41,16 +54,13 @@ class FrameWriter:
         self._lock = threading.Lock()
 
     def send(self, message: Any) -> None:
-        """WireError: ``message`` is not a message or holds a value that cannot cross (a
-        bug: nothing is written); FrameError: it is too large to."""
-        if type(message) not in wire_types().messages:
-            raise WireError(f"{type(message).__name__} is not a message of the protocol")
-        data = encode(message)
-        if len(data) > MAX_FRAME_BYTES:
-            raise FrameError(f"a {type(message).__name__} of {len(data)} bytes is over the "
-                             f"frame limit of {MAX_FRAME_BYTES}")
+        """WireError or FrameError (encode_frame): nothing is written."""
+        self.send_frame(encode_frame(message))
+
+    def send_frame(self, frame: bytes) -> None:
+        """A frame encode_frame made."""
         with self._lock:
-            self.stream.write(_HEADER.pack(len(data)) + data)
+            self.stream.write(frame)
             self.stream.flush()
 
     def close(self) -> None:

@@ -16,9 +16,10 @@ from __future__ import annotations
 import collections
 import logging
 import threading
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from mpstudio.engine.service import protocol as p
+from mpstudio.engine.service.framing import encode_frame
 
 log = logging.getLogger(__name__)
 # Job messages kept for a window that is away; past this the oldest go (a run of
@@ -28,7 +29,13 @@ STATE_MESSAGES = (p.EngineStarting, p.EngineReady, p.EngineLoadFailed)
 
 
 class Writer(Protocol):
-    def send(self, message: Any) -> None: ...
+    def send_frame(self, frame: bytes) -> None: ...
+
+
+class _Kept(NamedTuple):
+    seq: int
+    client_id: str
+    frame: bytes  # encoded once: sent now, and again to a window that reattaches
 
 
 class ReplayOutbox:
@@ -36,10 +43,10 @@ class ReplayOutbox:
 
     def __init__(self, most_kept: int = MOST_KEPT) -> None:
         self._lock = threading.Lock()
-        self._kept: collections.deque[p.Numbered] = collections.deque()
+        self._kept: collections.deque[_Kept] = collections.deque()
         self._most_kept = most_kept
         self._next_seq = 1
-        self._state: Any = None
+        self._state: bytes | None = None  # the latest state message's frame
         self._writer: Writer | None = None
 
     @property
@@ -52,21 +59,21 @@ class ReplayOutbox:
 
     def send(self, message: Any, client_id: str = "") -> None:
         """Send to the window attached, if any; keep job messages (of the window
-        ``client_id``) for one that comes."""
+        ``client_id``) for one that comes. WireError or FrameError: ``message`` cannot
+        cross (framing.encode_frame); nothing is sent or kept, and the caller says so."""
         with self._lock:
-            out: Any = message
             if isinstance(message, STATE_MESSAGES):
-                self._state = message
+                frame = encode_frame(message)
+                self._state = frame
             else:
-                numbered = p.Numbered(self._next_seq, message, client_id)
+                frame = encode_frame(p.Numbered(self._next_seq, message, client_id))
+                self._kept.append(_Kept(self._next_seq, client_id, frame))
                 self._next_seq += 1
-                self._kept.append(numbered)
                 if len(self._kept) > self._most_kept:
                     self._kept.popleft()
-                out = numbered
             writer = self._writer
             if writer is not None:
-                self._send_or_drop(writer, out)
+                self._send_or_drop(writer, frame)
 
     def attach(self, writer: Writer, welcome: p.Welcome, resume_from: int | None,
                welcome_client: str = "") -> bool:
@@ -76,15 +83,16 @@ class ReplayOutbox:
         were dropped (MOST_KEPT)."""
         with self._lock:
             complete = True
-            replay: list[p.Numbered] = []
+            replay: list[bytes] = []
             if resume_from is not None:
                 first_kept = self._kept[0].seq if self._kept else self._next_seq
                 complete = resume_from + 1 >= first_kept
-                replay = [m for m in self._kept if m.seq > resume_from
+                replay = [m.frame for m in self._kept if m.seq > resume_from
                           and m.client_id == welcome_client]
             self._writer = writer
-            for message in (welcome, *([self._state] if self._state else []), *replay):
-                self._send_or_drop(writer, message)
+            for frame in (encode_frame(welcome), *([self._state] if self._state else []),
+                          *replay):
+                self._send_or_drop(writer, frame)
             return complete
 
     def detach(self, writer: Writer) -> None:
@@ -98,11 +106,11 @@ class ReplayOutbox:
             while self._kept and self._kept[0].seq <= seq:
                 self._kept.popleft()
 
-    def _send_or_drop(self, writer: Writer, message: Any) -> None:
+    def _send_or_drop(self, writer: Writer, frame: bytes) -> None:
         # Under the lock, so messages reach the window in their numbers' order. A window
         # gone mid-send is detached; the control thread notices its end too.
         try:
-            writer.send(message)
+            writer.send_frame(frame)
         except (OSError, ValueError) as exc:
             log.info("the window's connection broke while sending: %s", exc)
             self._writer = None
