@@ -157,7 +157,7 @@ class ConsoleReporter:
             self._say(topic + " " * (width - cell_len(topic)) + " " + text)
 
     def _on_StepMetrics(self, event: StepMetrics) -> None:
-        if not self.bars:
+        if not self.bars or self._started is None:  # (engine attach: before its run's start)
             return
         if self._progress is None:
             self._start_bar(event.epoch)

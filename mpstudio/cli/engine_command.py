@@ -1,8 +1,10 @@
-"""``mpstudio engine serve|connect|status|stop``: this user's long-lived engine on this
-machine, which a window elsewhere drives through ssh (engine/service/engine_server.py).
+"""``mpstudio engine serve|connect|status|attach|stop``: this user's long-lived engine on
+this machine, which a window elsewhere drives through ssh
+(engine/service/engine_server.py).
 
 ``connect`` is what the window's ssh runs; ``serve`` is what ``connect`` starts when
-no engine runs; ``status`` and ``stop`` are for the user at the server's terminal.
+no engine runs; ``status``, ``attach`` and ``stop`` are for the user at the server's
+terminal, or at the laptop's with ``mpstudio --engine gpu-box engine status``.
 """
 
 from __future__ import annotations
@@ -14,19 +16,22 @@ from typing import Any
 
 from mpstudio.cli.support import EXIT_FAILED, EXIT_OK
 from mpstudio.engine.i18n import _
+from mpstudio.engine.service.engine_target import EngineTarget
 
 COMMAND = "engine"
+REMOTE_ENGINE = ("status", "attach", "stop")  # what --engine takes to a server's engine
 
 
 def add_engine_command(commands: Any) -> None:
     engine = commands.add_parser(
         COMMAND, help=_("this machine's engine for a window elsewhere (over ssh): serve, "
-                        "connect, status, stop"),
+                        "connect, status, attach, stop"),
         description=_("A window on another computer drives this machine's engine through "
                       "`ssh HOST mpstudio engine connect`. The engine outlives the "
                       "connection: runs go on when it drops, and the window catches up "
                       "when it reconnects."))
-    sub = engine.add_subparsers(dest="engine_command", metavar="{serve,connect,status,stop}",
+    sub = engine.add_subparsers(dest="engine_command",
+                                metavar="{serve,connect,status,attach,stop}",
                                 parser_class=type(engine))
     sub.required = True
     serve = sub.add_parser("serve", help=_("run the engine here until it has been idle "
@@ -37,8 +42,13 @@ def add_engine_command(commands: Any) -> None:
         parser.add_argument("--idle-minutes", type=float, default=None, metavar=_("MINUTES"),
                             help=_("end the engine after this long with no window and no "
                                    "job (30)"))
+    connect.add_argument("--no-start", action="store_true",
+                         help=_("only an engine that runs already (engine status, attach "
+                                "and stop from another machine)"))
     status = sub.add_parser("status", help=_("whether an engine runs here, and its jobs"))
     status.add_argument("--json", action="store_true", help=_("JSON on stdout"))
+    sub.add_parser("attach", help=_("show the progress of what the engine here runs, live, "
+                                    "until it ends (Ctrl-C leaves it running)"))
     sub.add_parser("stop", help=_("stop the engine here and the jobs it runs"))
 
 
@@ -49,8 +59,13 @@ def run_engine_command(args: argparse.Namespace) -> int:
     if which == "connect":
         from mpstudio.engine.service.engine_bridge import connect
 
-        return connect(args.idle_minutes)
-    return _query(which, getattr(args, "json", False))
+        return connect(args.idle_minutes, start=not args.no_start)
+    target = getattr(args, "target", None) or EngineTarget("here")
+    if which == "attach":
+        from mpstudio.cli.engine_attach import attach
+
+        return attach(target)
+    return _query(which, getattr(args, "json", False), target)
 
 
 def _serve(idle_minutes: float | None) -> int:
@@ -82,34 +97,23 @@ def _serve(idle_minutes: float | None) -> int:
                         log_file=engine_log())
 
 
-def _query(mode: str, as_json: bool) -> int:
-    """Ask the engine here what it runs (status) or to end (stop), as a non-window."""
-    from mpstudio import __version__
-    from mpstudio.engine.service import protocol as p
-    from mpstudio.engine.service.engine_bridge import BridgeError, reach_engine
-    from mpstudio.engine.service.framing import FrameWriter, read_frame
+def _query(mode: str, as_json: bool, target: EngineTarget) -> int:
+    """Ask the engine at ``target`` what it runs (status) or to end (stop), as neither
+    a window nor a command line of jobs: nothing it runs is disturbed."""
+    from mpstudio.engine.service.engine_connection import EngineConnection, EngineUnreachable
 
+    connection = EngineConnection(target, mode=mode, start=False)
     try:
-        conn = reach_engine(start=False)
-    except BridgeError as exc:
+        welcome = connection.open()
+    except EngineUnreachable as exc:
         if as_json:
             print(json.dumps({"running": False, "reason": str(exc)}))
         else:
             print(_("mpstudio engine {command}: {message}").format(command=mode, message=exc),
                   file=sys.stderr)
         return EXIT_OK if mode == "stop" else EXIT_FAILED
-    with conn:
-        FrameWriter(conn.makefile("wb")).send(p.Hello(p.PROTOCOL, __version__, mode=mode))
-        try:
-            welcome = read_frame(conn.makefile("rb"))
-        except (EOFError, ValueError) as exc:
-            print(_("mpstudio engine {command}: the engine here did not answer: "
-                    "{error}").format(command=mode, error=exc), file=sys.stderr)
-            return EXIT_FAILED
-    if not isinstance(welcome, p.Welcome):
-        print(_("mpstudio engine {command}: the engine here refused: {reason}").format(
-            command=mode, reason=getattr(welcome, "reason", welcome)), file=sys.stderr)
-        return EXIT_FAILED
+    finally:
+        connection.close()
     jobs = [{"job_id": j.job_id, "kind": j.kind, "what": j.what} for j in welcome.jobs]
     if as_json:
         print(json.dumps({"running": True, "host": welcome.host, "version": welcome.version,

@@ -21,7 +21,7 @@ from mpstudio import __version__
 from mpstudio.cli.data_command import add_data_commands, run_data_command
 from mpstudio.cli.desktop_command import add_desktop_command, run_desktop_command
 from mpstudio.cli.doctor_command import add_doctor_command, run_doctor_command
-from mpstudio.cli.engine_command import add_engine_command, run_engine_command
+from mpstudio.cli.engine_command import REMOTE_ENGINE, add_engine_command, run_engine_command
 from mpstudio.cli.export_command import add_export_command, run_export_command
 from mpstudio.cli.find_batch_command import add_find_batch_command, run_find_batch_command
 from mpstudio.cli.hw_command import add_hw_command, run_hw_command
@@ -117,7 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--engine", metavar=_("WHERE"),
                         help=_("the window drives the engine there: ssh://[user@]host[:port], "
                                "an ssh host or alias, command:... (srun, kubectl exec), or "
-                               "local (default: {env} if set, else local)").format(
+                               "local (default: {env} if set, else local); before train or "
+                               "compare, the run trains there and its progress shows here; "
+                               "before engine status, attach or stop, they ask the engine "
+                               "there").format(
                                    env="MPSTUDIO_ENGINE"))
     commands = parser.add_subparsers(dest="command", parser_class=_Parser)
     add_train_commands(commands)
@@ -133,6 +136,34 @@ def build_parser() -> argparse.ArgumentParser:
     add_desktop_command(commands)
     add_engine_command(commands)
     return parser
+
+
+def _command_name(args: argparse.Namespace) -> str:
+    """"runs list", "engine status", "train"..."""
+    return " ".join(filter(None, (args.command, getattr(args, "runs_command", None),
+                                  getattr(args, "data_command", None),
+                                  getattr(args, "desktop_command", None),
+                                  getattr(args, "engine_command", None))))
+
+
+def _command_target(args: argparse.Namespace) -> Any:
+    """The engine a command's --engine names (None: refused, said on stderr); a command
+    that cannot run there is refused with what to do instead."""
+    from mpstudio.engine.service.engine_target import TargetError, parse_target
+
+    try:
+        target = parse_target(args.engine)
+    except TargetError as exc:
+        print(_("mpstudio: error: --engine: {message}").format(message=exc), file=sys.stderr)
+        return None
+    which = getattr(args, "engine_command", None)
+    if args.command in TRAIN_COMMANDS or (args.command == "engine" and which in REMOTE_ENGINE):
+        return target
+    print(_("mpstudio: error: --engine takes train, compare, engine status, engine attach "
+            "and engine stop to a server's engine; run {command} there (ssh HOST mpstudio "
+            "{command} ...)").format(command=_command_name(args)),
+          file=sys.stderr)
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,21 +184,19 @@ def main(argv: list[str] | None = None) -> int:
         os.environ[ENV] = "en"
     if args.log_level:
         set_level(args.log_level)  # the window, the engine and workers started from here too
-    if args.engine is not None:
-        if args.command is not None:
-            print(_("mpstudio: error: --engine is for the window; on a server, run the "
-                    "command there (ssh HOST mpstudio {command} ...)").format(
-                        command=args.command), file=sys.stderr)
+    if args.engine is not None and args.command is None:
+        os.environ["MPSTUDIO_ENGINE"] = args.engine  # the window's engine
+    elif args.engine is not None:
+        args.target = _command_target(args)
+        if args.target is None:
             return EXIT_USAGE
-        os.environ["MPSTUDIO_ENGINE"] = args.engine
+        if args.target.is_local:  # --engine local: this machine, as without it
+            args.target = None
     if args.command is None:
         from mpstudio.ui.app import launch
 
         return launch(language=choice)
-    command = " ".join(filter(None, (args.command, getattr(args, "runs_command", None),
-                                     getattr(args, "data_command", None),
-                                     getattr(args, "desktop_command", None),
-                                     getattr(args, "engine_command", None))))
+    command = _command_name(args)
     logs = configure_log("cli", command=["mpstudio", *argv])
     if logs.problem:  # said once; the command goes on without a log file
         print(_("mpstudio {command}: {message}").format(command=command, message=logs.problem),
@@ -179,8 +208,14 @@ def main(argv: list[str] | None = None) -> int:
 
     def run() -> int:
         try:
-            prepare_gpu_start(args, command)  # before the command imports TensorFlow
-            code = _RUNNERS[args.command](args)
+            target = getattr(args, "target", None)
+            if target is not None and args.command in TRAIN_COMMANDS:
+                from mpstudio.cli.remote_run import run_on_engine
+
+                code = run_on_engine(args, target)  # no TensorFlow here
+            else:
+                prepare_gpu_start(args, command)  # before the command imports TensorFlow
+                code = _RUNNERS[args.command](args)
         except KeyboardInterrupt:  # a second Ctrl-C, or one while TensorFlow is imported
             print("\n" + _("mpstudio {command}: error: interrupted").format(command=command),
                   file=sys.stderr)

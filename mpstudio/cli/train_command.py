@@ -48,7 +48,7 @@ from mpstudio.engine.templates.user_model import is_model_file
 
 if TYPE_CHECKING:
     from mpstudio.engine.distribute.cluster import Cluster
-    from mpstudio.engine.run_session import Session
+    from mpstudio.engine.run_session import Session, TrainingOutcome
     from mpstudio.engine.trainer.compare_options import CompareOptions
 
 COMMANDS = ("train", "compare")
@@ -161,9 +161,12 @@ def run_options(parser: argparse.ArgumentParser) -> None:
     add_estimate_option(parser)
 
 
-def spec_from_args(args: argparse.Namespace) -> RunSpec:
-    """The run spec: --config (or the defaults) with the options given applied."""
-    spec = load_spec(args.config) if args.config else RunSpec()
+def spec_from_args(args: argparse.Namespace, server: bool = False) -> RunSpec:
+    """The run spec: --config (or the defaults) with the options given applied.
+    ``server``: it runs in a server's engine (cli/remote_run.py), so its paths are the
+    server's: kept as written, not made absolute here."""
+    spec = RunSpec() if not args.config else RunSpec.read(args.config) if server \
+        else load_spec(args.config)
     plain = {
         "dataset": args.dataset, "template": args.template, "precision": args.precision,
         "optimizer": args.optimizer, "learning_rate": args.learning_rate,
@@ -185,9 +188,9 @@ def spec_from_args(args: argparse.Namespace) -> RunSpec:
     changes["data"] = dataclasses.replace(
         spec.data, **{k: v for k, v in data.items() if v is not None}
     )
-    if args.dataset is not None:
+    if args.dataset is not None and not server:
         changes["dataset"] = dataset_argument(args.dataset)
-    if args.template is not None and is_model_file(args.template):
+    if args.template is not None and is_model_file(args.template) and not server:
         changes["template"] = str(Path(args.template).expanduser().resolve())
     changes["dataset_options"] = source_options(args, spec.dataset_options)
     changes["warmup_steps"] = (spec.warmup_steps if args.warmup_steps is None
@@ -247,10 +250,11 @@ def run_train_command(args: argparse.Namespace) -> int:
                           compare_options if comparison else run_options)
 
 
-def report_session(args: argparse.Namespace, session: Session, kind: str,
-                   options: Any) -> int:
+def report_session(args: argparse.Namespace, session: Session | TrainingOutcome, kind: str,
+                   options: Any, where: str = "") -> int:
     """Print what a session trained as ``kind`` (train or compare) as the arguments ask
-    (a card, --json, --events) and the pin advice; the exit code."""
+    (a card, --json, --events) and the pin advice; the exit code. ``where``: the server
+    whose engine trained it (its history holds the runs)."""
     results, stored = session.results, session.stored
     payload = _payload(kind, results, stored, session.card)
     if args.events:
@@ -258,9 +262,10 @@ def report_session(args: argparse.Namespace, session: Session, kind: str,
     elif args.json:
         print(json.dumps(payload, indent=2, allow_nan=False))
     else:
-        _print_outcome(session.card, stored, session.history_kept)
-    if not args.events:
-        print_pin_advice(args, options, results, stored if session.history_kept else [])
+        _print_outcome(session.card, stored, session.history_kept, where)
+    if not args.events:  # a server's history is read there, not here
+        print_pin_advice(args, options, results,
+                         stored if session.history_kept and not where else [])
     if any(r.failure is not None and r.failure.has_traceback for r in results):
         print_log_hint(args.command)  # the error's traceback is there
     return EXIT_OK if all(r.ok for r in results) else EXIT_FAILED
@@ -383,7 +388,7 @@ def _payload(command: str, results: list, stored: list, card: Any) -> dict[str, 
     })
 
 
-def _print_outcome(card: Any, stored: list, persistent: bool) -> None:
+def _print_outcome(card: Any, stored: list, persistent: bool, where: str = "") -> None:
     from mpstudio.cli.history_tables import card_table
 
     if card is not None:
@@ -392,6 +397,10 @@ def _print_outcome(card: Any, stored: list, persistent: bool) -> None:
         ids = ", ".join(f"#{run.id}" for run in stored)
         hint = (f"mpstudio runs compare {stored[0].id} {stored[1].id}" if len(stored) > 1
                 else f"mpstudio runs show {stored[0].id}")
+        if where:
+            print(_("saved in {host}'s run history as {ids} (see: ssh {host} {hint})").format(
+                host=where, ids=ids, hint=hint), file=sys.stderr)
+            return
         print(_("saved in the run history as {ids} (see: {hint})").format(ids=ids, hint=hint),
               file=sys.stderr)
 

@@ -13,7 +13,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mpstudio.engine.events import Reporter, RunFailed, RunSummary
+from mpstudio.engine.events import EpochMetrics, Reporter, RunFailed, RunSummary
 from mpstudio.engine.spec import RunSpec
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ class TrainedRun:
     warnings: tuple[str, ...] = ()
     run_id: int | None = None  # its history id (None: not recorded)
     model_handle: int | None = None  # the model, kept in the engine process for export
+    epochs: tuple[EpochMetrics, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -74,7 +75,8 @@ class Session:
         ids: list[int | None] = [s.id for s in self.stored] \
             if len(self.stored) == len(self.results) else [None] * len(self.results)
         handles = handles or [None] * len(self.results)
-        runs = [TrainedRun(r.spec, r.summary, r.failure, tuple(r.warnings), run_id, handle)
+        runs = [TrainedRun(r.spec, r.summary, r.failure, tuple(r.warnings), run_id, handle,
+                           tuple(r.epochs))
                 for r, run_id, handle in zip(self.results, ids, handles, strict=True)]
         return TrainingOutcome(runs, self.stopped_while_loading, self.stored, self.card,
                                self.history_kept)

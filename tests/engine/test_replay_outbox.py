@@ -56,3 +56,34 @@ def test_a_window_that_reattaches_gets_its_own_missed_messages_once():
     with pytest.raises(EOFError):
         outbox.detach(writer)
         read_frame(reader)
+
+
+def test_front_ends_side_by_side_each_get_and_acknowledge_their_own():
+    """The window and a command line attached at once (`mpstudio --engine gpu-box
+    compare` beside the window): each gets its own job messages, and one's Ack never
+    drops the other's; a watcher (`engine attach`) sees every one live; the oldest of
+    all go past MOST_KEPT, and only the front end that lost some hears so."""
+    outbox = ReplayOutbox(most_kept=4)
+    window, window_in = _pipe()
+    cli, cli_in = _pipe()
+    watcher, watcher_in = _pipe()
+    outbox.attach(window, _welcome(), None, "window")
+    outbox.attach(cli, _welcome(), None, "cli")
+    outbox.watch(watcher, _welcome(), (("window", p.JobEvent(1, "catch-up")),))
+    for reader in (window_in, cli_in, watcher_in):
+        assert isinstance(read_frame(reader), p.Welcome)
+    assert read_frame(watcher_in) == p.Numbered(0, p.JobEvent(1, "catch-up"), "window")
+    outbox.send(p.JobProgress(1, 1, 2, "w"), "window")
+    outbox.send(p.JobProgress(1, 1, 2, "c"), "cli")
+    assert read_frame(window_in).client_id == "window" and read_frame(cli_in).seq == 2
+    assert [read_frame(watcher_in).seq for _ in range(2)] == [1, 2]
+    outbox.acknowledge(2, "cli")  # the command line's Ack: the window's 1 stays
+    outbox.detach(window)
+    again, again_in = _pipe()
+    assert outbox.attach(again, _welcome(), 0, "window")
+    assert isinstance(read_frame(again_in), p.Welcome) and read_frame(again_in).seq == 1
+    outbox.detach(again)
+    for n in range(4):  # past MOST_KEPT: the window's oldest (1) goes
+        outbox.send(p.JobProgress(2, n, 4, "c"), "cli")
+    assert not outbox.attach(_pipe()[0], _welcome(), 0, "window")  # it lost message 1
+    assert outbox.attach(_pipe()[0], _welcome(), 2, "cli")

@@ -25,7 +25,7 @@ from pathlib import Path
 from mpstudio.engine.service.private_socket import PrivateSocketError, private_dir, socket_path
 
 ENGINE_ENDED = 3
-CANNOT_START = 4
+CANNOT_START = 4  # engine_target.CANNOT_START: no engine answers, or none could start
 START_SECONDS = 60.0  # a slow shared filesystem imports Python packages slowly
 
 
@@ -127,10 +127,10 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def connect(idle_minutes: float | None = None) -> int:
-    """The command: reach (or start) the engine and bridge to it."""
+def connect(idle_minutes: float | None = None, start: bool = True) -> int:
+    """The command: reach (or start, unless not ``start``) the engine and bridge to it."""
     try:
-        conn = reach_engine(idle_minutes=idle_minutes)
+        conn = reach_engine(start=start, idle_minutes=idle_minutes)
     except BridgeError as exc:
         print(f"mpstudio engine connect: {exc}", file=sys.stderr, flush=True)
         return CANNOT_START

@@ -55,8 +55,11 @@ class _RunningJob:
         self.stop_flag = threading.Event()
         self._outbox = outbox
         self._last_progress: tuple[int, int, str] | None = None
+        self.last_started: Any = None  # the current run's RunStarted event
 
     def emit(self, event: Any) -> None:
+        if type(event).__name__ == "RunStarted":  # for a watcher who comes mid-run
+            self.last_started = event
         self._outbox.send(p.JobEvent(self.submit.job_id, event), self.client_id)
 
     def should_stop(self) -> bool:
@@ -83,7 +86,8 @@ class EngineLoop:
             MAIN_LANE: queue.Queue(), DATA_LANE: queue.Queue()}
         self.jobs: dict[tuple[str, int], _RunningJob] = {}  # by window and its job id
         self._jobs_lock = threading.Lock()
-        self._client: tuple[str, Any] | None = None  # (client_id, writer) attached now
+        self._client: tuple[str, Any] | None = None  # (client_id, writer): the window now
+        self._others: set[Any] = set()  # writers of command lines and watchers attached
         self.ending = threading.Event()
         self.on_ending: list[Callable[[], None]] = []  # a server stops listening at once
         self.end_reason = ""
@@ -103,6 +107,7 @@ class EngineLoop:
         if not self._welcome(hello, writer):
             self._connection_ended(writer, "refused")
             return
+        watching = hello.mode == p.WATCH
         while True:
             try:
                 message = read_frame(inbound)
@@ -113,6 +118,8 @@ class EngineLoop:
             except Exception as exc:  # EOF: the window is gone (or the pipe broke)
                 self._connection_ended(writer, _said_why(exc))
                 return
+            if watching and not isinstance(message, p.Detach):
+                continue  # a watcher sees; it runs and cancels nothing
             if isinstance(message, p.Submit):
                 job = _RunningJob(message, self.outbox, hello.client_id)
                 with self._jobs_lock:
@@ -124,7 +131,7 @@ class EngineLoop:
                 if cancelled is not None:
                     cancelled.stop_flag.set()
             elif isinstance(message, p.Ack):
-                self.outbox.acknowledge(message.seq)
+                self.outbox.acknowledge(message.seq, hello.client_id)
             elif isinstance(message, p.Detach):
                 self._connection_ended(writer, "the window detached")
                 return
@@ -171,8 +178,21 @@ class EngineLoop:
                 f"window mpstudio {hello.version} (protocol {hello.protocol}): install the "
                 f"same version on both machines"))
             return False
-        with self._jobs_lock:
-            previous, self._client = self._client, (hello.client_id, writer)
+        if hello.mode == p.WATCH:
+            with self._jobs_lock:
+                self._others.add(writer)
+                catch_up = tuple((job.client_id, p.JobEvent(job.submit.job_id, job.last_started))
+                                 for job in self.jobs.values() if job.last_started is not None)
+            self.outbox.watch(writer, self._welcome_message(None), catch_up)
+            log.info("a watcher attached (mpstudio %s)", hello.version)
+            return True
+        if hello.mode == p.COMMAND_LINE:  # beside the window, not in its place
+            with self._jobs_lock:
+                self._others.add(writer)
+            previous = None
+        else:
+            with self._jobs_lock:
+                previous, self._client = self._client, (hello.client_id, writer)
         if previous is not None and previous[1] is not writer:
             # One window at a time: the newest wins. Its own stale connection (a drop not
             # noticed yet) goes quietly; another window is told why.
@@ -186,7 +206,8 @@ class EngineLoop:
                                   hello.client_id):
             log.warning("a window reattached after more than %d job messages: the oldest "
                         "were dropped", MOST_KEPT)
-        log.info("a window attached (mpstudio %s%s)", hello.version,
+        log.info("a %s attached (mpstudio %s%s)",
+                 "command line" if hello.mode == p.COMMAND_LINE else "window", hello.version,
                  f", resuming after message {resume}" if resume is not None else "")
         return True
 
@@ -196,6 +217,8 @@ class EngineLoop:
             was_current = self._client is not None and self._client[1] is writer
             if was_current:
                 self._client = None
+            self._others.discard(writer)
+            if self._client is None and not self._others:
                 self.idle_since = time.monotonic()
         with contextlib.suppress(Exception):
             writer.close()
@@ -209,17 +232,21 @@ class EngineLoop:
         to it has gone (``seconds`` at most), so it reads its jobs' ends, then EOF."""
         with self._jobs_lock:
             client, self._client = self._client, None
-        if client is not None:
-            client[1].close()
-            wait = getattr(client[1], "wait_sent", None)
+            writers = [*([client[1]] if client is not None else []), *self._others]
+            self._others.clear()
+        for writer in writers:
+            writer.close()
+        deadline = time.monotonic() + seconds
+        for writer in writers:
+            wait = getattr(writer, "wait_sent", None)
             if wait is not None:
-                wait(seconds)
+                wait(max(0.0, deadline - time.monotonic()))
 
     @property
     def idle(self) -> bool:
-        """No window attached and no job queued or running."""
+        """No front end attached and no job queued or running."""
         with self._jobs_lock:
-            return self._client is None and not self.jobs
+            return self._client is None and not self._others and not self.jobs
 
     def _end(self, orphaned: bool) -> None:
         self.end_reason = "the window went away" if orphaned else "the window asked"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import socket
 import sys
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -31,6 +32,7 @@ DEFAULT_REMOTE = "mpstudio"
 SSH_OPTIONS = ("-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=5",
                "-o", "ServerAliveCountMax=3", "-T")
 SSH_FAILED = 255  # ssh's own exit code for a connection that failed
+CANNOT_START = 4  # `mpstudio engine connect`'s: no engine answers (engine_bridge.py)
 
 
 class TargetError(ValueError):
@@ -40,7 +42,8 @@ class TargetError(ValueError):
 @dataclass(frozen=True)
 class EngineTarget:
     """``kind`` "local", "ssh" (``host``, optional ``port``, ``remote``: how mpstudio is
-    run there) or "command" (``command``: the user's, run as given)."""
+    run there), "command" (``command``: the user's, run as given) or "here" (this
+    machine's long-lived engine, as `mpstudio engine attach` on a server reaches it)."""
 
     kind: str = "local"
     host: str = ""
@@ -59,6 +62,8 @@ class EngineTarget:
             return self.host.rsplit("@", 1)[-1]
         if self.kind == "command":
             return shlex.join(self.command[:3])
+        if self.kind == "here":
+            return socket.gethostname()
         return _("this computer")
 
     @property
@@ -71,15 +76,20 @@ class EngineTarget:
             return "command:" + shlex.join(self.command)
         return "local"
 
-    def argv(self) -> list[str]:
-        """The command whose stdin and stdout carry the frames."""
+    def argv(self, start: bool = True) -> list[str]:
+        """The command whose stdin and stdout carry the frames (``start``: it starts the
+        engine there if none runs; a user's own command is run as given)."""
+        no_start = [] if start else ["--no-start"]
         if self.kind == "ssh":
             ssh = shlex.split(os.environ.get(SSH_ENV, "ssh"))
             port = ["-p", str(self.port)] if self.port else []
+            # a command line for the server's shell, as written (it expands ~ there)
             return [*ssh, *SSH_OPTIONS, *port, self.host, "--",
-                    f"{remote_mpstudio(self.remote)} engine connect"]
+                    " ".join([remote_mpstudio(self.remote), "engine", "connect", *no_start])]
         if self.kind == "command":
             return list(self.command)
+        if self.kind == "here":
+            return [sys.executable, "-m", "mpstudio", "engine", "connect", *no_start]
         return [sys.executable, "-m", "mpstudio.engine.service"]
 
 
@@ -173,6 +183,10 @@ def lasting_failure(target: EngineTarget, exit_code: int, stderr: str) -> bool:
 def connection_failure(target: EngineTarget, exit_code: int, stderr: str) -> str:
     """One sentence for a connection that never opened: what happened and what to do."""
     host = target.label
+    if exit_code == CANNOT_START:  # `mpstudio engine connect` said why, in one line
+        return _("the engine on {host} could not be reached: {said}").format(
+            host=host, said=last_words(stderr.splitlines(), lines=1).removeprefix(
+                "mpstudio engine connect: ") or _("no reason given"))
     kind = _failure_kind(target, exit_code, stderr)
     if kind in _FAILURE_TEXT:
         return _FAILURE_TEXT[kind]().format(host=host)

@@ -97,6 +97,8 @@ class JobFailed:
 # Hello and Welcome open every connection, pipe or socket; their fields only ever grow
 # (with defaults), so two versions can always read each other's and say which they are.
 PROTOCOL = 1  # bump on any change a reader of the previous version cannot decode
+COMMAND_LINE = "command-line"
+WATCH = "watch"
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,10 @@ class Hello:
     protocol: int
     version: str  # mpstudio's, for the sentence when the protocols differ
     client_id: str = ""  # one per window: its own stale connection is replaced quietly
-    mode: str = "window"  # "status": only the Welcome, then close; "stop": end the engine
+    # "window" (one at a time: the newest wins), COMMAND_LINE (its own jobs, beside the
+    # window), WATCH (every job's messages live; runs nothing), "status" (only the
+    # Welcome, then close), "stop" (end the engine)
+    mode: str = "window"
     engine_id: str = ""
     resume_from: int = 0
 
