@@ -19,7 +19,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +48,19 @@ def tensorboard_available() -> bool:
 
 def has_logs(logdir: Path) -> bool:
     return bool(event_files(logdir))
+
+
+def run_logs(run_ids: Iterable[int]) -> dict[str, Path]:
+    """The TensorBoard logs folder of each run that has logs, by name ("run7")."""
+    from mpstudio.engine.history.run_models import run_folder
+    from mpstudio.engine.tensorboard_log import LOGS_FOLDER
+
+    folders = {}
+    for run_id in run_ids:
+        folder = run_folder(run_id)
+        if folder is not None and has_logs(folder / LOGS_FOLDER):
+            folders[f"run{run_id}"] = folder / LOGS_FOLDER
+    return folders
 
 
 @dataclass

@@ -3321,6 +3321,10 @@ then choose Run &gt; Open in TensorBoard again.</source>
         <translation>所选运行都没有 TensorBoard 日志。要得到日志，请打开“写入 TensorBoard 日志”（或 `--tensorboard`）并重新运行。</translation>
     </message>
     <message>
+        <source>starting TensorBoard on {host}…</source>
+        <translation>正在 {host} 上启动 TensorBoard…</translation>
+    </message>
+    <message>
         <source>starting TensorBoard…</source>
         <translation>正在启动 TensorBoard…</translation>
     </message>
@@ -3335,6 +3339,10 @@ then choose Run &gt; Open in TensorBoard again.</source>
     <message>
         <source>TensorBoard could not start: {reason}</source>
         <translation>TensorBoard 无法启动：{reason}</translation>
+    </message>
+    <message>
+        <source>TensorBoard of {host} at {url}, forwarded over ssh (logs there: {folders})</source>
+        <translation>{host} 的 TensorBoard 位于 {url}，经 ssh 转发（那里的日志：{folders}）</translation>
     </message>
     <message>
         <source>TensorBoard at {url} (logs: {folders})</source>

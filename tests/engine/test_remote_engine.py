@@ -358,3 +358,22 @@ def test_engine_targets_read_as_written():
     for bad in ("-oProxyCommand=x", "a b", "ssh://:22", "ssh://host:99999"):
         with pytest.raises(ValueError):
             parse_target(bad)
+
+
+def test_a_forward_that_cannot_be_set_up_says_why_in_one_sentence(server, monkeypatch):
+    from mpstudio.engine.service.port_forward import ForwardError, open_forward
+
+    monkeypatch.setenv(SSH_ENV, f"ssh -F {server.closed_port_config}")
+    with pytest.raises(ForwardError, match="gpu-box cannot be reached"):
+        open_forward(parse_target("gpu-box"), 6006, timeout=60)
+    with pytest.raises(ForwardError, match="run `mpstudio tensorboard RUN_ID` there"):
+        open_forward(parse_target("command:srun mpstudio engine connect"), 6006)
+
+
+def test_the_engines_tensorboard_names_runs_without_logs(tmp_path, monkeypatch):
+    from mpstudio.engine.service.served_tensorboard import serve_tensorboard
+    from mpstudio.engine.tensorboard_launch import NoTensorBoardLogs
+
+    monkeypatch.setenv("MPSTUDIO_HISTORY", str(tmp_path / "history.sqlite3"))
+    with pytest.raises(NoTensorBoardLogs, match=r"run #999 has no TensorBoard logs: turn on"):
+        serve_tensorboard((999,))

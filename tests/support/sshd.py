@@ -9,7 +9,8 @@ come (a binary protocol crosses them), and its exit status or signal sent back. 
 connection drops, the command's stdin gets EOF and its stdout and stderr pipes are
 closed; the command is not killed (one that detached itself lives on). Login is by one
 key only (a throwaway ed25519 key it generates, like its host key), for one user name;
-shells, subsystems, ptys and forwarding are refused.
+shells, subsystems and ptys are refused. Local forwarding (``ssh -L``) reaches only the
+server's own loopback (a TensorBoard there), as sshd's ``PermitOpen localhost:*``.
 
 Protocol with the tests' side: the first line on stdin is JSON ({"folder", "env",
 "cwd", "user"}); the server writes the client's private key to FOLDER/client_key and
@@ -62,6 +63,10 @@ class Server(asyncssh.SSHServer):
 
     def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         return username == self._user and key.public_data == self._key.public_data
+
+    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str,
+                             orig_port: int) -> bool:
+        return dest_host in ("127.0.0.1", "localhost")  # ssh -L to this machine only
 
     def session_requested(self) -> CommandSession:
         assert self._conn is not None

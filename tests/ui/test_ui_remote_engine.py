@@ -108,3 +108,44 @@ def test_a_comparison_on_the_server_reaches_the_windows_history_and_stays_offlin
     assert window.engine_label.text() == "engine: 127.0.0.1 · not connected"
     window.engine_menu.switch(parse_target("gpu-box"))
     assert set(stored) <= set(window.history.visible_ids())  # the copy, before connecting
+
+
+def test_open_in_tensorboard_shows_the_servers_logs_through_a_forwarded_port(
+        remote_window, gpu_server, qtbot, monkeypatch):
+    """The logs are on the server: its engine starts TensorBoard on its own loopback,
+    the window forwards a port of this computer to it over ssh and opens that; the
+    browser then reads the server's run. Back on this computer, the forward ends."""
+    import json
+    import urllib.request
+
+    from mpstudio.engine.service.port_forward import PortForward
+    from mpstudio.engine.spec import TrainingAids
+
+    window = remote_window
+    qtbot.waitUntil(lambda: window.setup.run_button.isEnabled(), timeout=120_000)
+    spec = window.setup.spec().replace(precision="float32", epochs=1, batch_size=64,
+                                       aids=TrainingAids(tensorboard=True))
+    window.setup.set_spec(spec)
+    window.setup.baseline.setChecked(False)
+    with qtbot.waitSignal(window.run_ended, timeout=240_000):
+        window.run_actions.start_run()
+    run_id = window.last_outcome.stored[-1].id
+    opened: list[str] = []
+    monkeypatch.setattr(window.tensorboard, "open_url", opened.append)
+    window.window_actions.open_tensorboard.trigger()
+    assert window.status_text.text() == "starting TensorBoard on gpu-box…"
+    qtbot.waitUntil(lambda: bool(opened), timeout=120_000)
+    forward = window.tensorboard.server
+    assert isinstance(forward, PortForward) and opened == [forward.url]
+    assert window.status_text.text().startswith(
+        f"TensorBoard of gpu-box at {forward.url.rstrip('/')}, forwarded over ssh (logs there: ")
+    assert f"runs/{run_id}/tensorboard" in window.status_text.text()
+    no_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with no_proxy.open(forward.url + "data/plugin/scalars/tags", timeout=30) as answer:
+        tags = {tag for run in json.load(answer).values() for tag in run}
+    assert "train/loss" in tags, tags  # the server's run, read through the forward
+    window.window_actions.open_tensorboard.trigger()  # the same run: the same forward
+    assert window.tensorboard.server is forward and len(opened) == 2
+    window.engine_menu.switch(EngineTarget())
+    assert not forward.running and window.tensorboard.server is None
+    stop_engine(gpu_server)  # its TensorBoard ends with it

@@ -23,6 +23,7 @@ from mpstudio.engine.i18n import N_
 from mpstudio.engine.model_summary import ModelSummary
 from mpstudio.engine.run_session import TrainingOutcome
 from mpstudio.engine.service.file_fetch import FetchedFiles
+from mpstudio.engine.service.served_tensorboard import TensorBoardAddress
 
 if TYPE_CHECKING:
     from mpstudio.engine.app_settings import GpuMemorySettings
@@ -153,6 +154,16 @@ class FetchFilesRequest(JobRequest[FetchedFiles]):
     remove_after: bool = False  # a staged export's copy (only inside a staging folder)
     lane: ClassVar[str] = DATA_LANE
     what: ClassVar[str] = N_("copying the file to this computer")
+
+
+@dataclass(frozen=True)
+class TensorBoardRequest(JobRequest[TensorBoardAddress]):
+    """TensorBoard on these runs' logs, on the engine's machine (a server's: the window
+    forwards its port over ssh)."""
+
+    run_ids: tuple[int, ...]
+    lane: ClassVar[str] = DATA_LANE  # seconds to start: never behind a long run
+    what: ClassVar[str] = N_("TensorBoard")
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from mpstudio.engine.service.job_requests import (
     InspectDatasetRequest,
     JobRequest,
     ModelPreviewRequest,
+    TensorBoardRequest,
     TrainRequest,
     UnreadableRequest,
 )
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from mpstudio.engine.prediction.for_hardware import Workload
     from mpstudio.engine.run_session import TrainingOutcome
     from mpstudio.engine.service.file_fetch import FetchedFiles
+    from mpstudio.engine.service.served_tensorboard import TensorBoardAddress
     from mpstudio.engine.spec import RunSpec
 
 
@@ -292,6 +294,14 @@ def fetch_files(ctx: JobContext, memory: EngineMemory,
                       remove_after=request.remove_after)
 
 
+def tensorboard(ctx: JobContext, memory: EngineMemory,
+                request: TensorBoardRequest) -> TensorBoardAddress:
+    """TensorBoard on the runs' logs here, for a window that forwards its port."""
+    from mpstudio.engine.service.served_tensorboard import serve_tensorboard
+
+    return serve_tensorboard(request.run_ids, ctx.should_stop)
+
+
 JOBS: dict[type[JobRequest[Any]], Callable[[JobContext, EngineMemory, Any], Any]] = {
     HardwareCheckRequest: hardware_check,
     ApplyMemoryRequest: apply_memory,
@@ -303,6 +313,7 @@ JOBS: dict[type[JobRequest[Any]], Callable[[JobContext, EngineMemory, Any], Any]
     BatchFindRequest: find_batch,
     HistoryRowsRequest: history_rows,
     FetchFilesRequest: fetch_files,
+    TensorBoardRequest: tensorboard,
 }
 
 

@@ -135,7 +135,7 @@ class MainWindow(QMainWindow):
         self.exports = ExportActions(engine, state, notices, self.files, self.history,
                                      lambda: self.history_actions.store, a.export_model, self)
         self.tensorboard = TensorBoardActions(state, notices, self.history,
-                                              a.open_tensorboard, self)
+                                              a.open_tensorboard, self, self.engine)
         self.doctor = DoctorActions(engine, state, notices, a.check_training, self)
         self.batch_finder = BatchFinderActions(engine, state, notices, a.find_batch,
                                                self.setup, self.run_actions.start_training,
@@ -302,6 +302,7 @@ class MainWindow(QMainWindow):
 
     def _machine_changed(self, target: EngineTarget) -> None:
         self.hardware_jobs.machine_changed()
+        self.tensorboard.stop()  # its logs (or the forward's) are the machine left's
         self.history_mirror.machine_changed(target)
 
     def start_background(self) -> None:
