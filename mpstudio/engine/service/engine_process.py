@@ -303,7 +303,7 @@ def failure_message(request: object, exc: BaseException) -> str:
     if isinstance(exc, SpecError):
         return "; ".join(exc.problems)
     known = {"RunSetupError", "DataLoadStopped", "DataError", "DownloadError", "SettingsError",
-             "ExportError", "UnknownJob", "FetchError"}
+             "ExportError", "UnknownJob", "FetchError", "FolderError"}
     if type(exc).__name__ in known:
         return str(exc)
     what = type(request).__name__

@@ -28,6 +28,7 @@ from mpstudio.engine.service.job_requests import (
     HistoryRowsRequest,
     InspectDatasetRequest,
     JobRequest,
+    ListFolderRequest,
     ModelPreviewRequest,
     TrainRequest,
     UnreadableRequest,
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from mpstudio.engine.prediction.for_hardware import Workload
     from mpstudio.engine.run_session import TrainingOutcome
     from mpstudio.engine.service.file_fetch import FetchedFiles
+    from mpstudio.engine.service.folder_listing import FolderListing
     from mpstudio.engine.spec import RunSpec
 
 
@@ -292,6 +294,14 @@ def fetch_files(ctx: JobContext, memory: EngineMemory,
                       remove_after=request.remove_after)
 
 
+def list_folder(ctx: JobContext, memory: EngineMemory,
+                request: ListFolderRequest) -> FolderListing:
+    """A folder here, for the window's file dialog (service/folder_listing.py)."""
+    from mpstudio.engine.service.folder_listing import list_folder as listing
+
+    return listing(request.path, request.suffixes, request.folders_only)
+
+
 JOBS: dict[type[JobRequest[Any]], Callable[[JobContext, EngineMemory, Any], Any]] = {
     HardwareCheckRequest: hardware_check,
     ApplyMemoryRequest: apply_memory,
@@ -303,6 +313,7 @@ JOBS: dict[type[JobRequest[Any]], Callable[[JobContext, EngineMemory, Any], Any]
     BatchFindRequest: find_batch,
     HistoryRowsRequest: history_rows,
     FetchFilesRequest: fetch_files,
+    ListFolderRequest: list_folder,
 }
 
 
