@@ -20,16 +20,19 @@ from mpstudio.engine.templates.registry import kind_problem, template_names
 from mpstudio.engine.templates.user_model import is_model_file, model_file_problem
 
 
-def spec_problems(spec: RunSpec) -> list[str]:
+def spec_problems(spec: RunSpec, files_here: bool = True) -> list[str]:
     """Every reason ``spec`` cannot run, each a sentence naming the field: the dataset,
-    the template, then the settings (RunSpec.setting_problems)."""
-    out = list(_dataset_problems(spec))
+    the template, then the settings (RunSpec.setting_problems). ``files_here`` False:
+    its dataset and model file paths are another machine's (a window whose engine is on
+    a server), so only what needs no file is checked; the engine checks the rest."""
+    out = list(_dataset_problems(spec, files_here))
     if is_model_file(spec.template):  # the user's own model, checked as it loads
-        problem = model_file_problem(spec.template)
+        problem = model_file_problem(spec.template) if files_here else None
         out += [problem] if problem else []
     else:
         out += choice_problems(N_("template"), spec.template, template_names())
-    if not out and spec.template in template_names():
+    if not out and spec.template in template_names() and (
+            files_here or is_registered(spec.dataset)):
         kind = known_kind(spec.dataset)  # e.g. a CSV is flat: refuse cnn before reading it
         problem = kind_problem(spec.template, kind) if kind else None
         out += [problem] if problem else []
@@ -55,11 +58,13 @@ def load_spec(path: str | Path) -> RunSpec:
     return spec.replace(dataset=_beside(spec.dataset, folder), template=template)
 
 
-def _dataset_problems(spec: RunSpec) -> list[str]:
+def _dataset_problems(spec: RunSpec, files_here: bool = True) -> list[str]:
     if not isinstance(spec.dataset, str) or not spec.dataset:
         return [_("dataset must be a name or a path, got {value!r}").format(value=spec.dataset)]
     if not isinstance(spec.dataset_options, dict):
         return [_("dataset options must be a table of option names and values")]
+    if not files_here and not is_registered(spec.dataset) and looks_like_path(spec.dataset):
+        return []  # another machine's file: its engine reads it and says what is wrong
     return dataset_problems(spec.dataset, spec.dataset_options)
 
 

@@ -3048,6 +3048,65 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
     </message>
 </context>
 <context>
+    <name>ServerFileDialog</name>
+    <message>
+        <source>{title} on {host}</source>
+        <translation>{title}（在 {host} 上）</translation>
+    </message>
+    <message>
+        <source>a folder on {host}, e.g. ~/data</source>
+        <translation>{host} 上的文件夹，例如 ~/data</translation>
+    </message>
+    <message>
+        <source>&amp;Up</source>
+        <translation>向上(&amp;U)</translation>
+    </message>
+    <message>
+        <source>The folder this one is in</source>
+        <translation>上一级文件夹</translation>
+    </message>
+    <message>
+        <source>&amp;Home</source>
+        <translation>主目录(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Your home folder on {host}</source>
+        <translation>你在 {host} 上的主目录</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Modified</source>
+        <translation>修改时间</translation>
+    </message>
+    <message>
+        <source>listing…</source>
+        <translation>正在列出…</translation>
+    </message>
+    <message>
+        <source>Folders only.</source>
+        <translation>只显示文件夹。</translation>
+    </message>
+    <message>
+        <source>Folders and {suffixes} files.</source>
+        <translation>文件夹和 {suffixes} 文件。</translation>
+    </message>
+    <message>
+        <source>Nothing here to open.</source>
+        <translation>这里没有可打开的内容。</translation>
+    </message>
+    <message>
+        <source>Only the first {count} are listed: type a path to go further.</source>
+        <translation>只列出了前 {count} 项：请输入路径以继续浏览。</translation>
+    </message>
+</context>
+<context>
     <name>SetupPanel</name>
     <message>
         <source>auto (on for GPUs)</source>

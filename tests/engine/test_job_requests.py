@@ -39,12 +39,13 @@ class _Context:
 
 
 def test_every_request_has_a_job_that_returns_what_the_request_names():
-    assert len(REQUESTS) == 10 and set(JOBS) == set(REQUESTS)
+    assert len(REQUESTS) == 12 and set(JOBS) == set(REQUESTS)
     for request, job in JOBS.items():
         assert job.__annotations__["return"] == _result_name(request), request
         assert dataclasses.is_dataclass(request) and request.__dataclass_params__.frozen
         assert request.what, f"{request.__name__} says what it is in a failure"
-    beside_a_run = {jr.InspectDatasetRequest, jr.HistoryRowsRequest, jr.FetchFilesRequest}
+    beside_a_run = {jr.InspectDatasetRequest, jr.HistoryRowsRequest, jr.FetchFilesRequest,
+                    jr.ListFolderRequest, jr.TensorBoardRequest}
     assert {r for r in REQUESTS if r.lane == jr.DATA_LANE} == beside_a_run  # never behind it
     assert {r.lane for r in REQUESTS if r not in beside_a_run} == {jr.MAIN_LANE}
 

@@ -150,3 +150,16 @@ def test_the_spec_alone_leaves_dataset_and_template_to_the_registries(tmp_path):
     RunSpec(dataset="digits").save(config)
     (tmp_path / "digits").mkdir()
     assert load_spec(config).dataset == "digits"  # a registered name stays a name
+
+
+def test_a_servers_data_and_model_files_are_checked_there_not_here(tmp_path):
+    """The window of an engine on a server: its paths are the server's (not on this
+    computer), so only what needs no file is checked here."""
+    spec = RunSpec().replace(dataset=str(tmp_path / "on-server" / "images"),
+                             template=str(tmp_path / "on-server" / "mine.keras"))
+    assert len(spec_problems(spec)) == 2  # here, neither exists
+    assert spec_problems(spec, files_here=False) == []
+    assert spec_problems(spec.replace(epochs=0), files_here=False) == [
+        "epochs must be a positive integer, got 0"]
+    assert "unknown dataset 'mnist2'" in spec_problems(RunSpec().replace(dataset="mnist2"),
+                                                       files_here=False)[0]

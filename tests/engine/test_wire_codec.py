@@ -60,12 +60,14 @@ from mpstudio.engine.said import Said, clauses, said
 from mpstudio.engine.service import job_requests as jr
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.file_fetch import FetchedFiles, FileChunk, FileEntry, FileListing
+from mpstudio.engine.service.folder_listing import FolderEntry, FolderListing
 from mpstudio.engine.service.framing import (
     MAX_FRAME_BYTES,
     FrameError,
     FrameWriter,
     read_frame,
 )
+from mpstudio.engine.service.served_tensorboard import TensorBoardAddress
 from mpstudio.engine.service.wire_codec import WireError, decode, encode
 from mpstudio.engine.service.wire_types import wire_types
 from mpstudio.engine.spec import RunSpec
@@ -211,6 +213,8 @@ def requests(folder: Path) -> list[jr.JobRequest[Any]]:
         jr.BatchFindRequest(spec(), FinderOptions(cap_mib=2048.0, max_tries=6)),
         jr.HistoryRowsRequest(12, (9, 11)),
         jr.FetchFilesRequest("/tmp/mpstudio-copy-back-1-x/digits.keras", remove_after=True),
+        jr.ListFolderRequest("~/data", (".npz", ".csv")),
+        jr.TensorBoardRequest((12, 13)),
         jr.UnreadableRequest("NewerRequest", "unknown tag 'NewerRequest'"),
     ]
 
@@ -219,7 +223,8 @@ def results(folder: Path) -> list[Any]:
     return [hardware_check(), MemoryApplyResult("applied", said(CHANGED)),
             inspect_dataset("digits", {}), model_summary(), training_outcome(),
             export_outcomes(folder), doctor_report(), batch_search(), history_rows(),
-            fetched_files(), None]
+            fetched_files(), folder_listing(),
+            TensorBoardAddress(6006, {"run12": "/home/me/runs/12/tensorboard"}), None]
 
 
 def history_rows() -> HistoryRows:
@@ -235,6 +240,12 @@ def fetched_files() -> FetchedFiles:
     listing = FileListing("digits_savedmodel", True,
                           (FileEntry("saved_model.pb", 5), FileEntry("variables/v.index", 0)))
     return FetchedFiles(listing, ("a" * 64, "b" * 64))
+
+
+def folder_listing() -> FolderListing:
+    entries = (FolderEntry("images", True, 0, 1796669241.5),
+               FolderEntry("digits.npz", False, 1_048_576, 1796669200.0))
+    return FolderListing("/home/me/data", "/home/me", entries, "/home/me", truncated=False)
 
 
 # ------------------------------------------------------------------ round trips
@@ -327,7 +338,7 @@ def test_a_sentence_reads_in_the_receivers_language():
 def test_a_registry_of_every_class_that_crosses_and_only_those():
     registry = wire_types()
     for cls in [TrainingOutcome, BatchTried, Check, MemoryApplyResult, Verdict,
-                *EVENT_TYPES.values()]:
+                FolderListing, FolderEntry, *EVENT_TYPES.values()]:
         assert cls in registry.names, cls
     assert all(c.__module__.startswith("mpstudio.engine.") and (
         dataclasses.is_dataclass(c) or issubclass(c, enum.Enum)) for c in registry.names)

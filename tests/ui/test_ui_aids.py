@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import QObject, Qt, Signal
 
 from mpstudio.engine.distribute.lr_plan import scaled_learning_rate
+from mpstudio.engine.service.engine_target import EngineTarget
 from mpstudio.engine.spec import MONITORS, RunSpec, TrainingAids
 from mpstudio.engine.spec_checks import spec_problems
 from mpstudio.ui.engine_client.run_controller import RunController
@@ -237,6 +238,7 @@ def test_no_offer_outside_the_learning_rate_field(panel):
 class _IdleEngine(QObject):
     job_finished = Signal(object, object)
     job_failed = Signal(object, str)
+    target = EngineTarget()  # this computer's: the spec's files are checked here
 
     def submit(self, job):  # pragma: no cover - a spec with problems is never submitted
         raise AssertionError("a spec with problems was submitted")

@@ -330,7 +330,7 @@ def failure_message(request: object, exc: BaseException) -> str:
     if isinstance(exc, SpecError):
         return "; ".join(exc.problems)
     known = {"RunSetupError", "DataLoadStopped", "DataError", "DownloadError", "SettingsError",
-             "ExportError", "UnknownJob", "FetchError", "NoTensorBoardLogs",
+             "ExportError", "UnknownJob", "FetchError", "FolderError", "NoTensorBoardLogs",
              "TensorBoardMissing"}
     if type(exc).__name__ in known:
         return str(exc)

@@ -23,6 +23,7 @@ from mpstudio.engine.i18n import N_
 from mpstudio.engine.model_summary import ModelSummary
 from mpstudio.engine.run_session import TrainingOutcome
 from mpstudio.engine.service.file_fetch import FetchedFiles
+from mpstudio.engine.service.folder_listing import FolderListing
 from mpstudio.engine.service.served_tensorboard import TensorBoardAddress
 
 if TYPE_CHECKING:
@@ -164,6 +165,19 @@ class TensorBoardRequest(JobRequest[TensorBoardAddress]):
     run_ids: tuple[int, ...]
     lane: ClassVar[str] = DATA_LANE  # seconds to start: never behind a long run
     what: ClassVar[str] = N_("TensorBoard")
+
+
+@dataclass(frozen=True)
+class ListFolderRequest(JobRequest[FolderListing]):
+    """What a folder on the engine's machine holds, for the window's server file dialog
+    (service/folder_listing.py): its sub-folders, and its files whose suffix is one of
+    ``suffixes`` (none: every file) unless ``folders_only``. "" or "~": the home folder."""
+
+    path: str
+    suffixes: tuple[str, ...] = ()
+    folders_only: bool = False
+    lane: ClassVar[str] = DATA_LANE  # beside a run: picking the next dataset meanwhile
+    what: ClassVar[str] = N_("listing a folder")
 
 
 @dataclass(frozen=True)

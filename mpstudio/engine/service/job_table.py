@@ -28,6 +28,7 @@ from mpstudio.engine.service.job_requests import (
     HistoryRowsRequest,
     InspectDatasetRequest,
     JobRequest,
+    ListFolderRequest,
     ModelPreviewRequest,
     TensorBoardRequest,
     TrainRequest,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from mpstudio.engine.prediction.for_hardware import Workload
     from mpstudio.engine.run_session import TrainingOutcome
     from mpstudio.engine.service.file_fetch import FetchedFiles
+    from mpstudio.engine.service.folder_listing import FolderListing
     from mpstudio.engine.service.served_tensorboard import TensorBoardAddress
     from mpstudio.engine.spec import RunSpec
 
@@ -302,6 +304,14 @@ def tensorboard(ctx: JobContext, memory: EngineMemory,
     return serve_tensorboard(request.run_ids, ctx.should_stop)
 
 
+def list_folder(ctx: JobContext, memory: EngineMemory,
+                request: ListFolderRequest) -> FolderListing:
+    """A folder here, for the window's file dialog (service/folder_listing.py)."""
+    from mpstudio.engine.service.folder_listing import list_folder as listing
+
+    return listing(request.path, request.suffixes, request.folders_only)
+
+
 JOBS: dict[type[JobRequest[Any]], Callable[[JobContext, EngineMemory, Any], Any]] = {
     HardwareCheckRequest: hardware_check,
     ApplyMemoryRequest: apply_memory,
@@ -314,6 +324,7 @@ JOBS: dict[type[JobRequest[Any]], Callable[[JobContext, EngineMemory, Any], Any]
     HistoryRowsRequest: history_rows,
     FetchFilesRequest: fetch_files,
     TensorBoardRequest: tensorboard,
+    ListFolderRequest: list_folder,
 }
 
 

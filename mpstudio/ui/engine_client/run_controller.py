@@ -70,7 +70,8 @@ class RunController(QObject):
         if self.active:
             return [QCoreApplication.translate("RunController",
                                                "a run is already in progress: stop it first")]
-        problems = spec_problems(spec)
+        # a server's engine: the data and model files are the server's, checked there
+        problems = spec_problems(spec, files_here=self.engine.target.is_local)
         if comparison is not None:
             problems += comparison_problems(spec, comparison.repeats, comparison.baseline)
         if problems:

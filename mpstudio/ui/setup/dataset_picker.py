@@ -119,11 +119,15 @@ class DatasetPicker(QWidget):
         if index >= 0:
             self.combo.setCurrentIndex(index)
 
-    def add_path(self, path: str, options: dict[str, Any], select: bool = True) -> None:
+    def add_path(self, path: str, options: dict[str, Any], select: bool = True,
+                 is_folder: bool | None = None) -> None:
+        """``is_folder``: what ``path`` is, where it is not on this computer (a server's);
+        None: looked at here."""
         self._options[path] = dict(options)
         if self.combo.findData(path) < 0:
             p = Path(path)
-            kind = QCoreApplication.translate("DatasetPicker", "folder") if p.is_dir() \
+            folder = p.is_dir() if is_folder is None else is_folder
+            kind = QCoreApplication.translate("DatasetPicker", "folder") if folder \
                 else QCoreApplication.translate("DatasetPicker", "file")
             self.combo.addItem(f"{p.name}  ({kind})", path)
             self.combo.setItemData(self.combo.count() - 1, path, Qt.ItemDataRole.ToolTipRole)

@@ -1,9 +1,11 @@
 """The Model group's template choice: the built-in templates, and the user's own models
 saved as .keras files ("Open .keras…"), each listed by its file name with its path as
-the tip; a run spec's template is then the file's path."""
+the tip; a run spec's template is then the file's path. With the engine on a server the
+file is the server's: the window's ``browse_remote`` opens its dialog instead."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Qt
@@ -11,11 +13,16 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QHBoxLayout, QPushButton, 
 
 from mpstudio.engine.templates.user_model import MODEL_SUFFIX, is_model_file
 
+# (title, suffixes, then): opens the server's file dialog, which calls then(path), and
+# says True, while the engine is on a server; False: this computer's dialog is the one
+BrowseRemote = Callable[[str, tuple[str, ...], Callable[[str], object]], bool]
+
 
 class TemplatePicker(QWidget):
     def __init__(self, combo: QComboBox, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.combo = combo
+        self.browse_remote: BrowseRemote | None = None  # set by the window
         self.open_button = QPushButton(QCoreApplication.translate(
             "TemplatePicker", "Open .&keras…"))
         self.open_button.setObjectName("openModelFile")
@@ -44,8 +51,14 @@ class TemplatePicker(QWidget):
             self.combo.setCurrentIndex(index)
 
     def choose_file(self) -> str | None:
+        """This computer's model file, picked and shown; None when none was, or when the
+        server's dialog opened instead (it shows the server's file once picked)."""
+        title = QCoreApplication.translate("TemplatePicker", "Open a Keras model")
+        if self.browse_remote is not None and self.browse_remote(
+                title, (MODEL_SUFFIX,), self.select):
+            return None  # the server's path as it names it: not resolved here
         path, _filter = QFileDialog.getOpenFileName(
-            self, QCoreApplication.translate("TemplatePicker", "Open a Keras model"), "",
+            self, title, "",
             QCoreApplication.translate("TemplatePicker", "Keras model (*{suffix})").format(
                 suffix=MODEL_SUFFIX))
         if not path:

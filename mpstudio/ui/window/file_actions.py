@@ -1,6 +1,11 @@
 """The File menu: import a dataset, open and save run configs, save the charts
 (Export model… is export_actions.py's). Each action is a dialog (``ask_*``, replaced
-in tests) and a method that does the work with a path, reporting problems in the window."""
+in tests) and a method that does the work with a path, reporting problems in the window.
+
+A dataset is the engine's to read: with the engine on a server, Import… browses the
+server's folders (server_browser.py) and the path is not checked on this computer (the
+server's engine reads it as soon as it is selected, and says what is wrong with it).
+Run configs and charts are this computer's files, wherever the engine is."""
 
 from __future__ import annotations
 
@@ -11,13 +16,16 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject
 from PySide6.QtWidgets import QFileDialog
 
 from mpstudio.engine.datasets.registry import dataset_problems
+from mpstudio.engine.datasets.user_sources import SUFFIXES
 from mpstudio.engine.spec import SpecError
 from mpstudio.engine.spec_checks import load_spec, spec_problems
+from mpstudio.ui.window.server_browser import ServerBrowser
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from mpstudio.ui.charts.live_charts import LiveCharts
+    from mpstudio.ui.engine_client.engine_client import EngineClient
     from mpstudio.ui.notices import Notices
     from mpstudio.ui.setup.setup_panel import SetupPanel
     from mpstudio.ui.window.window_actions import WindowActions
@@ -27,6 +35,7 @@ DATA_FILTER = QT_TRANSLATE_NOOP(
     "FileActions", "Datasets (*.npz *.csv);;NumPy archives (*.npz);;CSV tables (*.csv)")
 CONFIG_FILTER = QT_TRANSLATE_NOOP("FileActions", "Run configs (*.toml)")
 CHART_FILTER = QT_TRANSLATE_NOOP("FileActions", "PNG image (*.png);;SVG image (*.svg)")
+DATA_SUFFIXES = tuple(SUFFIXES)  # the dataset files the server's dialog lists
 
 
 def tr(text: str) -> str:
@@ -36,10 +45,11 @@ def tr(text: str) -> str:
 
 class FileActions(QObject):
     def __init__(self, notices: Notices, setup: SetupPanel, charts: LiveCharts,
-                 actions: WindowActions, window: QWidget) -> None:
+                 actions: WindowActions, window: QWidget, engine: EngineClient) -> None:
         super().__init__(window)
         self.notices, self.setup, self.charts = notices, setup, charts
         self.window = window  # the file dialogs' parent
+        self.server = ServerBrowser(engine, window)  # the engine's files, on a server
         a = actions
         a.import_dataset.triggered.connect(self._import_file_dialog)
         a.open_config.triggered.connect(self._open_dialog)
@@ -68,15 +78,21 @@ class FileActions(QObject):
         return path
 
     def _import_file_dialog(self) -> None:
-        path = self.remember(self.ask_open_path(
-            QCoreApplication.translate("FileActions", "Import a dataset file"),
-            tr(DATA_FILTER)))
+        title = QCoreApplication.translate("FileActions", "Import a dataset file")
+        if self.server.open_file(title, DATA_SUFFIXES,
+                                 lambda path: self.import_dataset(path, is_folder=False)):
+            return  # the server's: its dialog imports what is picked
+        path = self.remember(self.ask_open_path(title, tr(DATA_FILTER)))
         if path:
             self.import_dataset(path)
 
     def _import_folder_dialog(self) -> None:
-        path = self.remember(self.ask_folder(QCoreApplication.translate(
-            "FileActions", "Import an image folder (one sub-folder a class)")))
+        title = QCoreApplication.translate(
+            "FileActions", "Import an image folder (one sub-folder a class)")
+        if self.server.open_folder(title,
+                                   lambda path: self.import_dataset(path, is_folder=True)):
+            return
+        path = self.remember(self.ask_folder(title))
         if path:
             self.import_dataset(path)
 
@@ -101,15 +117,19 @@ class FileActions(QObject):
             self.save_charts(path)
 
     # ---------------------------------------------------------------- work
-    def import_dataset(self, path: str) -> bool:
-        path = str(Path(path).expanduser().resolve())
-        problems = dataset_problems(path, {})
-        if problems:
-            self._problem(QCoreApplication.translate(
-                "FileActions", "Cannot import {path}: {problems}").format(
-                    path=path, problems=_joined(problems)))
-            return False
-        self.setup.dataset.add_path(path, {})
+    def import_dataset(self, path: str, is_folder: bool | None = None) -> bool:
+        """Add ``path`` to the datasets and select it. With the engine on a server,
+        ``path`` is the server's (``is_folder``: what its dialog said it is): neither
+        resolved nor checked here, where it is not."""
+        if not self.server.remote:
+            path = str(Path(path).expanduser().resolve())
+            problems = dataset_problems(path, {})
+            if problems:
+                self._problem(QCoreApplication.translate(
+                    "FileActions", "Cannot import {path}: {problems}").format(
+                        path=path, problems=_joined(problems)))
+                return False
+        self.setup.dataset.add_path(path, {}, is_folder=is_folder)
         self.notices.log(QCoreApplication.translate("FileActions", "imported {path}").format(
             path=path))
         return True

@@ -122,7 +122,8 @@ class MainWindow(QMainWindow):
                                           self.setup.spec, self)
         self.preview = SetupPreview(engine, state, notices, self.setup, self)
         self.check_advice = CheckAdvice(self.setup, self.device_label, notices)
-        self.files = FileActions(notices, self.setup, self.charts, a, self)
+        self.files = FileActions(notices, self.setup, self.charts, a, self, engine)
+        self.setup.template_picker.browse_remote = self.files.server.open_file
         self.history_actions = HistoryActions(
             state, notices, self.history, self.card_view, self.charts, self.setup,
             self.files, a, lambda: self.run_actions.start_run(), self)
