@@ -53,6 +53,9 @@ def test_settings_remember_the_run_and_forget_what_is_gone(tmp_path):
         str(data), "mixed_bfloat16", 9, True)
     assert paths == {str(data): {}} and notes == []
     data.unlink()
+    # the engine on a server: the dataset is the server's, not checked here
+    loaded, _, paths, notes = GuiSettings(store).load_run(files_here=False)
+    assert loaded.dataset == str(data) and paths == {str(data): {}} and notes == []
     loaded, _, paths, notes = GuiSettings(store).load_run()
     assert loaded.dataset == "digits" and loaded.epochs == 9 and paths == {}
     assert any("mine.csv" in note for note in notes)

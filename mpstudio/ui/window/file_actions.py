@@ -137,7 +137,7 @@ class FileActions(QObject):
     def open_config(self, path: str) -> bool:
         try:
             spec = load_spec(path)
-            problems = spec_problems(spec)
+            problems = spec_problems(spec, files_here=not self.server.remote)
         except SpecError as exc:
             problems = exc.problems
         if problems:

@@ -68,10 +68,12 @@ class GuiSettings:
         self.store.setValue("run/baseline", with_baseline)
         self.store.setValue("data/imported", json.dumps(paths))
 
-    def load_run(self) -> tuple[RunSpec, bool, dict[str, dict[str, Any]], list[str]]:
-        """(spec, baseline box, imported paths, notes on what was dropped)."""
+    def load_run(self, files_here: bool = True
+                 ) -> tuple[RunSpec, bool, dict[str, dict[str, Any]], list[str]]:
+        """(spec, baseline box, imported paths, notes on what was dropped). ``files_here``
+        False: the engine is on a server, whose files are not checked here."""
         notes: list[str] = []
-        paths = self._imported(notes)
+        paths = self._imported(notes, files_here)
         spec = RunSpec()
         text = self.store.value("run/spec", "")
         if text:
@@ -83,7 +85,7 @@ class GuiSettings:
                     "starting from the defaults").format(reason=exc))
         from mpstudio.engine.datasets.registry import is_registered
 
-        problems = spec_problems(spec)
+        problems = spec_problems(spec, files_here)
         if problems and isinstance(spec.dataset, str) and not is_registered(spec.dataset):
             notes.append(QCoreApplication.translate(
                 "GuiSettings", "the last dataset is gone ({reason}); using digits").format(
@@ -144,7 +146,7 @@ class GuiSettings:
         size = str(self.store.value("run/size_for_timing", "true")).lower() == "true"
         return CompareOptions(repeats, math_mode, profile, size=size)
 
-    def _imported(self, notes: list[str]) -> dict[str, dict[str, Any]]:
+    def _imported(self, notes: list[str], files_here: bool = True) -> dict[str, dict[str, Any]]:
         from mpstudio.engine.datasets.registry import dataset_problems
 
         try:
@@ -155,7 +157,8 @@ class GuiSettings:
             return {}
         kept = {}
         for path, options in raw.items():
-            if isinstance(options, dict) and not dataset_problems(path, options):
+            if isinstance(options, dict) and (not files_here or not dataset_problems(path,
+                                                                                 options)):
                 kept[path] = options
             else:
                 notes.append(QCoreApplication.translate(

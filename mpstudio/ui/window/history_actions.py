@@ -215,7 +215,8 @@ class HistoryActions(QObject):
             spec_dict, compare = comparison_spec([run, *[r for r in runs if r.id != run.id]])
         try:
             spec = RunSpec.from_dict(spec_dict)
-            problems = spec_problems(spec)
+            # a server's run: its files are there, and its engine checks them
+            problems = spec_problems(spec, files_here=not self.files.server.remote)
         except SpecError as exc:
             problems = exc.problems
         if problems:

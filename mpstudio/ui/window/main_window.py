@@ -353,7 +353,8 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ settings
     def _restore(self) -> None:
-        spec, baseline, paths, notes = self.settings.load_run()
+        spec, baseline, paths, notes = self.settings.load_run(
+            files_here=self.engine.target.is_local)  # a server's files: checked there
         self.setup.first_comparison = self.settings.first_launch()
         for path, options in paths.items():
             self.setup.dataset.add_path(path, options, select=False)
