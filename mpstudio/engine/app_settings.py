@@ -180,6 +180,16 @@ def save_settings(settings: AppSettings, path: Path | None = None) -> Path:
     return path
 
 
+def save_gpu_memory(memory: GpuMemorySettings) -> Path:
+    """Save ``memory`` as this machine's GPU memory settings, in place of what was saved
+    (also of values a reader refused: InvalidSettings); SettingsError as save_settings."""
+    try:
+        current = load_settings()
+    except InvalidSettings:  # the new values replace the wrong ones
+        current = AppSettings()
+    return save_settings(dataclasses.replace(current, gpu_memory=memory))
+
+
 def _fsync_folder(folder: Path) -> None:
     """Make the rename itself durable (POSIX; Windows cannot open a folder)."""
     with contextlib.suppress(OSError):

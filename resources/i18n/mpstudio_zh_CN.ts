@@ -1661,6 +1661,10 @@ Replace them?</source>
         <translation>TensorFlow 启动时会预留每个 GPU 的大部分显存。显存增长或显存上限可为其他程序留出空间；TensorFlow 不能在同一个 GPU 上同时使用两者。</translation>
     </message>
     <message>
+        <source>Saved on {host}, in its settings file</source>
+        <translation>保存在 {host} 上，在它的设置文件中</translation>
+    </message>
+    <message>
         <source>Saved in {path}</source>
         <translation>保存在 {path}</translation>
     </message>

@@ -6,6 +6,7 @@ connection reconnects by itself, and quitting during a run leaves it running the
 from __future__ import annotations
 
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -149,3 +150,24 @@ def test_open_in_tensorboard_shows_the_servers_logs_through_a_forwarded_port(
     window.engine_menu.switch(EngineTarget())
     assert not forward.running and window.tensorboard.server is None
     stop_engine(gpu_server)  # its TensorBoard ends with it
+
+
+def test_gpu_memory_settings_are_saved_on_the_server_not_here(remote_window, gpu_server,
+                                                                qtbot):
+    """The Hardware tab's GPU memory form while connected: the server's engine saves
+    the settings in the server's settings file and applies them; this computer's file
+    is left as it was."""
+    from mpstudio.engine.app_settings import settings_path
+
+    window = remote_window
+    form = window.hardware.memory_form
+    here = settings_path()
+    before = here.read_bytes() if here.exists() else None
+    assert form.path_label.text() == "Saved on gpu-box, in its settings file"
+    qtbot.waitUntil(lambda: window.setup.run_button.isEnabled(), timeout=120_000)
+    form.growth_box.setChecked(True)
+    assert form.save_button.isEnabled() and form.save()
+    qtbot.waitUntil(form.apply_label.isVisible, timeout=60_000)
+    server_file = Path(gpu_server.env["MPSTUDIO_CONFIG_DIR"]) / "settings.toml"
+    assert "growth = true" in server_file.read_text()
+    assert (here.read_bytes() if here.exists() else None) == before

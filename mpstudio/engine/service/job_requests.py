@@ -60,9 +60,11 @@ class HardwareCheckRequest(JobRequest[HardwareCheck]):
 
 @dataclass(frozen=True)
 class ApplyMemoryRequest(JobRequest[MemoryApplyResult]):
-    """Save and apply GPU memory settings (growth, a limit)."""
+    """Apply GPU memory settings (growth, a limit); ``save``: write them to the engine's
+    own settings file first (a server's: the window wrote none of its own)."""
 
     settings: GpuMemorySettings
+    save: bool = False
     what: ClassVar[str] = N_("applying the GPU memory settings")
 
 

@@ -120,6 +120,10 @@ def apply_memory(ctx: JobContext, memory: EngineMemory,
                  request: ApplyMemoryRequest) -> MemoryApplyResult:
     from mpstudio.engine.hardware.gpu_memory import apply_gpu_memory
 
+    if request.save:  # this machine's settings file: the next engine starts with them
+        from mpstudio.engine.app_settings import save_gpu_memory
+
+        save_gpu_memory(request.settings)  # SettingsError: said as the job's failure
     return apply_gpu_memory(request.settings)
 
 

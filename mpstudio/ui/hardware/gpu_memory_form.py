@@ -8,8 +8,6 @@ applies them in its worker, then reports back through ``show_apply_result``.
 
 from __future__ import annotations
 
-import dataclasses
-
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -22,12 +20,11 @@ from PySide6.QtWidgets import (
 )
 
 from mpstudio.engine.app_settings import (
-    AppSettings,
     GpuMemorySettings,
     InvalidSettings,
     SettingsError,
     load_settings,
-    save_settings,
+    save_gpu_memory,
     settings_path,
 )
 from mpstudio.engine.hardware.verdict_rules import Verdict
@@ -62,6 +59,7 @@ class GpuMemoryForm(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._saved: GpuMemorySettings | None = None  # None: the file could not be read
+        self.server = ""  # the engine's machine, when not this computer
         self.growth_box = QCheckBox(QCoreApplication.translate(
             "GpuMemoryForm", "Grow GPU memory as needed"))
         self.growth_box.setToolTip(QCoreApplication.translate(
@@ -113,8 +111,24 @@ class GpuMemoryForm(QWidget):
         limit = self.limit_spin.value()
         return GpuMemorySettings(growth=self.growth_box.isChecked(), limit_mb=limit or None)
 
+    def set_server(self, host: str) -> None:
+        """The engine is on ``host`` ("": this computer): the settings are that machine's
+        (its engine applies and saves them; what is in effect shows as applied)."""
+        self.server = host
+        if host:
+            self._saved = None
+            self._show_file("")
+            self.apply_label.hide()
+            self.path_label.setText(QCoreApplication.translate(
+                "GpuMemoryForm", "Saved on {host}, in its settings file").format(host=host))
+            self._update_save_button()
+        else:
+            self.reload()
+
     def reload(self) -> None:
         """Show what the settings file holds; a broken file is named, not fatal."""
+        if self.server:
+            return  # the server's file: what its engine applied shows in apply_label
         self.path_label.setText(QCoreApplication.translate("GpuMemoryForm", "Saved in {path}")
                                 .format(path=settings_path()))
         try:
@@ -142,18 +156,19 @@ class GpuMemoryForm(QWidget):
             self._show_file(QCoreApplication.translate("GpuMemoryForm", "; ").join(
                 render(p) for p in problems), error=True)
             return False
-        try:
+        if self.server:  # its engine saves them there (ApplyMemoryRequest.save)
+            self.path_label.setText(QCoreApplication.translate(
+                "GpuMemoryForm", "Saved on {host}, in its settings file").format(
+                    host=self.server))
+        else:
             try:
-                current = load_settings()
-            except InvalidSettings:  # the new values replace the wrong ones
-                current = AppSettings()
-            path = save_settings(dataclasses.replace(current, gpu_memory=memory))
-        except SettingsError as exc:
-            self._show_file(exc.shown(), error=True)
-            return False
+                path = save_gpu_memory(memory)
+            except SettingsError as exc:
+                self._show_file(exc.shown(), error=True)
+                return False
+            self.path_label.setText(QCoreApplication.translate(
+                "GpuMemoryForm", "Saved in {path}").format(path=path))
         self._saved = memory
-        self.path_label.setText(QCoreApplication.translate("GpuMemoryForm", "Saved in {path}")
-                                .format(path=path))
         self._show_file(QCoreApplication.translate(
             "GpuMemoryForm", "Saved setting: {what}. New runs use it.").format(
                 what=render(memory.description())))

@@ -67,6 +67,8 @@ class HardwareJobs(QObject):
         """The engine moved to another machine: its check runs afresh once it is ready."""
         self.check = None
         self._measured_setup = None
+        target = self.engine.target
+        self.panel.memory_form.set_server("" if target.is_local else target.label)
         self.panel.show_waiting(QCoreApplication.translate("HardwareJobs",
                                                            "Loading TensorFlow…"))
 
@@ -175,7 +177,8 @@ class HardwareJobs(QObject):
 
     # ----------------------------------------------------------- GPU memory
     def apply_memory(self, settings: GpuMemorySettings) -> None:
-        job = self.engine.submit(ApplyMemoryRequest(settings),
+        target = self.engine.target  # a server's engine saves them there too
+        job = self.engine.submit(ApplyMemoryRequest(settings, save=not target.is_local),
                                  describe="applying the GPU memory settings", parent=self)
         job.on_result(self._memory_applied)
         job.errored.connect(self._memory_failed)

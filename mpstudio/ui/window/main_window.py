@@ -150,10 +150,10 @@ class MainWindow(QMainWindow):
                          and self.window_actions.help_page in menu.actions())
         self.engine_menu.insert_into(help_menu)
         self._connect()
-        self._restore()
         if os.environ.get(ENGINE_ENV):  # mpstudio --engine ssh://gpu-box, before it starts
             self.engine_menu.connect_at_start(os.environ[ENGINE_ENV])
-        self.history_mirror.machine_changed(self.engine.target)  # opens the History
+        self._restore()  # (a server's dataset paths are not checked here)
+        self._machine_changed(self.engine.target)  # opens the History, the settings form
         self.state.observe(self._show_state)
         self._show_state(self.state)
 
