@@ -33,7 +33,8 @@ STATUS_STYLE = {"finished": "green", "stopped": "yellow", "interrupted": "yellow
 
 # The hardware a run recorded, by key, as ``runs show`` names it
 HARDWARE_NAMES = {
-    "device": N_("device"), "float32_math": N_("float32_math"), "tensorflow": N_("tensorflow"),
+    "device": N_("device"), "machine": N_("machine"), "float32_math": N_("float32_math"),
+    "tensorflow": N_("tensorflow"),
     "keras": N_("keras"), "python": N_("python"), "cuda": N_("cuda"), "cudnn": N_("cudnn"),
     "advisor_device": N_("advisor_device"), "advisor_verdict": N_("advisor_verdict"),
     "advisor_reason": N_("advisor_reason"),

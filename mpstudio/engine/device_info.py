@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import platform
+import socket
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -116,6 +117,7 @@ def precision_label(precision: str, float32_math: str) -> str:
 def hardware_summary(devices: RunDevices) -> dict[str, str]:
     info = {
         "device": devices.label,
+        "machine": socket.gethostname(),  # which computer: a server's runs say so
         "tensorflow": tf.__version__,
         "keras": keras.__version__,
         "python": platform.python_version(),

@@ -10,6 +10,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -99,6 +100,9 @@ def test_a_comparison_on_the_server_streams_here_and_survives_a_killed_ssh(serve
     listed = json.loads(server.ssh("mpstudio runs list --json", timeout=60).stdout)
     finished = {run["id"]: run["status"] for run in listed}
     assert all(finished.get(int(i)) == "finished" for i in saved.groups()), listed
+    shown = json.loads(server.ssh(f"mpstudio runs show {saved.group(1)} --json",
+                                  timeout=60).stdout)
+    assert shown["hardware"]["machine"] == socket.gethostname()  # the record names it
 
 
 def test_attach_status_and_ctrl_c_from_the_laptop(server, laptop):

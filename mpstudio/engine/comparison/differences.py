@@ -79,6 +79,8 @@ def hardware_differences(baseline: Mapping[str, str], mixed: Mapping[str, str]) 
         if key in HARDWARE_BY_DESIGN:
             continue
         a, b = baseline.get(key), mixed.get(key)
+        if key == "machine" and None in (a, b):
+            continue  # a run recorded before runs named their machine: not a difference
         if a != b:
             if key == "device":
                 a, b = (device_text(v) if isinstance(v, str) else v for v in (a, b))
