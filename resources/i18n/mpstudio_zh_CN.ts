@@ -2824,6 +2824,10 @@ Pick a dataset, a template and a precision on the left, then click Run (Ctrl+R):
         <translation>{reason}：请等待它结束（或将其停止）</translation>
     </message>
     <message>
+        <source>device: not connected</source>
+        <translation>设备：未连接</translation>
+    </message>
+    <message>
         <source>the run has not stopped yet (tracing or a long step): Stop now ends the engine process</source>
         <translation>运行尚未停止（正在追踪或某一步耗时很长）：“立即停止”会结束引擎进程</translation>
     </message>

@@ -377,3 +377,22 @@ def test_the_engines_tensorboard_names_runs_without_logs(tmp_path, monkeypatch):
     monkeypatch.setenv("MPSTUDIO_HISTORY", str(tmp_path / "history.sqlite3"))
     with pytest.raises(NoTensorBoardLogs, match=r"run #999 has no TensorBoard logs: turn on"):
         serve_tensorboard((999,))
+
+
+def test_a_refusal_reads_in_the_readers_language(monkeypatch):
+    """The engine's Refused names why, so the window and the command line say it in
+    their own language; an older engine's reason (English) is shown as sent."""
+    from mpstudio.engine.i18n import set_language
+
+    refused = p.Refused("the engine runs mpstudio 9.9 (protocol 9) ...", p.OTHER_PROTOCOL,
+                        "9.9", 9)
+    assert p.refusal_text(refused).startswith("the engine runs mpstudio 9.9 (protocol 9) "
+                                              f"and this one mpstudio {__version__}")
+    monkeypatch.setenv("MPSTUDIO_LANG", "zh_CN")
+    set_language("zh_CN")
+    try:
+        assert p.refusal_text(p.Refused("another window attached to this engine",
+                                        p.ANOTHER_WINDOW)) == "另一个窗口已接入该引擎"
+        assert p.refusal_text(p.Refused("an older engine's words")) == "an older engine's words"
+    finally:
+        set_language("en")

@@ -106,7 +106,9 @@ def test_a_comparison_on_the_server_reaches_the_windows_history_and_stays_offlin
     window.engine_menu.switch(parse_target("ssh://127.0.0.1:1"))  # refused: not reached
     qtbot.waitUntil(lambda: window.engine.connection == "disconnected", timeout=60_000)
     assert "127.0.0.1 cannot be reached" in window.banner.text()
+    assert any("127.0.0.1 cannot be reached" in line for line in window.log.lines("error"))
     assert window.engine_label.text() == "engine: 127.0.0.1 · not connected"
+    assert window.device_label.text() == "device: not connected"  # not "detecting…"
     window.engine_menu.switch(parse_target("gpu-box"))
     assert set(stored) <= set(window.history.visible_ids())  # the copy, before connecting
 

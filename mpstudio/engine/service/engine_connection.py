@@ -141,7 +141,7 @@ class EngineConnection:
                 return message
             if isinstance(message, p.Refused):
                 raise _Lasting(_("the engine on {host} refused: {reason}").format(
-                    host=self.target.label, reason=message.reason))
+                    host=self.target.label, reason=p.refusal_text(message)))
             if isinstance(message, _Ended):
                 lasting = message.frame_error or message.code in (ENGINE_ENDED, CANNOT_START) \
                     or lasting_failure(self.target, message.code, message.stderr)
@@ -196,7 +196,7 @@ class EngineConnection:
                 yield message
             elif isinstance(message, p.Refused):
                 raise EngineUnreachable(_("the engine on {host} refused: {reason}").format(
-                    host=self.target.label, reason=message.reason))
+                    host=self.target.label, reason=p.refusal_text(message)))
             else:
                 yield message
 

@@ -170,13 +170,14 @@ class EngineLoop:
 
         if not isinstance(hello, p.Hello):
             writer.send(p.Refused("the window did not open with Hello: another version of "
-                                  "mpstudio? Install the same version on both machines"))
+                                  "mpstudio? Install the same version on both machines",
+                                  p.NO_HELLO, __version__, p.PROTOCOL))
             return False
         if hello.protocol != p.PROTOCOL:
             writer.send(p.Refused(
                 f"the engine runs mpstudio {__version__} (protocol {p.PROTOCOL}) and the "
                 f"window mpstudio {hello.version} (protocol {hello.protocol}): install the "
-                f"same version on both machines"))
+                f"same version on both machines", p.OTHER_PROTOCOL, __version__, p.PROTOCOL))
             return False
         if hello.mode == p.WATCH:
             with self._jobs_lock:
@@ -198,7 +199,8 @@ class EngineLoop:
             # noticed yet) goes quietly; another window is told why.
             if previous[0] != hello.client_id:
                 with contextlib.suppress(Exception):
-                    previous[1].send(p.Refused("another window attached to this engine"))
+                    previous[1].send(p.Refused("another window attached to this engine",
+                                               p.ANOTHER_WINDOW))
             with contextlib.suppress(Exception):
                 previous[1].close()
         resume = hello.resume_from if hello.engine_id == self.engine_id else None

@@ -148,9 +148,35 @@ class Welcome:
 @dataclass(frozen=True)
 class Refused:
     """The engine will not serve this connection (another protocol, a second window):
-    the reason is one sentence, in English, with what to do."""
+    the reason is one sentence, in English, with what to do; ``why`` names it, so that
+    the reader says it in its own language (refusal_text)."""
 
     reason: str
+    why: str = ""  # ANOTHER_WINDOW, OTHER_PROTOCOL, NO_HELLO ("": read ``reason``)
+    engine_version: str = ""
+    engine_protocol: int = 0
+
+
+ANOTHER_WINDOW, OTHER_PROTOCOL, NO_HELLO = "another_window", "other_protocol", "no_hello"
+
+
+def refusal_text(refused: Refused) -> str:
+    """A refusal as this reader says it (an older engine's: its English reason)."""
+    from mpstudio import __version__
+    from mpstudio.engine.i18n import _
+
+    if refused.why == ANOTHER_WINDOW:
+        return _("another window attached to this engine")
+    if refused.why == OTHER_PROTOCOL:
+        return _("the engine runs mpstudio {engine} (protocol {engine_protocol}) and this one "
+                 "mpstudio {mine} (protocol {protocol}): install the same version on both "
+                 "machines").format(engine=refused.engine_version,
+                                    engine_protocol=refused.engine_protocol, mine=__version__,
+                                    protocol=PROTOCOL)
+    if refused.why == NO_HELLO:
+        return _("the engine was not greeted as this version greets it: another version of "
+                 "mpstudio? Install the same version on both machines")
+    return refused.reason
 
 
 @dataclass(frozen=True)

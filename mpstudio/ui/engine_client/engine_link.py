@@ -142,7 +142,7 @@ class EngineLink(QThread):
             if isinstance(message, p.Welcome):
                 self.welcome = message
             elif isinstance(message, p.Refused):
-                self.refused = message.reason
+                self.refused = p.refusal_text(message)  # in the window's language
             self.inbox.put(message)
         code = process.wait()
         if stderr_reader is not None:

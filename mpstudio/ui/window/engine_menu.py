@@ -176,10 +176,11 @@ class EngineMenu(QObject):
             self.state.update(engine="starting")
         elif state == DISCONNECTED:
             self.state.update(engine="disconnected")
-            self.notices.banner(QCoreApplication.translate(
+            said = QCoreApplication.translate(
                 "EngineMenu", "Not connected to {host}: {problem}. Engine > Reconnect tries "
-                "again; Engine > This computer trains here.").format(
-                    host=host, problem=problem), "error")
+                "again; Engine > This computer trains here.").format(host=host, problem=problem)
+            self.notices.banner(said, "error")
+            self.notices.log(said, "error")  # the banner goes; the Log keeps it
             self.notices.status(QCoreApplication.translate("EngineMenu", "not connected"))
         self._show_where()
 

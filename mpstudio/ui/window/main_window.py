@@ -302,6 +302,8 @@ class MainWindow(QMainWindow):
         self.engine.jobs_changed.connect(self.maybe_finish_close)
 
     def _machine_changed(self, target: EngineTarget) -> None:
+        self.device_label.setText(QCoreApplication.translate("MainWindow",
+                                                             "device: detecting…"))
         self.hardware_jobs.machine_changed()
         self.tensorboard.stop()  # its logs (or the forward's) are the machine left's
         self.history_mirror.machine_changed(target)
@@ -342,6 +344,9 @@ class MainWindow(QMainWindow):
         a.import_dataset.setEnabled(c.import_dataset)
         a.export_model.setEnabled(c.export_model)
         a.export_report.setEnabled(c.export_report)
+        if state.engine == "disconnected" and self.hardware_jobs.check is None:
+            self.device_label.setText(QCoreApplication.translate(  # never detected there
+                "MainWindow", "device: not connected"))
         if state.run == "stuck":
             self.notices.status(QCoreApplication.translate(
                 "MainWindow", "the run has not stopped yet (tracing or a long step): Stop "
