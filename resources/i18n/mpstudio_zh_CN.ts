@@ -2260,8 +2260,16 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
 <context>
     <name>HistoryMirror</name>
     <message>
+        <source>Whose runs: this computer&apos;s, or a server&apos;s (the window&apos;s copy of its history, readable when the server is not)</source>
+        <translation>谁的运行：本机的，或某台服务器的（窗口保存的该服务器历史记录副本，服务器连不上时也能查看）</translation>
+    </message>
+    <message>
         <source>History — {host}</source>
         <translation>历史记录 — {host}</translation>
+    </message>
+    <message>
+        <source>This computer</source>
+        <translation>本机</translation>
     </message>
     <message>
         <source>the copy of {host}&apos;s history could not be written: {error}</source>
@@ -2357,6 +2365,10 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     <message>
         <source>Select one run to run it again with its settings</source>
         <translation>选择一次运行，按其设置再次运行</translation>
+    </message>
+    <message>
+        <source>The models of these runs are on {host}: connect to it to export them</source>
+        <translation>这些运行的模型在 {host} 上：连接到它才能导出</translation>
     </message>
     <message>
         <source>Export run #{id}&apos;s trained model to Keras, SavedModel, TFLite or ONNX</source>

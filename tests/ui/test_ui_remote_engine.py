@@ -103,6 +103,19 @@ def test_a_comparison_on_the_server_reaches_the_windows_history_and_stays_offlin
     assert not set(stored) & set(window.history.visible_ids()) or \
         window.history_actions.store.path != window.history_mirror.history.store.path
     qtbot.waitUntil(lambda: window.setup.run_button.isEnabled(), timeout=120_000)
+    # History's Machine list: gpu-box's runs from the copy, while the engine is here
+    machines = window.history_mirror.machine_combo
+    assert machines.isVisible() or not window.isVisible()
+    assert [machines.itemText(i) for i in range(machines.count())] == [
+        "This computer", "gpu-box"]
+    machines.activated.emit(machines.findData("ssh://gpu-box"))
+    assert window.history_dock.windowTitle() == "History — gpu-box"
+    assert set(stored) <= set(window.history.visible_ids())
+    window.history.select_ids([stored[0]])
+    assert not window.history.export_button.isEnabled()  # its model is on gpu-box
+    assert "connect to it" in window.history.export_button.toolTip()
+    machines.activated.emit(machines.findData("local"))
+    assert window.history_dock.windowTitle() == "History"
     window.engine_menu.switch(parse_target("ssh://127.0.0.1:1"))  # refused: not reached
     qtbot.waitUntil(lambda: window.engine.connection == "disconnected", timeout=60_000)
     assert "127.0.0.1 cannot be reached" in window.banner.text()

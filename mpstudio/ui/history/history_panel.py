@@ -75,6 +75,8 @@ class HistoryPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("historyPanel")
         self._store: RunStore | None = None
+        # the machine whose copy is shown, when not the engine's (its models are there)
+        self.elsewhere = ""
         self.model = HistoryTableModel(self)
         self.proxy = HistoryFilter(self)
         self.proxy.setSourceModel(self.model)
@@ -127,7 +129,7 @@ class HistoryPanel(QWidget):
                              ("deleteButton", self.delete_button)):
             button.setObjectName(name)
 
-        filters = QHBoxLayout()
+        self.filters = filters = QHBoxLayout()
         filters.addWidget(self.filter_edit, 1)
         filters.addWidget(self.status_combo)
         buttons = QHBoxLayout()
@@ -299,10 +301,13 @@ class HistoryPanel(QWidget):
             "HistoryPanel", "Set up the form from run #{id}'s settings, ready to run again")
             .format(id=run_id) if one else QCoreApplication.translate(
             "HistoryPanel", "Select one run to run it again with its settings"))
-        self.export_button.setEnabled(one)
+        self.export_button.setEnabled(one and not self.elsewhere)
         self.export_button.setToolTip(QCoreApplication.translate(
-            "HistoryPanel",
-            "Export run #{id}'s trained model to Keras, SavedModel, TFLite or ONNX")
+            "HistoryPanel", "The models of these runs are on {host}: connect to it to "
+            "export them").format(host=self.elsewhere) if self.elsewhere else
+            QCoreApplication.translate(
+                "HistoryPanel",
+                "Export run #{id}'s trained model to Keras, SavedModel, TFLite or ONNX")
             .format(id=run_id) if one else QCoreApplication.translate(
             "HistoryPanel", "Select one run to export its trained model"))
         self.compare_button.setEnabled(n == 2)

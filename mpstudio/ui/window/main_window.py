@@ -142,7 +142,7 @@ class MainWindow(QMainWindow):
                                                self.setup, self.run_actions.start_training,
                                                self)
         self.history_mirror = HistoryMirror(engine, self.history_actions, self.history_dock,
-                                            notices, self)
+                                            notices, self.settings, self)
         self.engine_menu = EngineMenu(self, engine, state, notices, self.settings,
                                       self.engine_label, self._machine_changed)
         help_menu = next(action for action in self.menuBar().actions()

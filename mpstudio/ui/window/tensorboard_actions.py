@@ -73,7 +73,7 @@ class TensorBoardActions(QObject):
     def run_ids(self) -> list[int]:
         """The runs selected in History, or else the last run trained in this window."""
         selected = self.history.selected_ids()
-        if selected:
+        if selected and not self.history.elsewhere:  # another machine's ids are not here
             return selected
         outcome = self.state.last_outcome
         if outcome is not None and outcome.history_kept and outcome.stored:
