@@ -2261,7 +2261,7 @@ History, where two runs can be compared again and exported as a report.&lt;/p&gt
     <name>HistoryMirror</name>
     <message>
         <source>Whose runs: this computer&apos;s, or a server&apos;s (the window&apos;s copy of its history, readable when the server is not)</source>
-        <translation>谁的运行：本机的，或某台服务器的（窗口保存的该服务器历史记录副本，服务器连不上时也能查看）</translation>
+        <translation>显示哪台机器的运行：本机的，或某台服务器的（窗口保存的该服务器历史记录副本，服务器连不上时也能查看）</translation>
     </message>
     <message>
         <source>History — {host}</source>
