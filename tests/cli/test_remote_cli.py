@@ -173,3 +173,13 @@ def test_what_cannot_go_to_the_server_is_refused_before_connecting(args, says):
 def test_an_engine_address_that_is_not_one_is_refused():
     done = _mpstudio(["--engine", "a b", "train"], dict(os.environ, MPSTUDIO_LANG="en"))
     assert done.returncode == 2 and "'a b' is not an ssh host" in done.stderr, done.stderr
+
+
+def test_the_servers_engine_words_its_sentences_in_the_terminals_language(server, laptop):
+    """The server speaks English (its MPSTUDIO_LANG); a Chinese terminal's run reads in
+    Chinese all the same, the engine's own sentences too (Hello.language)."""
+    done = _mpstudio(["--engine", "gpu-box", "train", *TINY, "--precision", "float32",
+                      "--epochs", "1"], dict(laptop, MPSTUDIO_LANG="zh_CN"))
+    assert done.returncode == 0, done.stderr
+    assert "不做损失缩放：float32 梯度不会下溢" in done.stderr, done.stderr  # worded there
+    assert "no loss scaling" not in done.stderr

@@ -207,10 +207,10 @@ class EngineConnection:
             raise _Lasting(_("the engine on {host} ended (stopped, or started again): see "
                              "`mpstudio runs` there for what was recorded").format(
                                  host=self.target.label))
-        why = self._failure(ended)
         if ended.frame_error or ended.code == CANNOT_START or self.target.kind != "ssh" \
                 or lasting_failure(self.target, ended.code, ended.stderr):
-            raise _Lasting(why)
+            raise _Lasting(self._failure(ended))
+        why = _("the connection to {host} dropped").format(host=self.target.label)
         given_up = time.monotonic() + GIVE_UP_SECONDS
         attempt = 0
         while time.monotonic() < given_up:

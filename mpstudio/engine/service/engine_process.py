@@ -34,7 +34,7 @@ from mpstudio.engine.app_log import configure_engine, log_uncaught
 from mpstudio.engine.datasets.errors import DataLoadStopped
 from mpstudio.engine.export.results import ExportCancelled
 from mpstudio.engine.hardware.first_start import FirstStart, prepare_first_start
-from mpstudio.engine.i18n import _
+from mpstudio.engine.i18n import _, set_language
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.framing import FrameError, FrameWriter, read_frame
 from mpstudio.engine.service.job_requests import DATA_LANE, MAIN_LANE, JobRequest
@@ -203,6 +203,8 @@ class EngineLoop:
                                                p.ANOTHER_WINDOW))
             with contextlib.suppress(Exception):
                 previous[1].close()
+        if hello.language and hello.mode != p.WATCH:
+            set_language(hello.language)  # the sentences the engine words: the window's
         resume = hello.resume_from if hello.engine_id == self.engine_id else None
         if not self.outbox.attach(writer, self._welcome_message(resume), resume,
                                   hello.client_id):

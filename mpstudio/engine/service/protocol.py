@@ -115,13 +115,17 @@ class Hello:
     mode: str = "window"
     engine_id: str = ""
     resume_from: int = 0
+    # what the front end speaks ("zh_CN"): a server's engine then words its sentences
+    # in it, whatever the server's locale ("": as it was)
+    language: str = ""
 
 
 def hello(client_id: str = "", mode: str = "window") -> Hello:
     """This version's Hello (for a front end other than the window's client)."""
     from mpstudio import __version__
+    from mpstudio.engine.i18n import language
 
-    return Hello(PROTOCOL, __version__, client_id, mode=mode)
+    return Hello(PROTOCOL, __version__, client_id, mode=mode, language=language())
 
 
 @dataclass(frozen=True)

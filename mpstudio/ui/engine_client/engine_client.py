@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from mpstudio import __version__
+from mpstudio.engine.i18n import language
 from mpstudio.engine.service import protocol as p
 from mpstudio.engine.service.engine_bridge import ENGINE_ENDED
 from mpstudio.engine.service.engine_target import (
@@ -100,7 +101,7 @@ class EngineClient(QObject):
         self.welcome = None
         self._kill_requested = False
         hello = p.Hello(p.PROTOCOL, __version__, self.client_id, engine_id=self._engine_id,
-                        resume_from=self._last_seq)
+                        resume_from=self._last_seq, language=language())
         link = EngineLink(self.target, hello)
         self._set_connection(RECONNECTING if self._reconnects else CONNECTING, "")
         link.inbox.arrived.connect(lambda: self._drain(link))
