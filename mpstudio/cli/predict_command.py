@@ -15,8 +15,10 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from mpstudio.cli.spec_arguments import parse_sizes
 from mpstudio.cli.support import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -29,6 +31,8 @@ from mpstudio.cli.support import (
 )
 from mpstudio.engine.i18n import _
 from mpstudio.engine.quiet_stderr import tensorflow_logs_hidden
+from mpstudio.engine.templates.registry import template_names
+from mpstudio.engine.templates.user_model import is_model_file, model_file_problem
 
 COMMAND = "predict"
 SECONDS_RANGE = (0.1, 60.0)  # --seconds: timed per precision with --measure
@@ -49,7 +53,7 @@ def add_predict_command(commands: Any) -> None:
     add("--input-shape", metavar="H,W,C",
         help=_("the model's input shape instead of a dataset's, e.g. 32,32,3 (images are "
                "taken as stored uint8, scaled by the model)"))
-    add("--classes", type=int, default=10, metavar="N",
+    add("--classes", type=int, metavar="N",
         help=_("with --input-shape: classes (10)"))
     add("--device", default="this", metavar=_("DEVICE"),
         help=_("a GPU by name (e.g. 'NVIDIA H200', A100, 'RTX 4090'), cpu, or this "
@@ -65,25 +69,26 @@ def add_predict_command(commands: Any) -> None:
     add("--json", action="store_true", help=_("print JSON to stdout"))
 
 
-def _shape(text: str) -> tuple[int, ...] | None:
-    try:
-        shape = tuple(int(part) for part in text.replace("x", ",").split(",") if part)
-    except ValueError:
-        return None
-    return shape if shape and all(d > 0 for d in shape) else None
-
-
 def _problems(args: argparse.Namespace) -> list[str]:
     problems = []
     if args.batch_size < 1:
         problems.append(_("--batch-size must be a positive whole number"))
-    if args.input_shape is not None and _shape(args.input_shape) is None:
+    if args.input_shape is not None and parse_sizes(args.input_shape) is None:
         problems.append(_("--input-shape takes positive sizes separated by commas, like "
                           "32,32,3; got {value!r}").format(value=args.input_shape))
     if args.input_shape is not None and args.dataset is not None:
         problems.append(_("give --dataset or --input-shape, not both"))
-    if args.classes < 2:
+    if args.classes is not None and args.classes < 2:
         problems.append(_("--classes must be at least 2"))
+    if args.classes is not None and args.input_shape is None:
+        problems.append(_("--classes goes with --input-shape (a dataset or a model file "
+                          "has its own classes)"))
+    if not is_model_file(args.template) and args.template not in template_names():
+        problems.append(_("unknown template {name!r}; choose from: {names}, or give a "
+                          ".keras file").format(name=args.template,
+                                                names=", ".join(template_names())))
+    elif is_model_file(args.template) and not Path(args.template).expanduser().is_file():
+        problems.append(model_file_problem(args.template) or "")  # (its content: exit 1)
     low, high = SECONDS_RANGE
     if args.measure and not low <= args.seconds <= high:
         problems.append(_("--seconds must be between {low:g} and {high:g}, got {value:g}")
@@ -108,8 +113,9 @@ def _inputs(args: argparse.Namespace) -> Inputs:
     )
 
     if args.input_shape is not None:
-        shape = _shape(args.input_shape) or ()
-        return Inputs(shape, args.classes, stored_image_scale(shape), "input-shape")
+        shape = parse_sizes(args.input_shape) or ()
+        classes = 10 if args.classes is None else args.classes
+        return Inputs(shape, classes, stored_image_scale(shape), "input-shape")
     if args.dataset is None and is_model_file(args.template):
         return Inputs(*own_inputs(args.template), "model file")
     from mpstudio.engine.memory_estimate import model_inputs
@@ -200,6 +206,15 @@ def _predict(args: argparse.Namespace) -> tuple[Any, Any, Inputs] | Exception:
                                inputs.scale)
     except (ValueError, OSError) as exc:  # a template misfit, data that cannot be read
         return exc
+    except Exception as exc:  # a what-if model built with its real weights, too large
+        if not isinstance(exc, MemoryError) and type(exc).__name__ != "ResourceExhaustedError":
+            raise
+        return UsageProblem(_(
+            "{template} for input {shape} and {classes} classes has more weights than this "
+            "machine's memory holds, so it cannot be costed here: give a smaller "
+            "--input-shape or --classes").format(
+                template=args.template, shape="x".join(map(str, inputs.shape)),
+                classes=f"{inputs.classes:,}"))
     prediction = predict_costed(models, args.template, args.batch_size, device)
     return prediction, larger_batch(models, prediction, device), inputs
 

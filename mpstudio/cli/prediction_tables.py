@@ -115,9 +115,10 @@ def print_prediction(console: Console, prediction: Prediction,
             console.print("  " + note, highlight=False)
         if measurement is not None and measurement.get(name) is not None:
             console.print(measured_line(measurement, name), highlight=False, markup=False)
-    line = larger_batch_line(prediction, larger)
+    line = memory_line(prediction) or larger_batch_line(prediction, larger)
     if line:
-        console.print(line, highlight=False)
+        console.print(line, highlight=False, style="yellow" if memory_line(prediction)
+                      else "")
     if measurement is not None:
         console.print(_("Measured through the run path a comparison takes, on {data}; "
                         "spread: the middle half of the timed windows, as a share of their "
@@ -127,6 +128,24 @@ def print_prediction(console: Console, prediction: Prediction,
     console.print(_("A prediction from the device's rates and the model's layers, "
                     "calibrated on measured runs; the comparison measures it."),
                   style="dim", highlight=False)
+
+
+def memory_line(prediction: Prediction) -> str:
+    """Where the batch asked for does not fit the device's memory: by how much, and the
+    largest batch that does, per precision ("": it fits, or the memory is not known)."""
+    over = {name: p for name, p in prediction.predictions.items()
+            if p.largest_batch is not None}
+    if not over:
+        return ""
+    needs = ", ".join(_("{precision} {size:,.1f} GiB").format(
+        precision=name, size=p.peak_bytes / 2**30) for name, p in over.items())
+    largest = ", ".join(_("{batch:,} under {precision}").format(
+        batch=p.largest_batch, precision=name) for name, p in over.items())
+    return _("At batch {batch:,} the step needs more memory than {device} has ({needs}): a "
+             "run would run out of memory. The largest batch that fits: {largest}; the "
+             "speeds above are for a device that would hold it.").format(
+                 batch=prediction.batch_size, device=prediction.device, needs=needs,
+                 largest=largest)
 
 
 def prediction_json(prediction: Prediction, larger: Prediction | None,

@@ -50,10 +50,21 @@ def dataset_argument(dataset: str) -> str:
     return str(Path(dataset).expanduser().resolve())
 
 
-def _shape(text: str, option: str, example: str) -> list[int]:
+def parse_sizes(text: str) -> tuple[int, ...] | None:
+    """"32,32,3" or "32x32x3" as sizes; None for anything else: an empty size ("32,,3",
+    a typo that must not predict 32x3), a word, a size below 1."""
+    parts = text.strip().replace("x", ",").split(",")
     try:
-        return [int(part) for part in text.replace("x", ",").split(",") if part.strip()]
-    except ValueError:
+        sizes = tuple(int(part) for part in parts)
+    except ValueError:  # "" included: int("") fails
+        return None
+    return sizes if all(size > 0 for size in sizes) else None
+
+
+def _shape(text: str, option: str, example: str) -> list[int]:
+    sizes = parse_sizes(text)
+    if sizes is None:
         what = _("image size") if option == "--image-size" else _("synthetic shape")
         raise SpecError([_("{what} must look like {example}, got {text!r}").format(
-            what=what, example=example, text=text)]) from None
+            what=what, example=example, text=text)])
+    return list(sizes)

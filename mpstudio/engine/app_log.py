@@ -104,8 +104,11 @@ class _SharedRotatingFileHandler(logging.handlers.RotatingFileHandler):
 
 
 def _rotating_handler(path: Path, delay: bool) -> logging.handlers.RotatingFileHandler:
+    # backslashreplace: an argument whose bytes are not UTF-8 (a surrogate escape in
+    # sys.argv) is logged as \udcff, never a "--- Logging error ---" on stderr
     return _SharedRotatingFileHandler(path, maxBytes=MAX_BYTES, backupCount=BACKUPS,
-                                      encoding="utf-8", delay=delay)
+                                      encoding="utf-8", errors="backslashreplace",
+                                      delay=delay)
 
 
 def rotate_if_large(path: Path) -> None:

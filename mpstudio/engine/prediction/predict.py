@@ -39,6 +39,9 @@ class PrecisionPrediction:
     speedup_low: float | None = None
     speedup_high: float | None = None
     step: StepTime | None = None  # where the step's time goes (its parts, its layers)
+    # the device's memory does not hold the batch asked for: the largest it holds (0:
+    # not even one example); None where it fits, or the device's memory is not known
+    largest_batch: int | None = None
 
     @property
     def parts(self) -> dict[str, float]:
@@ -61,6 +64,9 @@ class PrecisionPrediction:
                            ("speedup_high", self.speedup_high)):
             if value is not None:  # all three, or none (float32 itself)
                 out[key] = round(value, 3)
+        if self.largest_batch is not None:
+            out["fits"] = False
+            out["largest_batch_that_fits"] = self.largest_batch
         return out
 
 
@@ -182,7 +188,8 @@ def predict_costed(models: Sequence[CostedModel], template: str, batch: int,
             low, high = speedup * (1 - calibration.spread), speedup * (1 + calibration.spread)
         out[model.precision] = PrecisionPrediction(
             model.precision, batch / step.seconds, step.seconds, model.peak(batch),
-            step.half_share, step.bound, speedup, low, high, step)
+            step.half_share, step.bound, speedup, low, high, step,
+            _largest_batch(model, batch, device))
     ratios = {dtype: device.rate(dtype) / device.rate("float32")
               for dtype in ("float16", "bfloat16")} if device.kind == "CPU" else {}
     return Prediction(device.name, template, batch, "TF32" if device.tf32 else "float32",
@@ -199,6 +206,26 @@ def predict(template: str, input_shape: tuple[int, ...], classes: int, batch: in
     return predict_costed(models, template, batch, device, calibration)
 
 
+FITS_SHARE = 0.9  # of the device's memory: what a run can count on (the rest: the runtime)
+
+
+def _largest_batch(model: CostedModel, batch: int, device: DeviceRates) -> int | None:
+    """The largest batch whose predicted peak fits the device, where ``batch`` does not
+    (None: it fits, or the device's memory is not known). The peak grows with the batch:
+    a bisection."""
+    limit = FITS_SHARE * device.memory_gib * 2**30
+    if not device.memory_gib or model.peak(batch) <= limit:
+        return None
+    fits, too_large = 0, batch
+    while too_large - fits > 1:
+        middle = (fits + too_large) // 2
+        if model.peak(middle) <= limit:
+            fits = middle
+        else:
+            too_large = middle
+    return fits
+
+
 def larger_batch(models: Sequence[CostedModel], prediction: Prediction,
                  device: DeviceRates, most: int = 8192) -> Prediction | None:
     """The smallest larger batch (x2, x4, ... up to ``most``, within 90% of the device's
@@ -211,7 +238,7 @@ def larger_batch(models: Sequence[CostedModel], prediction: Prediction,
         candidate = predict_costed(models, prediction.template, batch, device)
         half = candidate.best_half()
         if half is None or (device.memory_gib
-                            and half.peak_bytes > 0.9 * device.memory_gib * 2**30):
+                            and half.peak_bytes > FITS_SHARE * device.memory_gib * 2**30):
             break
         candidates.append((candidate, half.speedup or 0.0))
         batch *= 2

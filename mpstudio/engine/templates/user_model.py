@@ -43,8 +43,11 @@ def model_file_problem(template: str) -> str | None:
     path = Path(template).expanduser()
     if not path.exists():
         return _("model file {path} does not exist").format(path=path)
-    if not path.is_file():
+    if path.is_dir():
         return _("model file {path} is a folder, not a .keras file").format(path=path)
+    if not path.is_file():  # a FIFO, a device: reading it could wait forever
+        return _("model file {path} is not a regular file (a pipe or a device), not a "
+                 ".keras file").format(path=path)
     if not zipfile.is_zipfile(path):
         return _("model file {path} is not a Keras 3 .keras file (a zip archive): save the "
                  "model with `model.save(\"name.keras\")`").format(path=path)
