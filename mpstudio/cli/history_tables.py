@@ -47,9 +47,13 @@ def status_text(status: str) -> Text:
 
 def run_title(run: StoredRun) -> str:
     """"#12 mixed_float16 (digits / mlp)", as StoredRun.title() with its label shown."""
+    return row_title(run.row)
+
+
+def row_title(row: RunRow) -> str:
+    """A list row's title, as run_title (a damaged run's too: its row reads)."""
     return _("#{id} {label} ({dataset} / {template})").format(
-        id=run.id, label=shown_label(run.label), dataset=run.row.dataset,
-        template=run.row.template)
+        id=row.id, label=shown_label(row.label), dataset=row.dataset, template=row.template)
 
 
 NARROW = 100  # columns: below this, each run's where and when share its "run" cell

@@ -16,6 +16,7 @@ from mpstudio.cli.support import EXIT_FAILED, EXIT_OK, error_line, make_console,
 from mpstudio.engine.comparison.card import sides_from_history
 from mpstudio.engine.history.records import STATUSES
 from mpstudio.engine.history.store import HistoryError, RunStore
+from mpstudio.engine.history.stored_columns import COLUMN_NAMES
 from mpstudio.engine.i18n import _, ngettext
 
 
@@ -102,6 +103,11 @@ def _list(store: RunStore, args: argparse.Namespace) -> int:
 
     rows = store.runs(status=args.status, dataset=args.dataset, template=args.template,
                       precision=args.precision, limit=args.limit or None)
+    for row in rows:  # listed all the same, its unreadable values as "?"
+        if row.damaged:
+            print(_("run #{id}: its stored {columns} could not be read (shown as ?)").format(
+                id=row.id, columns=", ".join(_(COLUMN_NAMES.get(c, c)) for c in row.damaged)),
+                file=sys.stderr)
     if args.json:
         _print_json([r.to_dict() for r in rows])
     else:
@@ -154,12 +160,12 @@ def _report(store: RunStore, args: argparse.Namespace) -> int:
 
 
 def _delete(store: RunStore, args: argparse.Namespace) -> int:
-    from mpstudio.cli.history_tables import run_title
+    from mpstudio.cli.history_tables import row_title
 
-    runs = [store.run(i, metrics=False) for i in args.ids]  # every id must exist
+    rows = {row.id: row for row in store.runs()}  # a damaged run's row reads: it can go
     if not args.yes:
-        for run in runs:
-            print(_("would delete {run}").format(run=run_title(run)))
+        for run_id in args.ids:
+            print(_("would delete {run}").format(run=row_title(rows[run_id])))
         print(_("add --yes to delete them"), file=sys.stderr)
         return EXIT_OK
     deleted = store.delete_runs(args.ids)

@@ -154,3 +154,47 @@ def test_lang_gives_the_verdict_in_chinese_and_the_json_stays_the_same(history, 
         i18n.set_language("en")
     assert chinese.keys() == english.keys()
     assert chinese["speedup"] == english["speedup"] and chinese["baseline"] == english["baseline"]
+
+
+def test_one_damaged_row_is_named_and_every_other_run_stays_readable(history, tmp_path,
+                                                                     monkeypatch, capsys):
+    """Rows another version, a disk error or a hand edit left wrong (crafted with
+    sqlite3 on a real history): each is named in one line where it is read, the other
+    runs list, show and compare as before, and the damaged run can be deleted."""
+    copy = tmp_path / "damaged.sqlite3"
+    with sqlite3.connect(history) as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    with sqlite3.connect(copy) as conn:
+        conn.execute("UPDATE runs SET spec = 'not json {' WHERE id = 3")
+        conn.execute("UPDATE runs SET hardware = 'null' WHERE id = 4")
+        conn.execute("UPDATE runs SET created = 'yesterday' WHERE id = 5")
+    monkeypatch.setenv(HISTORY_ENV, str(copy))
+    capsys.readouterr()
+
+    def run(*args: str) -> tuple[int, str, str]:
+        code = main(["runs", *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    code, out, err = run("list", "--json")
+    assert code == 0 and [r["id"] for r in json.loads(out)] == [5, 4, 3, 2, 1]
+    assert err.strip() == "run #5: its stored start time could not be read (shown as ?)"
+    code, out, _ = run("list")
+    assert code == 0 and all(f" {i} " in out for i in range(1, 6)), out
+    for run_id, says in ((3, "run #3: its stored spec is damaged (not JSON: "),
+                         (4, "run #4: its stored hardware is damaged (JSON null where a "
+                             "dict belongs)"),
+                         (5, "run #5: its stored start time is damaged ('yesterday')")):
+        code, _, err = run("show", str(run_id))
+        assert code == 1 and err.count("\n") == 1 and says in err, err
+        assert f"`mpstudio runs delete {run_id} --yes`" in err
+    code, _, err = run("compare", "1", "2")  # a side of two trials, one of them damaged
+    assert code == 1 and "run #3: its stored spec is damaged" in err, err
+    code, out, _ = run("show", "2", "--json")
+    assert code == 0 and json.loads(out)["id"] == 2  # the others read as before
+    code, out, _ = run("delete", "5", "4", "3")
+    assert code == 0 and "would delete #5" in out and "would delete #3" in out
+    code, _, _ = run("delete", "5", "4", "3", "--yes")
+    assert code == 0
+    with RunStore(copy) as store:
+        assert [r.id for r in store.runs()] == [2, 1]

@@ -35,10 +35,13 @@ class RunRow:
     role: str  # single | baseline | mixed
     trial: int
     trials: int
+    damaged: tuple[str, ...] = ()  # columns that did not read (history/stored_columns.py)
 
     @property
     def started_text(self) -> str:
-        """Local date and time, to the minute."""
+        """Local date and time, to the minute ("?" where it did not read)."""
+        if "created" in self.damaged:
+            return "?"
         return dt.datetime.fromtimestamp(self.created).strftime("%Y-%m-%d %H:%M")
 
     def to_dict(self) -> dict[str, Any]:

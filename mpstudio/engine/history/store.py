@@ -39,6 +39,7 @@ from mpstudio.engine.history.locations import HISTORY_ENV, history_path
 from mpstudio.engine.history.records import RunRow, StoredRun, summary_from_dict
 from mpstudio.engine.history.run_models import remove_run_folders
 from mpstudio.engine.history.schema import SCHEMA_VERSION, SchemaTooNew, migrate
+from mpstudio.engine.history.stored_columns import DamagedRun, json_column, list_row
 from mpstudio.engine.history.stored_text import from_column, from_values, to_column, to_values
 from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.said import said
@@ -305,7 +306,7 @@ class RunStore:
         if limit is not None:
             sql += " LIMIT ?"
             args.append(limit)
-        return [RunRow(*row) for row in self._conn.execute(sql, args)]
+        return [list_row(row) for row in self._conn.execute(sql, args)]
 
     def run(self, run_id: int, metrics: bool = True) -> StoredRun:
         row = self._conn.execute(
@@ -320,18 +321,32 @@ class RunStore:
         n = len(_ROW_COLUMNS.split(","))
         (spec, hardware, model, dataset_summary, steps_per_epoch, total_steps, summary,
          failure, finished, model_paths, weights) = row[n:]
+        listed = list_row(row[:n])
+        if "created" in listed.damaged:  # the rest reads: said, not guessed
+            raise HistoryError(str(DamagedRun(run_id, "created", repr(row[1]))))
+        try:
+            columns = {name: json_column(run_id, name, value, kind, empty_ok)
+                       for name, value, kind, empty_ok in (
+                           ("spec", spec, dict, False), ("hardware", hardware, dict, False),
+                           ("model", model, dict, False), ("summary", summary, dict, True),
+                           ("model_paths", model_paths, list, False))}
+            stored_summary = summary_from_dict(columns["summary"])
+        except DamagedRun as exc:
+            raise HistoryError(str(exc)) from None
+        except (TypeError, ValueError) as exc:  # a summary's values of the wrong type
+            raise HistoryError(str(DamagedRun(run_id, "summary", str(exc)))) from None
         return StoredRun(
-            row=RunRow(*row[:n]),
-            spec=json.loads(spec),
-            hardware=from_values(json.loads(hardware)),
-            model=json.loads(model),
+            row=listed,
+            spec=columns["spec"],
+            hardware=from_values(columns["hardware"]),
+            model=columns["model"],
             dataset_summary=from_column(dataset_summary),
             steps_per_epoch=steps_per_epoch,
             total_steps=total_steps,
-            summary=summary_from_dict(json.loads(summary) if summary else None),
+            summary=stored_summary,
             failure=from_column(failure),
             finished=finished,
-            model_paths=tuple(json.loads(model_paths)),
+            model_paths=tuple(str(p) for p in columns["model_paths"]),
             steps=self._steps(run_id) if metrics else (),
             epochs=self._epochs(run_id) if metrics else (),
             scale_changes=self._scale_changes(run_id) if metrics else (),
@@ -350,7 +365,7 @@ class RunStore:
         return [run if i == run_id else self.run(i) for i in ids]
 
     def comparison_runs(self, comparison: str) -> list[RunRow]:
-        return [RunRow(*row) for row in self._conn.execute(
+        return [list_row(row) for row in self._conn.execute(
             f"SELECT {_ROW_COLUMNS} FROM runs WHERE comparison = ? ORDER BY trial, role, id",
             (comparison,))]
 
