@@ -35,6 +35,13 @@ XCB_MISSING_NO_COMMAND = QT_TRANSLATE_NOOP(
     "App", "the window cannot open: Qt's X11 platform plugin (xcb) needs system libraries "
     "that are not installed: {libraries}. Install the packages that provide them with "
     "your distribution's package manager and start mpstudio again.")
+UNKNOWN_PLATFORM = QT_TRANSLATE_NOOP(
+    "App", "the window cannot open: QT_QPA_PLATFORM={value} names no platform this Qt "
+    "has ({platforms}). Unset it, or set it to one of those, and start mpstudio again.")
+SILENT_DISPLAY = QT_TRANSLATE_NOOP(
+    "App", "the window cannot open: no display answers at {displays} (left over from an "
+    "ssh session that has ended, or a desktop that has closed?). Connect again with "
+    "`ssh -X`, or unset it in this terminal; without a window, `mpstudio train --help`.")
 log = logging.getLogger(__name__)
 
 
@@ -59,6 +66,29 @@ def _no_window_note(language: str | None = None) -> str | None:
 
     return translate_early("App", NO_WINDOW, language or _saved_language()).format(
         platform=platform)
+
+
+def _platform_problem(language: str | None = None) -> str | None:
+    """A QT_QPA_PLATFORM naming no plugin this Qt has, or displays that do not answer
+    (ui/display_check.py), said instead of Qt's abort; None where Qt can start."""
+    from PySide6.QtCore import QLibraryInfo
+
+    from mpstudio.ui import display_check as check
+    from mpstudio.ui.translations import translate_early
+
+    chosen = language or _saved_language()
+    folder = Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.PluginsPath)) / "platforms"
+    plugins = check.platform_plugins(folder)
+    if plugins and check.unknown_platform(os.environ, plugins):
+        return translate_early("App", UNKNOWN_PLATFORM, chosen).format(
+            value=os.environ["QT_QPA_PLATFORM"], platforms=", ".join(plugins))
+    if not sys.platform.startswith("linux"):
+        return None
+    silent = check.silent_displays(os.environ)
+    if silent:
+        return translate_early("App", SILENT_DISPLAY, chosen).format(
+            displays=", ".join(silent))
+    return None
 
 
 def _xcb_problem(language: str | None = None, plugin: Path | None = None) -> str | None:
@@ -104,7 +134,8 @@ def launch(argv: list[str] | None = None, language: str | None = None,
     from mpstudio.ui.window.versions import ui_versions
 
     logs = configure_log("window", ui_versions())  # no file: said in the window's Log
-    problem = _xcb_problem(language, xcb_plugin)  # before QApplication loads the plugin
+    # before QApplication loads the plugin (Qt aborts on each of these)
+    problem = _xcb_problem(language, xcb_plugin) or _platform_problem(language)
     if problem:
         log.error("%s", problem)
         print(f"mpstudio: {problem}", file=sys.stderr)

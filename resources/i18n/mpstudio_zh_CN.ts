@@ -175,6 +175,14 @@
         <translation>窗口无法打开：Qt 的 X11 平台插件（xcb）需要的系统库未安装：{libraries}。请用你的发行版的包管理器安装提供它们的软件包，然后重新启动 mpstudio。</translation>
     </message>
     <message>
+        <source>the window cannot open: QT_QPA_PLATFORM={value} names no platform this Qt has ({platforms}). Unset it, or set it to one of those, and start mpstudio again.</source>
+        <translation>窗口无法打开：QT_QPA_PLATFORM={value} 不是这个 Qt 拥有的平台（{platforms}）。请取消它，或设为其中之一，然后重新启动 mpstudio。</translation>
+    </message>
+    <message>
+        <source>the window cannot open: no display answers at {displays} (left over from an ssh session that has ended, or a desktop that has closed?). Connect again with `ssh -X`, or unset it in this terminal; without a window, `mpstudio train --help`.</source>
+        <translation>窗口无法打开：{displays} 处没有显示器应答（是已结束的 ssh 会话或已关闭的桌面留下的？）。请用 `ssh -X` 重新连接，或在这个终端中取消它；没有窗口时，请用 `mpstudio train --help`。</translation>
+    </message>
+    <message>
         <source>{signal}: quitting as File &gt; Quit does</source>
         <translation>{signal}：按“文件 &gt; 退出”的方式退出</translation>
     </message>
