@@ -176,7 +176,7 @@
     </message>
     <message>
         <source>the window cannot open: QT_QPA_PLATFORM={value} names no platform this Qt has ({platforms}). Unset it, or set it to one of those, and start mpstudio again.</source>
-        <translation>窗口无法打开：QT_QPA_PLATFORM={value} 不是这个 Qt 拥有的平台（{platforms}）。请取消它，或设为其中之一，然后重新启动 mpstudio。</translation>
+        <translation>窗口无法打开：QT_QPA_PLATFORM={value} 不是这个 Qt 所带的平台（{platforms}）。请取消它，或设为其中之一，然后重新启动 mpstudio。</translation>
     </message>
     <message>
         <source>the window cannot open: no display answers at {displays} (left over from an ssh session that has ended, or a desktop that has closed?). Connect again with `ssh -X`, or unset it in this terminal; without a window, `mpstudio train --help`.</source>
