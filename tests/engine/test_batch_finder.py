@@ -363,7 +363,11 @@ def test_the_window_finds_the_batches_in_a_fresh_engine(qtbot, window):
     dialog = w.batch_finder.dialog
     assert dialog is not None and dialog.isVisible()
     assert not dialog.compare_button.isEnabled()
+    assert dialog.cap.text() == "the whole device" and dialog.cap_mib() is None
+    dialog.cap.setValue(8)  # below what a try needs: not offered (the probe refused it)
+    assert dialog.cap.text() == "the whole device" and dialog.cap_mib() is None
     dialog.cap.setValue(16)
+    assert dialog.cap_mib() == 16
     dialog.tries.setValue(1)
     dialog.start_button.click()  # float32 alone: nothing to compare it with
     assert "needs a mixed precision" in dialog.status.text()

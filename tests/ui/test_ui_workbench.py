@@ -219,7 +219,7 @@ def test_export_the_trained_model_and_save_charts(qtbot, window, tmp_path):
     assert w.files.save_charts(str(tmp_path / "charts.svg"))
     assert (tmp_path / "charts.svg").read_text().lstrip().startswith("<?xml")
     assert not w.files.save_charts(str(tmp_path / "missing" / "charts.png"))
-    assert "Cannot save the charts" in w.banner.text()
+    assert f"Could not write {tmp_path / 'missing' / 'charts.png'}" in w.banner.text()
     last = w.last_outcome.last
     close_window(qtbot, w)
     from mpstudio.engine.history.locations import history_path

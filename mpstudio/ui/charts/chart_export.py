@@ -1,22 +1,20 @@
 """Saving a chart panel as PNG (what is on screen) or SVG (vector, for reports).
 
-Both go to a temporary file in the target folder and replace the target only when
-complete, so a failure never leaves a half-written picture under the real name.
+Both are drawn in memory, then written through the one atomic-write helper
+(report/files.py): a failure never leaves a half-written picture under the real name,
+and says why in one sentence (ReportError).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QPoint, QRect, QRectF
+from PySide6.QtCore import QBuffer, QCoreApplication, QIODevice, QPoint, QRect, QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
-from mpstudio.engine.report.files import document_mode
+from mpstudio.engine.report.files import atomic_write_bytes
 
 SUFFIXES = (".png", ".svg")
 PNG_MIN_WIDTH = 1600  # px: a saved PNG is at least this wide (a page at 150 dpi and more)
@@ -37,25 +35,20 @@ def check_suffix(path: str | Path) -> str:
 
 
 def save_widget(widget: QWidget, path: str | Path, title: str = "mpstudio charts") -> None:
-    """``widget`` as ``path`` (.png or .svg). A QGraphicsView is drawn as vectors in SVG."""
-    path = Path(path)
+    """``widget`` as ``path`` (.png or .svg). A QGraphicsView is drawn as vectors in SVG.
+    ValueError: another suffix; OSError: Qt could not draw it; ReportError: not written."""
     suffix = check_suffix(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=suffix, dir=path.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        if suffix == ".png":
-            if not _png_image(widget).save(str(tmp)):  # the .png suffix picks the format
-                raise OSError(QCoreApplication.translate(
-                    "ChartExport", "could not write a PNG image to {path}").format(path=path))
-        else:
-            _write_svg(widget, tmp, title)
-        os.chmod(tmp, document_mode(path))  # not mkstemp's private 0600
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+    data = _png_bytes(widget, path) if suffix == ".png" else _svg_bytes(widget, title)
+    atomic_write_bytes(path, data)
+
+
+def _png_bytes(widget: QWidget, path: str | Path) -> bytes:
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not _png_image(widget).save(buffer, "PNG"):  # type: ignore[call-overload]  # the stub wants bytes; PySide6 takes a str
+        raise OSError(QCoreApplication.translate(
+            "ChartExport", "could not write a PNG image to {path}").format(path=path))
+    return bytes(buffer.data().data())
 
 
 def _background(widget: QWidget) -> QColor:
@@ -90,10 +83,12 @@ def _png_image(widget: QWidget) -> QImage:
     return image
 
 
-def _write_svg(widget: QWidget, tmp: Path, title: str) -> None:
+def _svg_bytes(widget: QWidget, title: str) -> bytes:
     width, height = widget.width(), widget.height()
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     generator = QSvgGenerator()
-    generator.setFileName(str(tmp))
+    generator.setOutputDevice(buffer)
     generator.setSize(widget.size())
     generator.setViewBox(QRect(0, 0, width, height))
     # The widget's own DPI: pyqtgraph's axes replay QPictures, which rescale to a
@@ -102,8 +97,7 @@ def _write_svg(widget: QWidget, tmp: Path, title: str) -> None:
     generator.setTitle(title)
     painter = QPainter()
     if not painter.begin(generator):
-        raise OSError(QCoreApplication.translate(
-            "ChartExport", "could not start an SVG file at {folder}").format(folder=tmp.parent))
+        raise OSError(QCoreApplication.translate("ChartExport", "could not draw the SVG"))
     try:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.fillRect(QRectF(0, 0, width, height), _background(widget))
@@ -116,6 +110,7 @@ def _write_svg(widget: QWidget, tmp: Path, title: str) -> None:
             widget.render(painter, QPoint())  # the stub lacks the offset's default
     finally:
         painter.end()
-    if tmp.stat().st_size == 0:
-        raise OSError(QCoreApplication.translate(
-            "ChartExport", "could not write an SVG image to {folder}").format(folder=tmp.parent))
+    data = bytes(buffer.data().data())
+    if not data:
+        raise OSError(QCoreApplication.translate("ChartExport", "could not draw the SVG"))
+    return data

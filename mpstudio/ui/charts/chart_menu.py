@@ -16,10 +16,8 @@ per module).
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import os
-import tempfile
+import io
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,7 +27,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from mpstudio.engine.charts.chart_specs import CHART
-from mpstudio.engine.report.files import document_mode
+from mpstudio.engine.report.files import ReportError, atomic_write_text
 from mpstudio.ui.charts.run_curves import RunCurves
 
 # pyqtgraph's view menu (graphicsItems/ViewBox/ViewBoxMenu.py, axisCtrlTemplate_generic.py)
@@ -91,27 +89,19 @@ def chart_series(chart: str) -> tuple[str, ...]:
 
 def write_csv(path: str | Path, chart: str, runs: list[RunCurves]) -> int:
     """The points ``chart`` holds of each run (a long run's are combined, as drawn), one
-    row each: run label, series, step, value. Written whole or not at all; returns the
-    rows written."""
-    path = Path(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".csv", dir=path.parent)
+    row each: run label, series, step, value. Written whole or not at all (ReportError:
+    why not); returns the rows written."""
+    text = io.StringIO()
+    writer = csv.writer(text)
+    writer.writerow(CSV_COLUMNS)
     rows = 0
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as out:
-            writer = csv.writer(out)
-            writer.writerow(CSV_COLUMNS)
-            for run in runs:
-                for series in chart_series(chart):
-                    xs, ys = run.buffers[series].view()
-                    for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
-                        writer.writerow((run.label, series, f"{x:g}", repr(y)))
-                        rows += 1
-        os.chmod(tmp_name, document_mode(path))
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
-        raise
+    for run in runs:
+        for series in chart_series(chart):
+            xs, ys = run.buffers[series].view()
+            for x, y in zip(xs.tolist(), ys.tolist(), strict=True):
+                writer.writerow((run.label, series, f"{x:g}", repr(y)))
+                rows += 1
+    atomic_write_text(path, text.getvalue(), newline="")
     return rows
 
 
@@ -160,6 +150,8 @@ class ChartMenu(QObject):
             path += ".png"
         try:
             self._save(path)
+        except ReportError as exc:  # names the file and what to do
+            self._problem(str(exc))
         except (OSError, ValueError) as exc:
             self._problem(QCoreApplication.translate(
                 "ChartMenu", "Cannot save the charts to {path}: {error}").format(
@@ -175,10 +167,8 @@ class ChartMenu(QObject):
             path += ".csv"
         try:
             write_csv(path, chart, self._runs())
-        except OSError as exc:
-            self._problem(QCoreApplication.translate(
-                "ChartMenu", "Cannot save the chart's data to {path}: {error}").format(
-                path=path, error=exc.strerror or exc))
+        except ReportError as exc:  # names the file and what to do
+            self._problem(str(exc))
 
     def _problem(self, text: str) -> None:
         QMessageBox.warning(self._parent, QCoreApplication.translate("ChartMenu", "Charts"), text)

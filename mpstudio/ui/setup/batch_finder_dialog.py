@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from mpstudio.engine.batch_search.memory_cap import MIN_CAP_MIB
 from mpstudio.engine.service.job_requests import BatchFindRequest, ModelPreviewRequest
 from mpstudio.ui.widgets.read_only_table import cell_text
 
@@ -76,7 +77,9 @@ class BatchFinderDialog(QDialog):
         intro.setWordWrap(True)
         self.cap = QSpinBox()
         self.cap.setObjectName("batchFinderCap")
-        self.cap.setRange(0, 1024 * 1024)
+        # its lowest value reads "the whole device"; above it, a cap the probe accepts (a
+        # try needs more than a few MiB: memory_cap.MIN_CAP_MIB)
+        self.cap.setRange(MIN_CAP_MIB - 1, 1024 * 1024)
         self.cap.setSingleStep(64)
         self.cap.setSuffix(" MiB")
         self.cap.setSpecialValueText(QCoreApplication.translate(
@@ -131,7 +134,7 @@ class BatchFinderDialog(QDialog):
             "float32 at its largest batch against mixed precision at its own, the learning "
             "rate scaled linearly from the setup's; the card shows both batches"))
         self.start_button.clicked.connect(lambda: self.start_requested.emit(
-            self.cap.value() or None, self.tries.value()))
+            self.cap_mib(), self.tries.value()))
         self.stop_button.clicked.connect(self._stop_clicked)
         self.compare_button.clicked.connect(self.compare_requested.emit)
         self.close_button.clicked.connect(self.close)
@@ -151,6 +154,11 @@ class BatchFinderDialog(QDialog):
         layout.addLayout(buttons)
         self.resize(860, 560)
         self.set_running(False)
+
+    def cap_mib(self) -> int | None:
+        """The memory cap asked for (None: the whole device)."""
+        value = self.cap.value()
+        return None if value < MIN_CAP_MIB else value
 
     def set_running(self, running: bool) -> None:
         for widget in (self.start_button, self.cap, self.tries):

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from mpstudio.engine.datasets.registry import dataset_problems
 from mpstudio.engine.datasets.user_sources import SUFFIXES
+from mpstudio.engine.report.files import ReportError
 from mpstudio.engine.spec import SpecError
 from mpstudio.engine.spec_checks import load_spec, spec_problems
 from mpstudio.ui.window.server_browser import ServerBrowser
@@ -169,6 +170,9 @@ class FileActions(QObject):
             path = _with_suffix(path, ".png")
         try:
             self.charts.save(path)
+        except ReportError as exc:  # names the file and what to do
+            self._problem(str(exc))
+            return False
         except (OSError, ValueError) as exc:
             self._problem(QCoreApplication.translate(
                 "FileActions", "Cannot save the charts to {path}: {reason}").format(
