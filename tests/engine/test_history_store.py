@@ -389,3 +389,26 @@ def test_a_wal_history_another_user_cannot_write_is_read_and_train_says_it_is_no
             root.chmod(0o755)
         assert _digest(path) == before
         assert sorted(p.name for p in root.iterdir()) == ["history.sqlite3", "runs"]
+
+
+def test_a_model_save_killed_midway_is_cleaned_at_the_next_save(tmp_path):
+    """A run's kept model is saved to .partial-PID-model.keras, then renamed: a kill
+    mid-save left that file in the run folder for good. The next save there removes
+    what a process that is gone left; a live writer's file stays."""
+    import keras
+
+    from mpstudio.engine.history.run_models import keep_model, run_folder
+
+    history = tmp_path / "history.sqlite3"
+    folder = run_folder(7, history)
+    folder.mkdir(parents=True)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    left = folder / f".partial-{gone.stdout.strip()}-model.keras"  # its writer ended
+    left.write_bytes(b"half a zip")
+    alive = folder / f".partial-{os.getppid()}-model.keras"  # a writer still at work
+    alive.write_bytes(b"being written")
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    kept = keep_model(7, model, history)
+    assert kept is not None and kept.is_file()
+    assert not left.exists() and alive.exists()

@@ -16,6 +16,7 @@ from typing import Any
 
 from mpstudio.engine.history.locations import history_path
 from mpstudio.engine.i18n import _
+from mpstudio.engine.partial_files import remove_stale_partials
 
 MODEL_NAME = "model.keras"
 
@@ -49,6 +50,7 @@ def keep_model(run_id: int, model: Any, history: str | Path | None = None) -> Pa
     if folder is None:
         return None
     folder.mkdir(parents=True, exist_ok=True)
+    remove_stale_partials(folder)  # what a kill mid-save left (partial_files.py)
     target = folder / MODEL_NAME
     partial = folder / f".partial-{os.getpid()}-{MODEL_NAME}"
     try:
