@@ -252,18 +252,47 @@ def preview_estimates(model: keras.Model, spec: RunSpec, input_shape: tuple[int,
     return chosen, estimate_for_spec(spec, input_shape, num_classes, input_scale, "float32")
 
 
-def model_inputs(spec: RunSpec) -> tuple[tuple[int, ...], int, float | None]:
+ModelInputs = tuple[tuple[int, ...], int, float | None]
+_READ: dict[tuple[Any, ...], ModelInputs] = {}  # a source's inputs, by its file's state
+
+
+def model_inputs(spec: RunSpec) -> ModelInputs:
     """The spec's data as the model sees it (input shape, classes, the uint8 images'
     scale): from the dataset's entry where it is known without reading, else from a
-    read of the source (a download is not started)."""
+    read of the source (a download is not started), kept while the file is unchanged:
+    every hardware check predicts the setup's model, and a large CSV took seconds."""
     from mpstudio.engine.datasets.registry import dataset_entry, inspect_dataset, is_registered
 
     if is_registered(spec.dataset):
         entry = dataset_entry(spec.dataset)
         if entry.input_shape and entry.num_classes:
             return tuple(entry.input_shape), entry.num_classes, entry.input_scale
+    key = _source_state(spec)
+    if key is not None and key in _READ:
+        return _READ[key]
     report = inspect_dataset(spec.dataset, spec.dataset_options)
-    return tuple(report.input_shape), report.num_classes, report.input_scale
+    read = (tuple(report.input_shape), report.num_classes, report.input_scale)
+    if key is not None:
+        _READ[key] = read
+    return read
+
+
+def _source_state(spec: RunSpec) -> tuple[Any, ...] | None:
+    """What changes when the source does (its path, size and modification time, and the
+    options it is read with); None for a source that is not a file or folder here."""
+    import json
+    from pathlib import Path
+
+    try:
+        path = Path(spec.dataset).expanduser()
+        found = path.stat()
+        options = json.dumps(spec.dataset_options, sort_keys=True, default=str)
+        # a folder of images: a class's sub-folder changes when its images do
+        classes = tuple(sorted((p.name, p.stat().st_mtime_ns) for p in path.iterdir()
+                               if p.is_dir())) if path.is_dir() else ()
+    except (OSError, TypeError, ValueError):
+        return None
+    return spec.dataset, options, found.st_size, found.st_mtime_ns, classes
 
 
 def spec_estimates(spec: RunSpec) -> tuple[MemoryEstimate, ...]:

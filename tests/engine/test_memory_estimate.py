@@ -310,3 +310,26 @@ def test_the_setup_shows_the_payoff_predicted_on_this_machine(qtbot, window):
     text = layers.payoff.text()
     assert layers.payoff.isVisible() and text.startswith("Predicted: mixed_bfloat16 on ")
     assert "at batch 48" in text and "over float32" in text and "-bound" in text
+
+
+def test_a_files_inputs_are_read_once_while_it_is_unchanged(tmp_path, monkeypatch):
+    """Every hardware check predicts the setup's model from its data's shape; a large
+    CSV was read whole each time. The file is read again only once it has changed."""
+    from mpstudio.engine.datasets import registry
+
+    table = tmp_path / "table.csv"
+    table.write_text("a,b,label\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(50)))
+    reads: list[str] = []
+    real = registry.inspect_dataset
+
+    def counted(dataset, options):
+        reads.append(dataset)
+        return real(dataset, options)
+
+    monkeypatch.setattr(registry, "inspect_dataset", counted)
+    spec = RunSpec(dataset=str(table))
+    assert me.model_inputs(spec)[:2] == ((2,), 2)
+    assert me.model_inputs(spec)[:2] == ((2,), 2) and len(reads) == 1
+    table.write_text("a,b,c,label\n" + "".join(f"{i},1,2,{i % 4}\n" for i in range(50)))
+    os.utime(table, ns=(1, 10**18))  # a new modification time, whatever the clock says
+    assert me.model_inputs(spec)[:2] == ((3,), 4) and len(reads) == 2
