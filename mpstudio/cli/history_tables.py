@@ -11,6 +11,7 @@ from rich.text import Text
 from mpstudio.engine.comparison.card import ComparisonCard, Side
 from mpstudio.engine.comparison.card_text import (
     PROFILE_TITLE,
+    card_notes,
     card_rows,
     profile_table,
 )
@@ -150,13 +151,14 @@ def card_table(card: ComparisonCard) -> Group:
     for row in card_rows(card):
         table.add_row(row.name, row.baseline, row.mixed, row.change)
     verdict = Text(card.verdict.sentence, style=VERDICT_STYLE.get(card.verdict.kind, "bold"))
+    notes = [Text(note, style="dim") for note in card_notes(card)]
     profile = profile_table(card)
     if profile is None:
-        return Group(table, verdict)
+        return Group(table, verdict, *notes)
     ops = Table(title=_(PROFILE_TITLE), title_justify="left",
                 caption=profile.note, caption_justify="left")
     for i, head in enumerate(profile.headers):
         ops.add_column(head, justify="left" if i == 0 else "right", no_wrap=i == 0)
     for cells in profile.rows:
         ops.add_row(*cells)
-    return Group(table, verdict, ops)
+    return Group(table, verdict, *notes, ops)

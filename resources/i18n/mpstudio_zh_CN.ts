@@ -344,12 +344,8 @@
         <translation>无法将 PNG 图像写入 {path}</translation>
     </message>
     <message>
-        <source>could not start an SVG file at {folder}</source>
-        <translation>无法在 {folder} 中创建 SVG 文件</translation>
-    </message>
-    <message>
-        <source>could not write an SVG image to {folder}</source>
-        <translation>无法将 SVG 图像写入 {folder}</translation>
+        <source>could not draw the SVG</source>
+        <translation>无法绘制 SVG</translation>
     </message>
 </context>
 <context>
@@ -381,10 +377,6 @@
     <message>
         <source>Save the chart&apos;s data</source>
         <translation>保存图表数据</translation>
-    </message>
-    <message>
-        <source>Cannot save the chart&apos;s data to {path}: {error}</source>
-        <translation>无法将图表数据保存到 {path}：{error}</translation>
     </message>
     <message>
         <source>Charts</source>

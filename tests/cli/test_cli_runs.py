@@ -68,8 +68,13 @@ def test_compare_uses_every_trial_and_puts_float32_first(runs):
     assert code == 0
     assert card["baseline"]["run_ids"] == [1, 3] and card["mixed"]["run_ids"] == [2, 4]
     assert card["speedup"]["n"] == 2
+    # float16 trained on this CPU with TensorFlow's remapping pass off: said beside the
+    # figures (a plain Keras script would get the fused kernels), not as a difference
+    assert card["graph_rewrites"] == "remapping off" and not card["differences"]
     code, out, _ = runs("compare", "5", "2")  # a single run against one trial of a pair
     assert code == 0 and out.startswith("float32 vs mixed_float16")
+    assert "remapping pass off" in out
+    assert "set_experimental_options({'remapping':False})" in "".join(out.split())
     card = json.loads(runs("compare", "5", "2", "--json")[1])
     assert card["baseline"]["run_ids"] == [5] and card["mixed"]["run_ids"] == [2, 4]
 
@@ -80,6 +85,8 @@ def test_report_writes_html_and_csv(runs, tmp_path):
     assert code == 0 and "report.html" in out and "report.csv" in out
     text = target.read_text()
     assert text.startswith("<!DOCTYPE html>")
+    assert "Measured with TensorFlow&#x27;s remapping pass off for float16" in text or \
+        "Measured with TensorFlow's remapping pass off for float16" in text
     ET.fromstring(text.split("\n", 1)[1])  # well-formed
     code, out, _ = runs("compare", "1", "2", "--json")
     speed = json.loads(out)["speedup"]["median"]

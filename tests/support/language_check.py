@@ -30,6 +30,7 @@ LATIN_NAMES = frozenset({
     # products and APIs the texts name: TensorFlow Serving / Lite, Edge TPU, Keras callbacks
     "Serving", "Lite", "Edge", "TensorRT", "onnxruntime", "tf2onnx", "opset", "cuBLAS",
     "EarlyStopping", "ReduceLROnPlateau", "MirroredStrategy", "README", "oneDNN", "fit",
+    "remapping",  # TensorFlow's graph pass of that name
     "Dense", "EinsumDense", "Transformer", "Engine", "Adam", "LossScaleOptimizer", "dropout",
     # units, the micro-benchmark's kernels, instruction sets, NVIDIA's architectures
     "KiB", "MiB", "GiB", "TFLOP", "matmul", "conv", "AMX", "AVX", "NaN", "inf", "Ctrl",

@@ -224,6 +224,9 @@ class ComparisonCard:
     speed_batch: int | None = None  # the speed pair's batch
     # synthetic data: one random batch with random labels, so its accuracy means nothing
     random_labels: bool = False
+    # the mixed side's graph rewrites unlike a plain script's ("remapping off": float16 on
+    # a CPU, trainer/cpu_float16_fusion.py); "" where both trained as a script would
+    graph_rewrites: str = ""
 
     @property
     def trials(self) -> int:
@@ -320,7 +323,8 @@ def build_card(
         differences, profile, batches, sized, mixed[0].spec.get("steps") if sized else None,
         speed_sides, dataset_speedup,
         timed_runs[1][0].spec.get("batch_size") if speed_sides else None,
-        baseline[0].spec.get("dataset") == "synthetic")
+        baseline[0].spec.get("dataset") == "synthetic",
+        str(mixed[0].hardware.get("graph_rewrites", "") or ""))
 
 
 def scaled_batches(baseline: StoredRun, mixed: StoredRun) -> tuple[int, int] | None:

@@ -11,6 +11,7 @@ from mpstudio.engine.comparison.paired_accuracy import PairedAccuracy
 from mpstudio.engine.i18n import N_, _
 from mpstudio.engine.memory_estimate import assumptions, versus_measured
 from mpstudio.engine.profiling.profile_comparison import ROW_HEADERS
+from mpstudio.engine.trainer.cpu_float16_fusion import PLAIN_SCRIPT_SAME, REMAPPING_OFF
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def card_rows(card: ComparisonCard) -> list[CardRow]:
     # the rows that qualify the speed follow it: the batch each side ran (the finder's
     # comparison), the speed pair, the prediction, the length mpstudio sized
     qualifiers = [row for row in (_batch_row(card), speed_pair_row(card), predicted_row(card),
-                                  _length_row(card)) if row is not None]
+                                  _length_row(card), _rewrites_row(card)) if row is not None]
     test = None
     if b.test_accuracy.median is not None or m.test_accuracy.median is not None:
         test = CardRow(_("test accuracy"), _pct(b.test_accuracy), _pct(m.test_accuracy),
@@ -158,6 +159,27 @@ def _batch_row(card: ComparisonCard) -> CardRow | None:
         _("each side at the largest batch that fit in memory, the learning rate scaled "
           "linearly with the batch; throughput counts examples, so the speedup includes "
           "the larger batch mixed precision made room for"))
+
+
+def _rewrites_row(card: ComparisonCard) -> CardRow | None:
+    """float16 on a CPU trains with TensorFlow's remapping pass off (its fused float16
+    kernels are pathological there): the speed is not what a plain script gets."""
+    notes = card_notes(card)
+    if not notes:
+        return None
+    return CardRow(_("graph rewrites"), _("TensorFlow's default"), _("remapping pass off"),
+                   "", notes[0])
+
+
+def card_notes(card: ComparisonCard) -> list[str]:
+    """What a reader of the card's figures must know beside them, one sentence each:
+    printed under the card (CLI, report), a row's tip in the window."""
+    if card.graph_rewrites != REMAPPING_OFF:
+        return []
+    return [_("Measured with TensorFlow's remapping pass off for float16, as mpstudio does "
+              "on a CPU (its fused float16 kernels are many times slower there); a plain "
+              "Keras script gets those kernels unless it turns the pass off too: "
+              "`{call}`.").format(call=PLAIN_SCRIPT_SAME)]
 
 
 def _length_row(card: ComparisonCard) -> CardRow | None:

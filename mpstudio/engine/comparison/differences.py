@@ -26,7 +26,9 @@ EXAMPLE_KEYS = ("dataset", "dataset_options", "validation_split", "seed")
 # Hardware facts that are not hardware: the advisor's word on each side's own
 # precision, and what float32 computed in (the card names the baseline's math).
 ADVISOR_KEYS = frozenset({"advisor_verdict", "advisor_reason", "advisor_device"})
-HARDWARE_BY_DESIGN = ADVISOR_KEYS | {"float32_math"}
+# graph_rewrites: float16 on a CPU trains with the remapping pass off, by design (its own
+# card row says so: card_text.py)
+HARDWARE_BY_DESIGN = ADVISOR_KEYS | {"float32_math", "graph_rewrites"}
 MAX_VALUE_TEXT = 40
 # A comparison at each side's largest batch changes these on purpose (card.scaled_batches)
 BATCH_KEYS = frozenset({"batch_size", "learning_rate"})

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mpstudio.engine.comparison.card import build_card
+from mpstudio.engine.comparison.card_text import card_notes
 from mpstudio.engine.comparison.differences import ADVISOR_KEYS, hardware_differences
 from mpstudio.engine.comparison.verdict import rule_text
 from mpstudio.engine.hardware.device_text import device_text
@@ -129,6 +130,7 @@ def render_html(
         f'<p class="rule">{esc(rule_text())}</p>',
         _heading(_("Comparison card")),
         card_table(card),
+        *(f'<p class="note">{esc(note)}</p>' for note in card_notes(card)),
         _heading(_("Curves")),
         f'<p class="note">{swatch(BASELINE_COLOR)}{esc(base_name)} '
         f'&#160;&#160;{swatch(MIXED_COLOR)}{esc(mixed_name)}{esc(thinner)}</p>',

@@ -15,6 +15,10 @@ import contextlib
 from collections.abc import Iterator
 
 REMAPPING = "remapping"
+# what a run records (hardware["graph_rewrites"]) and the card says (card_text.py): its
+# speed is not what a plain Keras script with the pass on would get
+REMAPPING_OFF = "remapping off"
+PLAIN_SCRIPT_SAME = "tf.config.optimizer.set_experimental_options({'remapping': False})"
 
 
 def fusion_hurts(precision: str, device_kind: str) -> bool:

@@ -15,6 +15,10 @@ def hardware_snapshot(precision: str, devices: device_info.RunDevices) -> dict[s
     reason and the advisor's device are sentences (``Said``): the history keeps their
     messages and shows them in its reader's language."""
     info = device_info.hardware_summary(devices)
+    from mpstudio.engine.trainer.cpu_float16_fusion import REMAPPING_OFF, fusion_hurts
+
+    if fusion_hurts(precision, devices.kind):  # what a plain script would not do: said
+        info["graph_rewrites"] = REMAPPING_OFF
     try:
         from mpstudio.engine.hardware.advisor import advise
         from mpstudio.engine.hardware.detect import detect_hardware
