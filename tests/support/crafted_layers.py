@@ -110,13 +110,41 @@ def boost_template() -> TemplateEntry:
                          frozenset({IMAGE, SEQUENCE, FLAT}))
 
 
+class HideNonFinite(keras.layers.Layer):
+    """Its input with every non-finite value replaced by 0, and no gradient through
+    those: the layer after a poisoned Dense keeps the loss finite on every CPU. (Some
+    CPUs' oneDNN kernels fuse MatMul+BiasAdd+ReLU into one op that returns 0 for NaN
+    weights, which hid them from the loss; others return NaN. The condition is made
+    here, not left to one CPU's kernels.)"""
+
+    def call(self, inputs):
+        return tf.where(tf.math.is_finite(inputs), inputs, tf.zeros_like(inputs))
+
+
+def nan_hiding_mlp(input_shape, num_classes: int) -> keras.Model:
+    """The mlp template's shape (Dense(1024, relu) named dense_1024, then the classes),
+    with a HideNonFinite after the hidden layer: NaN weights there never reach the loss."""
+    inputs, x = model_input(input_shape)
+    x = keras.layers.Flatten()(x)
+    x = keras.layers.Dense(1024, activation="relu", name="dense_1024")(x)
+    x = HideNonFinite(name="hide_non_finite")(x)
+    x = keras.layers.Dense(num_classes, name="logits")(x)
+    outputs = keras.layers.Activation("softmax", dtype="float32", name="softmax")(x)
+    return keras.Model(inputs, outputs)
+
+
+def nan_hiding_template() -> TemplateEntry:
+    return TemplateEntry("nan_hiding_mlp", "crafted: nan_hiding_mlp",
+                         "support.crafted_layers:nan_hiding_mlp",
+                         frozenset({IMAGE, SEQUENCE, FLAT}))
+
+
 class NaNKernelAt(keras.callbacks.Callback):
     """At the start of training step ``step`` (counted from 1 over the whole run), set
     the kernel of the Dense layer ``layer`` to NaN: what a bad update leaves behind.
     ``replica``: only that replica's copy of the mirrored kernel (under a
-    tf.distribute strategy), as when the copies of a variable drift apart. Behind a
-    Dense(relu) the loss stays finite on the CPU: grappler fuses MatMul+BiasAdd+ReLU
-    into one oneDNN op that returns 0 for NaN weights (float32 and bfloat16)."""
+    tf.distribute strategy), as when the copies of a variable drift apart. Behind
+    nan_hiding_mlp's HideNonFinite the loss stays finite, on any CPU."""
 
     def __init__(self, step: int, layer: str, replica: int | None = None):
         super().__init__()

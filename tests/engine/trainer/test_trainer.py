@@ -245,16 +245,23 @@ def test_divergence_stops_with_an_explanation(tiny_spec, loop):
 
 @pytest.mark.parametrize("precision", ["float32", "mixed_bfloat16"])
 @pytest.mark.parametrize("loop", LOOPS)
-def test_nan_weights_behind_a_finite_loss_end_the_run_as_diverged(tiny_spec, loop, precision):
-    """Issue 34: divergence was read from the loss only. The mlp's hidden Dense(relu)
-    gets a NaN kernel at step 3; the fused MatMul+BiasAdd+ReLU returns 0 for it, so every
-    loss stays finite and the run ended "finished" with a NaN layer, kept for export.
-    The weights check at the epoch's end ends it as diverged, naming the layer, and
-    the history keeps no model of it."""
+def test_nan_weights_behind_a_finite_loss_end_the_run_as_diverged(tiny_spec, loop, precision,
+                                                                  monkeypatch):
+    """Issue 34: divergence was read from the loss only. An mlp's hidden Dense(relu)
+    gets a NaN kernel at step 3, and the layer after it hides the NaN from the loss (as
+    some CPUs' fused MatMul+BiasAdd+ReLU does: recreated by support.crafted_layers, so
+    it holds on every CPU): every loss stays finite and the run ended "finished" with a
+    NaN layer, kept for export. The weights check at the epoch's end ends it as
+    diverged, naming the layer, and the history keeps no model of it."""
     from mpstudio.engine.history.recorder import RecordingReporter
     from mpstudio.engine.history.run_models import model_file
+    from mpstudio.engine.templates import registry
 
-    spec = tiny_spec.replace(precision=precision, loop=loop, epochs=2)
+    from support.crafted_layers import nan_hiding_template
+
+    entry = nan_hiding_template()
+    monkeypatch.setitem(registry._TEMPLATES._entries, entry.name, entry)
+    spec = tiny_spec.replace(template=entry.name, precision=precision, loop=loop, epochs=2)
     reporter = CollectingReporter()
     recorder = RecordingReporter(reporter)
     poison = NaNKernelAt(step=3, layer="dense_1024")
