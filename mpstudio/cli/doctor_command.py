@@ -79,7 +79,14 @@ def run_doctor_command(args: argparse.Namespace) -> int:
     problems, templates = _argument_problems(args)
     if problems:
         return usage_error("doctor", problems)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     with tensorflow_logs_hidden():
         import tensorflow  # noqa: F401  (imported here, quietly, not inside the check)
@@ -89,8 +96,14 @@ def run_doctor_command(args: argparse.Namespace) -> int:
     out, err = make_console(stderr=False), make_console(stderr=True)
     stopper = StopFlag()
     progress = Progress(TextColumn(_("checking {what}").format(what="{task.description}")),
-                        BarColumn(),
-                        MofNCompleteColumn(), console=err, transient=True, disable=args.json)
+                        BarColumn(), MofNCompleteColumn(),
+                        TextColumn(_("elapsed"), markup=False), TimeElapsedColumn(),
+                        TextColumn(_("eta"), markup=False), TimeRemainingColumn(),
+                        console=err, transient=True, disable=args.json)
+    if not args.json and not args.quick:  # minutes: said before they start
+        print(_("mpstudio doctor: the full check trains every template under each precision "
+                "and times a comparison: a few minutes on a CPU, more while the machine is "
+                "busy (--quick: under a minute)"), file=sys.stderr, flush=True)
     task = progress.add_task("", total=None)
 
     def update(done: int, total: int, what: str) -> None:

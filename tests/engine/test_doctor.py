@@ -97,6 +97,11 @@ def test_quick_doctor_runs_end_to_end_on_this_cpu(quick_cli):
     assert "no GPU: the CPU runs the checks" in checks["TF32"]["reason"]
     assert checks["MirroredStrategy step"]["status"] == "skipped"
     assert report["counts"]["fail"] == 0 and not report["stopped"]
+    # each line's time, and the slowest named (the full check takes minutes: it says so)
+    assert all(c["seconds"] > 0 for c in training)
+    slowest = max(report["checks"], key=lambda c: c["seconds"])
+    if slowest["seconds"] >= 5:
+        assert f"(the slowest line: {slowest['name']}, " in report["summary"]
     assert report["versions"]["TensorFlow"] and report["versions"]["Python"]
     assert report["devices"][-1]["device"] == "CPU"
 

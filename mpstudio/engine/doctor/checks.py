@@ -39,6 +39,9 @@ BUILD, MEMORY, TRAINING, TIMING, TF32, MIRRORED = (
     N_("mirrored"))
 
 
+SLOW_CHECK_SECONDS = 5.0  # a line that took this long is named in the summary
+
+
 @dataclass(frozen=True)
 class Check:
     """One line: what was checked, how it went, and why, in words. ``reason`` says
@@ -53,6 +56,7 @@ class Check:
     status: Status
     reason: str
     details: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0  # what the check took (the slowest is named in the summary)
 
     def to_dict(self) -> dict[str, Any]:
         """English, as the JSON keeps it."""
@@ -118,8 +122,13 @@ class DoctorReport:
             head = N_("Training works here, with warnings")
         else:
             head = N_("Training works here")
-        return said(N_("{head}: {tally}; {seconds:.0f} s."), head=message(head), tally=tally,
-                    seconds=self.seconds)
+        slowest = max(self.checks, key=lambda c: c.seconds, default=None)
+        if slowest is None or slowest.seconds < SLOW_CHECK_SECONDS:
+            return said(N_("{head}: {tally}; {seconds:.0f} s."), head=message(head),
+                        tally=tally, seconds=self.seconds)
+        return said(N_("{head}: {tally}; {seconds:.0f} s (the slowest line: {name}, "
+                       "{slowest:.0f} s)."), head=message(head), tally=tally,
+                    seconds=self.seconds, name=slowest.name, slowest=slowest.seconds)
 
     def summary(self) -> str:
         """The summary in the language in force (the JSON keeps it in English)."""

@@ -89,7 +89,9 @@ def run_doctor(
         else:
             report_progress(index, len(steps), _("{section}: {name}").format(
                 section=_(step.section), name=render(step.name)))
+            began = time.perf_counter()
             check = step.run()
+            check = replace(check, seconds=time.perf_counter() - began)
         check = replace(check, reason=scrubbed_text(check.reason, scrub),
                         name=scrubbed_text(check.name, scrub),
                         details=scrubbed(check.details, scrub))
