@@ -46,6 +46,11 @@ def size_for(spec: RunSpec, rates: DeviceRates, warmup_steps: int,
     try:
         shape, classes, scale = model_inputs(spec)
         examples = _training_examples(spec)
+        if examples < spec.batch_size * replicas:
+            # the run refuses this data (fewer examples than one batch): say so at once,
+            # without building and costing the model first (at 512x512x3 an mlp's
+            # weights alone are 3 GB, and sizing built them before the run's check)
+            return None
         models = costed_models(spec.template, shape, classes, rates, scale,
                                spec.float32_layers, [spec.precision])
         now = predict_costed(models, spec.template, spec.batch_size, rates)
