@@ -64,7 +64,18 @@ def test_a_batch_larger_than_the_card_is_said_with_the_largest_that_fits(run_cli
 
 
 def test_an_argument_that_is_not_utf8_is_logged_and_refused_without_a_logging_error(
-        run_cli):
-    code, out, err = run_cli("predict", "--device", "\udcff", "--json")
-    assert code == 2 and "Logging error" not in err and "Traceback" not in err
-    assert json.loads(out)["error"].startswith("no rates for a GPU called '\\udcff'")
+        tmp_path):
+    """A byte that is not UTF-8 in an argument (in its own process: the real argv; in
+    this one its surrogate would reach pytest's own reports): the log writes it escaped,
+    the refusal is one JSON document, no "--- Logging error ---"."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, MPSTUDIO_LOG_DIR=str(tmp_path / "log"), MPSTUDIO_LANG="en")
+    done = subprocess.run([sys.executable, "-m", "mpstudio", "predict", "--device",
+                           os.fsdecode(b"\xff"), "--json"], capture_output=True, env=env,
+                          timeout=120)
+    err = done.stderr.decode("utf-8", "backslashreplace")
+    assert done.returncode == 2 and "Logging error" not in err and "Traceback" not in err
+    assert json.loads(done.stdout)["error"].startswith("no rates for a GPU called '\\udcff'")
+    assert "--device \\udcff" in (tmp_path / "log" / "cli.log").read_text()
