@@ -152,8 +152,28 @@ def test_a_tpu_run_is_a_tpu_run():
     for precision in ("mixed_bfloat16", "mixed_float16", "float32"):
         assert run_setup.device_warnings(RunSpec(precision=precision), devices) == []
     cpu = run_devices(gpus=[])
-    assert run_setup.device_warnings(RunSpec(precision="mixed_bfloat16"), cpu)
     assert cpu.kind == "CPU" and cpu.label.startswith("CPU (")
+
+
+def test_a_cpu_is_told_it_lacks_half_math_only_where_it_does():
+    """The warning that a CPU has no fast half-precision math: said on one without the
+    half type's instructions, not on an AMX / AVX512-FP16 Xeon (it was said there too),
+    nor where the OS gives no flag list. CPUs injected, as the advisor's tests do."""
+    from mpstudio.engine.hardware.report import CpuInfo
+    from mpstudio.engine.spec import RunSpec
+
+    cpu = run_devices(gpus=[])
+
+    def warned(precision: str, flags: set[str], known: bool = True) -> bool:
+        info = CpuInfo("x", "x86_64", 2, 2, None, frozenset(flags), known)
+        return bool(run_setup.device_warnings(RunSpec(precision=precision), cpu, info))
+
+    epyc, xeon = {"avx2", "f16c"}, {"avx2", "avx512_fp16", "amx_bf16", "amx_fp16"}
+    assert warned("mixed_bfloat16", epyc) and warned("mixed_float16", epyc)
+    assert not warned("mixed_bfloat16", xeon) and not warned("mixed_float16", xeon)
+    assert warned("mixed_bfloat16", {"avx512_fp16"})  # float16's units, not bfloat16's
+    assert not warned("mixed_float16", set(), known=False)
+    assert not warned("float32", epyc)
 
 
 class DeviceMemory:

@@ -13,6 +13,7 @@ import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import keras
 import numpy as np
@@ -50,6 +51,9 @@ from mpstudio.engine.trainer.xla_decision import XlaDecision
 # One logger for every stage of a run: its lines read "mpstudio.engine.trainer.runner" in
 # the log, as they always have (people grep for it).
 run_log = logging.getLogger("mpstudio.engine.trainer.runner")
+
+if TYPE_CHECKING:
+    from mpstudio.engine.hardware.report import CpuInfo
 
 
 @dataclass(frozen=True)
@@ -113,15 +117,30 @@ class PreparedRun:
         self.reporter = self.monitor.reporter = reporter
 
 
-def device_warnings(spec: RunSpec, devices: RunDevices) -> list[str]:
+# The CPU instructions that do a half type's math natively (hardware/verdict_rules.py)
+NATIVE_HALF_FLAGS = {"mixed_bfloat16": ("amx_bf16", "avx512_bf16", "bf16"),
+                     "mixed_float16": ("amx_fp16", "avx512_fp16", "asimdhp")}
+
+
+def device_warnings(spec: RunSpec, devices: RunDevices, cpu: CpuInfo | None = None
+                    ) -> list[str]:
     """Warnings about the precision on the run's device (the advisor gives the full
-    picture)."""
-    if spec.precision != "float32" and devices.half_precision_is_slow:
-        return [_(
-            "{precision} on a CPU: this processor has no fast half-precision math, so expect "
-            "it to be slower than float32 here; mixed precision pays off on GPUs with Tensor "
-            "Cores and on TPUs").format(precision=spec.precision)]
-    return []
+    picture). ``cpu``: this machine's (default: detected); a CPU with the half type's
+    own instructions (AMX, AVX512-FP16) is not told it has none, nor one whose flags
+    the OS does not give."""
+    if spec.precision == "float32" or not devices.half_precision_is_slow:
+        return []
+    if cpu is None:
+        from mpstudio.engine.hardware.detect_cpu import detect_cpu
+
+        cpu = detect_cpu()
+    native = NATIVE_HALF_FLAGS.get(spec.precision, ())
+    if not cpu.flags_known or any(cpu.has(flag) for flag in native):
+        return []
+    return [_(
+        "{precision} on a CPU: this processor has no fast half-precision math, so expect "
+        "it to be slower than float32 here; mixed precision pays off on GPUs with Tensor "
+        "Cores and on TPUs").format(precision=spec.precision)]
 
 
 def run_label(spec: RunSpec, devices: RunDevices, place: RunPlace) -> str:
