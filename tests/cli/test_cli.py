@@ -71,12 +71,13 @@ def test_train_json_in_a_real_process(tmp_path):
 def test_tensorflow_logs_show_only_when_asked_for(log_level):
     """TensorFlow prints its start-up lines whatever the level: a user's level 3 must not
     let them through; 0 (as `mpstudio --help` says) does. mpstudio's own warnings show at
-    every level (a mixed run on a CPU always warns)."""
+    every level (loss scaling under mixed_bfloat16 always warns, on any device)."""
     proc = mpstudio("train", "--steps", "2", "--batch-size", "64", "--epochs", "1",
+                    "--precision", "mixed_bfloat16", "--loss-scaling", "dynamic",
                     log_level=log_level, env_extra={"CUDA_VISIBLE_DEVICES": ""})
     assert proc.returncode == 0, proc.stderr
-    assert "warning: mixed_float16 on a CPU" in proc.stderr
-    assert "mixed_float16: finished" in proc.stdout  # the results: stdout
+    assert "warning: loss scaling has no benefit under mixed_bfloat16" in proc.stderr
+    assert "mixed_bfloat16: finished" in proc.stdout  # the results: stdout
     shown = [line for line in TENSORFLOW_NOISE if line in proc.stderr]
     if log_level != "0":
         assert shown == [], proc.stderr

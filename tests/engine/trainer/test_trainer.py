@@ -321,7 +321,14 @@ def test_bad_spec_raises_before_training(tiny_spec):
     assert reporter.events == []
 
 
-def test_warnings_are_reported(tiny_spec):
+def test_warnings_are_reported(tiny_spec, monkeypatch):
+    """A CPU without bfloat16 instructions injected (on an AMX Xeon, this one's own
+    detection says nothing of slow half math, rightly): its warning reaches the run."""
+    from mpstudio.engine.hardware import detect_cpu
+    from mpstudio.engine.hardware.report import CpuInfo
+
+    monkeypatch.setattr(detect_cpu, "detect_cpu", lambda: CpuInfo(
+        "an x86-64 CPU without AVX-512", "x86_64", 2, 2, None, frozenset({"avx2"})))
     reporter = CollectingReporter()
     run(tiny_spec.replace(precision="mixed_bfloat16",
                           loss_scaling=LossScaling("dynamic"), steps=2), reporter)
