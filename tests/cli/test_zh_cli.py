@@ -346,8 +346,13 @@ def test_a_terminal_shows_the_live_bar_in_chinese(tiny_spec, monkeypatch):
     from rich.console import Console
 
     from mpstudio.cli.console import ConsoleReporter
+    from mpstudio.engine.hardware import detect_cpu
+    from mpstudio.engine.hardware.report import CpuInfo
     from mpstudio.engine.trainer.runner import run
 
+    # a CPU without float16's own instructions (injected): its warning is a Chinese line
+    monkeypatch.setattr(detect_cpu, "detect_cpu", lambda: CpuInfo(
+        "an x86-64 CPU without AVX-512", "x86_64", 2, 2, None, frozenset({"avx2"})))
     out = io.StringIO()
     reporter = ConsoleReporter(Console(file=out, force_terminal=True, width=120,
                                        color_system=None))
