@@ -244,8 +244,8 @@ def test_the_doctor_dialog_after_a_real_run_is_chinese(qtbot, chinese, doctor_ru
     assert by_name["MirroredStrategy 训练步"] == (
         "跳过", "本机没有 GPU：镜像训练步需要两个或更多 GPU")
     assert by_name["TF32"][1].startswith("没有 GPU：由 CPU 运行检查；TF32 是 NVIDIA GPU")
-    assert dialog.summary.text().startswith("本机可以正常训练：") and \
-        dialog.summary.text().endswith(" 秒。")
+    assert re.fullmatch(r"本机可以正常训练：.+；用时 \d+ 秒(（最慢的一行：.+，\d+ 秒）)?。",
+                        dialog.summary.text()), dialog.summary.text()
     assert dialog.status.text() == "完成。"
     # The progress the engine reported: a section and a line, in Chinese.
     assert progress[0] == "正在检测硬件" and progress[-1] == "完成"
