@@ -106,9 +106,7 @@ def test_unknown_id_and_a_damaged_history(runs, monkeypatch, tmp_path):
 
 
 def test_delete_asks_for_yes(history, tmp_path, monkeypatch, capsys):
-    copy = tmp_path / "copy.sqlite3"
-    with sqlite3.connect(history) as src, sqlite3.connect(copy) as dst:
-        src.backup(dst)
+    copy = _copy(history, tmp_path / "copy.sqlite3")
     monkeypatch.setenv(HISTORY_ENV, str(copy))
     assert main(["runs", "delete", "5"]) == 0
     assert "would delete #5" in capsys.readouterr().out
@@ -163,26 +161,25 @@ def test_lang_gives_the_verdict_in_chinese_and_the_json_stays_the_same(history, 
     assert chinese["speedup"] == english["speedup"] and chinese["baseline"] == english["baseline"]
 
 
+def _copy(history, path):
+    """A copy of the module's history that a test may change."""
+    with sqlite3.connect(history) as src, sqlite3.connect(path) as dst:
+        src.backup(dst)
+    return path
+
+
 def test_one_damaged_row_is_named_and_every_other_run_stays_readable(history, tmp_path,
-                                                                     monkeypatch, capsys):
+                                                                     monkeypatch, runs):
     """Rows another version, a disk error or a hand edit left wrong (crafted with
     sqlite3 on a real history): each is named in one line where it is read, the other
     runs list, show and compare as before, and the damaged run can be deleted."""
-    copy = tmp_path / "damaged.sqlite3"
-    with sqlite3.connect(history) as src, sqlite3.connect(copy) as dst:
-        src.backup(dst)
+    copy = _copy(history, tmp_path / "damaged.sqlite3")
     with sqlite3.connect(copy) as conn:
         conn.execute("UPDATE runs SET spec = 'not json {' WHERE id = 3")
         conn.execute("UPDATE runs SET hardware = 'null' WHERE id = 4")
         conn.execute("UPDATE runs SET created = 'yesterday' WHERE id = 5")
-    monkeypatch.setenv(HISTORY_ENV, str(copy))
-    capsys.readouterr()
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main(["runs", *args])
-        out, err = capsys.readouterr()
-        return code, out, err
-
+    monkeypatch.setenv(HISTORY_ENV, str(copy))  # after the runs fixture's: this copy
+    run = runs
     code, out, err = run("list", "--json")
     assert code == 0 and [r["id"] for r in json.loads(out)] == [5, 4, 3, 2, 1]
     assert err.strip() == "run #5: its stored start time could not be read (shown as ?)"
