@@ -39,7 +39,8 @@ from mpstudio.engine.prediction.step_time import step_time  # noqa: E402
 # (the constant, its lowest and highest physical value)
 FREE: tuple[tuple[str, float, float], ...] = (
     ("narrow_width.tf32", 1.0, 4096.0), ("narrow_width.half", 1.0, 4096.0),
-    ("narrow_width.float32", 0.5, 1024.0), ("winograd_gain", 1.0, 4.0),
+    ("narrow_width.float32", 0.5, 1024.0), ("winograd_efficiency", 0.3, 1.5),
+    ("shared_lane_use", 0.0, 1.0),
     ("kernel_us", 0.1, 30.0), ("launch_us", 0.1, 30.0), ("step_ms", 0.01, 5.0),
     ("overlap", 0.0, 1.0), ("depthwise_efficiency", 0.002, 1.0),
     ("loss_scale_ms", 0.0, 2.0), ("float8_passes", 0.0, 40.0),

@@ -34,8 +34,13 @@ class Calibration:
     float8_kernels: int  # per float8 layer: amax reductions, history and scale updates
     float8_passes: float  # extra elementwise passes of float8's quantize-dequantize
     spread: float  # the prediction's relative uncertainty on a speedup
-    # how many times fewer multiplications a Winograd 3x3 convolution does on CUDA cores
-    winograd_gain: float = 2.0
+    # of the multiplications a Winograd convolution saves on CUDA cores, the share its
+    # speed shows (its input and output transforms take the rest)
+    winograd_efficiency: float = 0.8
+    # of the float32 lanes an SM shares with integer work (GA10x, Ada, Blackwell GeForce:
+    # the datasheet's float32 rate counts both halves), the share a GEMM or convolution
+    # keeps in float32 (its address arithmetic takes the rest)
+    shared_lane_use: float = 1.0
     depthwise_efficiency: float = 0.25  # of the CUDA-core peak, a depthwise convolution
     fused: bool = True  # XLA fuses chains of elementwise kernels (a GPU's xla=auto)
     # How much of the host's work hides behind the device's (1: all, the next step
@@ -67,8 +72,8 @@ def _by_math(table: dict[str, float], math: str) -> float:
 # on networks and GPUs left out of the fit.
 GPU_CALIBRATION = Calibration(
     gemm_efficiency={"tf32": 0.82, "float32": 0.76, "half": 0.73, "float8": 0.5},
-    narrow_width={"tf32": 724.0, "float32": 42.0, "half": 179.0, "float8": 179.0},
+    narrow_width={"tf32": 821.0, "float32": 53.0, "half": 175.0, "float8": 179.0},
     bandwidth_efficiency=0.88, half_bandwidth_efficiency=0.88,
-    kernel_us=9.4, launch_us=7.1, step_ms=0.72, loss_scale_ms=0.074, cast_bytes=6.0,
-    float8_kernels=18, float8_passes=0.58, spread=0.32, winograd_gain=1.83,
-    depthwise_efficiency=0.026, overlap=0.99)
+    kernel_us=7.8, launch_us=10.2, step_ms=0.65, loss_scale_ms=0.051, cast_bytes=6.0,
+    float8_kernels=18, float8_passes=4.9, spread=0.32, winograd_efficiency=0.9,
+    shared_lane_use=0.11, depthwise_efficiency=0.027, overlap=0.996)

@@ -33,6 +33,9 @@ class DeviceRates:
     # a half type's rate on the CUDA cores (packed half2 arithmetic) over float32's: what
     # a depthwise convolution, which Tensor Cores do not run, gains from float16
     vector_half: float = 1.0
+    # half its float32 lanes also run integer work (GA10x, Ada, consumer Blackwell: two
+    # float32 paths a partition, one shared with INT32), which the datasheet counts as float32
+    shared_fp32_lanes: bool = False
 
     @property
     def tf32(self) -> bool:
@@ -64,7 +67,8 @@ def _gpu(name: str, cc: Capability, sms: int, fp32: float, fp16: float, bw: floa
     if fp8:
         rates["float8"] = fp8
     return DeviceRates(name, "GPU", rates, bw, mem, cc, N_("datasheet"), sms=sms,
-                       vector_half=vector_half.get(cc, 1.0))
+                       vector_half=vector_half.get(cc, 1.0),
+                       shared_fp32_lanes=cc in ((8, 6), (8, 7), (8, 9), (12, 0)))
 
 
 # (pattern of the name NVML and TensorFlow report, the device). First match wins, so a

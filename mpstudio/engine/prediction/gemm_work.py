@@ -31,9 +31,10 @@ class Gemm:
     # convolution's groups), or one after another (a recurrent layer's time steps)
     count: int = 1
     sequential: bool = False
-    # a 3x3 convolution of stride 1: on CUDA cores (float32 without TF32) cuDNN runs it
-    # as a Winograd transform, with fewer multiplications than its FLOPs say
-    winograd: bool = False
+    # how many times fewer multiplications a transform needs for this convolution on
+    # CUDA cores (float32 without TF32): cuDNN runs a 3x3 or 5x5 one of stride 1 as a
+    # Winograd transform (1: none, as Tensor Cores run every convolution)
+    winograd: float = 1.0
 
     def at(self, batch: int) -> tuple[int, int, int, int, float]:
         """(M, N, K, how many, bytes) at ``batch`` examples."""
@@ -73,7 +74,7 @@ def matmul_gemms(rows: int, n: int, k: int, size: int, grad_in: bool, count: int
 
 def conv_gemms(pixels: int, c_out: int, c_in: int, window: int, x: float, y: float,
                size: int, grad_in: bool, groups: int = 1,
-               winograd: bool = False) -> tuple[Gemm, ...]:
+               winograd: float = 1.0) -> tuple[Gemm, ...]:
     """A convolution's three implicit GEMMs over ``pixels`` (its output's; a transposed
     convolution's input's) of ``c_in`` x ``window`` -> ``c_out``, reading and writing its
     input's ``x`` and output's ``y`` bytes per example. Strides leave each product's

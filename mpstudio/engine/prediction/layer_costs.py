@@ -48,6 +48,11 @@ def _per_example(shape: Any) -> int:
     return math.prod(int(d) if d is not None else 1 for d in tuple(shape)[1:])
 
 
+# Multiplications a Winograd transform saves, by window, over 2x2 output tiles (cuDNN's
+# F(2x2, 3x3) and F(2x2, 5x5) on CUDA cores): 2*2*9 / (4*4) and 2*2*25 / (6*6).
+WINOGRAD = {(3, 3): 36 / 16, (5, 5): 100 / 36}
+
+
 def _aligned(*sizes: int) -> bool:
     return all(int(s) % 8 == 0 for s in sizes)
 
@@ -275,9 +280,10 @@ def _product_layer(layer: Any, node: Any, kind: str, size: int,
     groups = int(getattr(layer, "groups", 1) or 1)
     # a transposed convolution multiplies each input pixel by the kernel
     pixels = pixels_in if kind.endswith("Transpose") else pixels_out
-    winograd = (tuple(int(d) for d in layer.kernel.shape[:-2]) == (3, 3) and groups == 1
-                and tuple(getattr(layer, "strides", (1, 1))) == (1, 1)
-                and tuple(getattr(layer, "dilation_rate", (1, 1))) == (1, 1))
+    winograd = 1.0
+    if (groups == 1 and tuple(getattr(layer, "strides", (1, 1))) == (1, 1)
+            and tuple(getattr(layer, "dilation_rate", (1, 1))) == (1, 1)):
+        winograd = WINOGRAD.get(tuple(int(d) for d in layer.kernel.shape[:-2]), 1.0)
     gemms = conv_gemms(pixels, c_out, c_in, window, x, y, size, grad_in, groups, winograd)
     return (gemms, 2.0 * pixels * c_out * c_in * window / groups,
             _aligned(c_in // groups, c_out // groups), 0.0)

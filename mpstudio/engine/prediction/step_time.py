@@ -89,7 +89,7 @@ def _waves(m: int, n: int, k: int, count: int, device: DeviceRates, tile: int) -
         return 1.0
     tiles = math.ceil(m / tile) * math.ceil(n / tile) * (count if count > 1 else 1)
     if tiles < device.sms:
-        tiles *= max(1, min(math.ceil(device.sms / tiles), k // (4 * tile)))
+        tiles *= max(1, min(device.sms // tiles, k // (4 * tile)))  # one wave, not two
     waves = math.ceil(tiles / device.sms)
     return tiles / (waves * device.sms)
 
@@ -118,12 +118,15 @@ def gemm_seconds(gemm: Gemm, batch: int, math_name: str, device: DeviceRates,
     efficiency = calibration.efficiency(math_name) * (n / (n + width)) * (k / (k + width))
     efficiency *= _waves(m, n, k, 1 if gemm.sequential else count, device,
                          calibration.tile)
-    if (gemm.winograd and math_name == "float32" and device.kind == "GPU"
+    if (gemm.winograd > 1 and math_name == "float32" and device.kind == "GPU"
             and (device.capability or (0, 0)) < (9, 0)):
         # Volta to Ada (measured on an H200: its float32 3x3 convolution reached a third of
-        # the CUDA cores' peak, no Winograd gain)
-        efficiency *= calibration.winograd_gain
+        # the CUDA cores' peak, no Winograd gain): the multiplications saved, less the
+        # transforms' own time
+        efficiency *= max(1.0, gemm.winograd * calibration.winograd_efficiency)
     rate = device.rate(math_name, conv=conv) * TB * efficiency
+    if math_name == "float32" and device.shared_fp32_lanes:
+        rate *= (1 + calibration.shared_lane_use) / 2
     return 2.0 * m * n * k * count / rate, moved / bandwidth
 
 
@@ -156,6 +159,8 @@ def layer_time(cost: LayerCost, batch: int, device: DeviceRates,
             kernels += gemm.count - 1  # one after another
     if cost.depthwise_flops:  # CUDA cores (or a CPU's vector units), poorly used
         rate = device.rate("float32") * TB * calibration.depthwise_efficiency
+        if device.shared_fp32_lanes:
+            rate *= (1 + calibration.shared_lane_use) / 2
         if cost.dtype == "float16":
             rate *= device.vector_half
         arithmetic = 3 * cost.depthwise_flops * batch / rate
