@@ -15,7 +15,8 @@ Phases, one after another (--phases picks some; export needs compare):
   so, and a fresh engine is ready;
 - stops: Stop mid-epoch, several times: from the click to the run's end;
 - first-step: Stop while a resnet run builds and traces its first step: from the
-  click to the end, through Stop now when the run has not stopped 3 s after Stop.
+  click to the end, through Stop now when the run has not stopped 3 s after Stop; then
+  how soon Run is available again, and the fresh engine ready.
 
 A 10 ms timer records how late each tick of the event loop ran: the worst is what a
 user feels as a frozen window (the target is under 50 ms). On a 2-core machine the
@@ -214,7 +215,13 @@ def first_step_phase(app: QApplication, w: MainWindow, ended: list[str],
         print(f"Stop during the first step ({template}): Stop now offered after "
               f"{offered:.2f} s; stopped {time.perf_counter() - clicked - offered:.2f} s "
               f"after Stop now ({ended[-1]})", flush=True)
-    wait_until(app, lambda: w.setup.run_button.isEnabled(), 300, "a fresh engine")
+    ended_at = time.perf_counter()
+    wait_until(app, lambda: w.setup.run_button.isEnabled(), 300, "Run to be available")
+    available = time.perf_counter() - ended_at
+    wait_until(app, lambda: w.state.ready, 300, "a fresh engine")
+    print(f"  after that stop: Run available {available * 1000:.0f} ms after the run "
+          f"ended; the fresh engine ready {time.perf_counter() - ended_at:.1f} s after "
+          f"(a run started before then waits in it)", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

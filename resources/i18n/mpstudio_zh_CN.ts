@@ -1101,6 +1101,10 @@
         <translation>TensorFlow 无法加载，因此无法进行任何训练：{reason}。请重新安装（`pip install -e .`）并重新启动 mpstudio。</translation>
     </message>
     <message>
+        <source>starting a fresh engine process… (a run started now begins as soon as it is ready)</source>
+        <translation>正在启动新的引擎进程…（现在开始的运行会在它就绪后立即开始）</translation>
+    </message>
+    <message>
         <source>starting a fresh engine process…</source>
         <translation>正在启动新的引擎进程…</translation>
     </message>

@@ -91,6 +91,10 @@ def test_a_stop_while_the_first_step_is_traced_ends_the_run_at_once(qtbot, windo
     assert run.row.status == "stopped" and not run.steps and not run.epochs
     assert english(run.failure) == STOPPED_BEFORE_FIRST_STEP
     assert run_id in w.history.visible_ids()  # listed at once
+    # Run is available at once, while the fresh engine still loads TensorFlow: the
+    # run waits in it and begins once it is ready
+    assert w.setup.run_button.isEnabled() and w.window_actions.start.isEnabled()
+    assert w.state.engine == "restarting" and not w.engine.ready_now
     _run_again(qtbot, w)
     assert w.engine.pid != first_pid
 

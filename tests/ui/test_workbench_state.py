@@ -31,6 +31,15 @@ def test_nothing_starts_until_the_engine_is_ready():
     assert state.busy_reason() == ""
 
 
+def test_work_waits_in_an_engine_restarting_after_a_stop_the_user_asked_for():
+    """A Stop before the first step ends the engine: Run stays available while the
+    fresh one loads (the run waits in it); exports need the model's engine ready."""
+    state = WorkbenchState(engine="restarting", last_outcome=_outcome(ok=True))
+    c = controls(state)
+    assert c.start and c.measure and c.hardware_check and state.busy_reason() == ""
+    assert not c.export_model
+
+
 @pytest.mark.parametrize("busy, reason", [
     ({"run": "running"}, "A run is in progress"),
     ({"measuring": True}, "The hardware measurement is running"),

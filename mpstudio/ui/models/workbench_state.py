@@ -12,8 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-# failed: TensorFlow could not load; disconnected: a server's engine, not reached
-ENGINE_STATES = ("starting", "ready", "failed", "disconnected")
+# failed: TensorFlow could not load; disconnected: a server's engine, not reached;
+# restarting: a fresh engine loads after one the user ended (a Stop before the first
+# step, Stop now): work queues for it, so Run stays available
+ENGINE_STATES = ("starting", "restarting", "ready", "failed", "disconnected")
 RUN_STATES = ("idle", "running", "stopping", "stuck")  # stuck: Stop now is offered
 STUCK_AFTER_SECONDS = 3.0  # a run still going this long after Stop offers Stop now
 
@@ -60,8 +62,8 @@ class WorkbenchState:
     @property
     def idle(self) -> bool:
         """Ready for new engine work that must not share the machine with a run."""
-        return (self.ready and not self.training and not self.measuring and not self.checking
-                and not self.finding_batch)
+        return (self.engine in ("ready", "restarting") and not self.training
+                and not self.measuring and not self.checking and not self.finding_batch)
 
     def busy_reason(self) -> str:
         """Why a new run, measurement or check cannot start now ("" when it can)."""

@@ -84,12 +84,17 @@ class EngineStartup(QObject):
         self.notices.log(message, "error")
 
     def _ended(self, end: EngineEnd) -> None:
-        """The engine process ended under work or while idle: a new one is starting."""
+        """The engine process ended under work or while idle: a new one is starting.
+        One the user ended takes new work at once: it waits in the new engine."""
+        if end.requested:
+            self.state.update(engine="restarting")
+            self.notices.status(QCoreApplication.translate(
+                "EngineStartup", "starting a fresh engine process… (a run started now "
+                "begins as soon as it is ready)"))
+            return
         self.state.update(engine="starting")
         self.notices.status(QCoreApplication.translate("EngineStartup",
                                                        "starting a fresh engine process…"))
-        if end.requested:
-            return
         if self._engine_log:
             text = QCoreApplication.translate(
                 "EngineStartup", "{reason}; starting a fresh engine process (what it "

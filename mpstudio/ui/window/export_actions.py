@@ -92,7 +92,7 @@ class ExportActions(QObject):
         """Why the dialog's Export refuses now ("" when it does not)."""
         state = self.state
         if not state.ready:
-            if state.engine == "starting":
+            if state.engine in ("starting", "restarting"):
                 return QCoreApplication.translate("ExportActions", "TensorFlow is still loading")
             return QCoreApplication.translate("ExportActions", "TensorFlow could not load")
         if state.training:
