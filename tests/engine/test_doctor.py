@@ -390,3 +390,29 @@ def test_one_gpu_skips_the_mirrored_step():
 
     check = mirrored_check(detect_hardware(machine(A100)), make_plan(True, True), lambda: False)
     assert check.status == "skipped" and "one GPU" in check.reason
+
+
+def test_the_full_check_says_it_takes_minutes_before_it_starts_and_ctrl_c_ends_it(
+        quick_cli):
+    """The full doctor takes minutes (more on a busy machine): the first thing it says is
+    how long, and Ctrl-C then ends it cleanly (here while TensorFlow loads: one line)."""
+    env = dict(os.environ, MPSTUDIO_CONFIG_DIR=str(quick_cli.root / "config"),
+               MPSTUDIO_DATA_DIR=str(quick_cli.root / "data"),
+               MPSTUDIO_HISTORY=str(quick_cli.root / "history.sqlite3"),
+               KERAS_HOME=str(quick_cli.root / "keras"), PYTHONUNBUFFERED="1")
+    process = subprocess.Popen([sys.executable, "-m", "mpstudio", "doctor", "--templates",
+                                "mlp"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=env)
+    try:
+        assert process.stderr is not None
+        first = process.stderr.readline()  # blocks until the doctor says something
+        process.send_signal(2)  # SIGINT: Ctrl-C
+        out, rest = process.communicate(timeout=CLI_LIMIT_S)
+    finally:
+        process.kill()
+    assert first.startswith("mpstudio doctor: the full check trains every template"), first
+    assert "a few minutes on a CPU" in first and "--quick: under a minute" in first
+    assert "Traceback" not in rest, rest[-2000:]
+    assert process.returncode != 0
+    assert rest.strip() == "mpstudio doctor: interrupted" or "stopped" in (out + rest).lower(), (
+        rest[-2000:])
