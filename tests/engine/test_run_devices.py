@@ -174,6 +174,12 @@ def test_a_cpu_is_told_it_lacks_half_math_only_where_it_does():
     assert warned("mixed_bfloat16", {"avx512_fp16"})  # float16's units, not bfloat16's
     assert not warned("mixed_float16", set(), known=False)
     assert not warned("float32", epyc)
+    # float16 without its instructions goes through float32 copies: more memory, not less
+    said = run_setup.device_warnings(RunSpec(precision="mixed_float16"), cpu,
+                                     CpuInfo("x", "x86_64", 2, 2, None, frozenset(epyc), True))
+    assert len(said) == 2 and "more memory than float32" in said[1]
+    assert len(run_setup.device_warnings(RunSpec(precision="mixed_bfloat16"), cpu, CpuInfo(
+        "x", "x86_64", 2, 2, None, frozenset(epyc), True))) == 1
 
 
 class DeviceMemory:

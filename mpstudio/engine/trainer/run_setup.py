@@ -137,10 +137,16 @@ def device_warnings(spec: RunSpec, devices: RunDevices, cpu: CpuInfo | None = No
     native = NATIVE_HALF_FLAGS.get(spec.precision, ())
     if not cpu.flags_known or any(cpu.has(flag) for flag in native):
         return []
-    return [_(
+    warnings = [_(
         "{precision} on a CPU: this processor has no fast half-precision math, so expect "
         "it to be slower than float32 here; mixed precision pays off on GPUs with Tensor "
         "Cores and on TPUs").format(precision=spec.precision)]
+    if spec.precision == "mixed_float16":  # Eigen's float16 kernels (batch_search: measured)
+        warnings.append(_(
+            "mixed_float16 on this CPU can also need more memory than float32, not less: "
+            "TensorFlow multiplies float16 through float32 copies of each product's operands "
+            "(a batch that fits in float32 may not fit here)"))
+    return warnings
 
 
 def run_label(spec: RunSpec, devices: RunDevices, place: RunPlace) -> str:
