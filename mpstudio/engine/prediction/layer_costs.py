@@ -50,7 +50,7 @@ def _per_example(shape: Any) -> int:
 
 # Multiplications a Winograd transform saves, by window, over 2x2 output tiles (cuDNN's
 # F(2x2, 3x3) and F(2x2, 5x5) on CUDA cores): 2*2*9 / (4*4) and 2*2*25 / (6*6).
-WINOGRAD = {(3, 3): 36 / 16, (5, 5): 100 / 36}
+WINOGRAD: dict[tuple[int, ...], float] = {(3, 3): 36 / 16, (5, 5): 100 / 36}
 
 
 def _aligned(*sizes: int) -> bool:
