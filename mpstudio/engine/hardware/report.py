@@ -19,6 +19,9 @@ from mpstudio.engine.said import english_tree
 # three are Arm's half-precision SIMD, BF16 and SVE).
 CPU_FLAGS = ("avx512f", "avx512_bf16", "amx_bf16", "avx512_fp16", "amx_fp16", "f16c",
              "asimdhp", "bf16", "sve")
+# Of those, the ones that do a half type's math natively, by mixed policy
+NATIVE_HALF_FLAGS = {"mixed_bfloat16": ("amx_bf16", "avx512_bf16", "bf16"),
+                     "mixed_float16": ("amx_fp16", "avx512_fp16", "asimdhp")}
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,11 @@ class CpuInfo:
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
+
+    def native_half(self, precision: str) -> bool:
+        """Whether this CPU has the instructions that do ``precision``'s half-type math
+        natively (AMX, AVX-512 BF16/FP16, Arm's half SIMD and BF16)."""
+        return any(self.has(flag) for flag in NATIVE_HALF_FLAGS.get(precision, ()))
 
 
 @dataclass(frozen=True)

@@ -165,11 +165,11 @@ def cpu_rules(cpu: CpuInfo) -> Rules:
         rules["mixed_bfloat16"] = Rule(Verdict.RECOMMENDED, said(N_(
             "AMX tile units multiply bfloat16 many times faster than float32 through "
             "TensorFlow's oneDNN kernels")))
-    elif (cpu.has("avx512_bf16") or cpu.has("bf16") or cpu.has("amx_bf16")) and cpu.onednn:
+    elif cpu.native_half("mixed_bfloat16") and cpu.onednn:
         rules["mixed_bfloat16"] = Rule(Verdict.MEASURE, said(N_(
             "bfloat16 dot-product instructions are present; gains depend on the model: run "
             "the measurement")))
-    elif cpu.has("avx512_bf16") or cpu.has("bf16") or cpu.has("amx_bf16"):
+    elif cpu.native_half("mixed_bfloat16"):
         rules["mixed_bfloat16"] = Rule(Verdict.MEASURE, said(N_(
             "bfloat16 dot-product instructions are present (but TensorFlow's oneDNN kernels "
             "are off here: TF_ENABLE_ONEDNN_OPTS=0 or not x86 Linux); gains depend on the "
@@ -178,11 +178,11 @@ def cpu_rules(cpu: CpuInfo) -> Rules:
         rules["mixed_bfloat16"] = Rule(Verdict.SLOWER, said(N_(
             "no bfloat16 instructions on this CPU: every op converts bfloat16 through "
             "float32, which is slower than float32")))
-    if (cpu.has("amx_fp16") or cpu.has("avx512_fp16") or cpu.has("asimdhp")) and cpu.onednn:
+    if cpu.native_half("mixed_float16") and cpu.onednn:
         rules["mixed_float16"] = Rule(Verdict.MEASURE, said(N_(
             "native float16 arithmetic is present; TensorFlow uses it for some ops only: run "
             "the measurement")))
-    elif cpu.has("amx_fp16") or cpu.has("avx512_fp16") or cpu.has("asimdhp"):
+    elif cpu.native_half("mixed_float16"):
         rules["mixed_float16"] = Rule(Verdict.MEASURE, said(N_(
             "native float16 arithmetic is present (but TensorFlow's oneDNN kernels are off "
             "here: TF_ENABLE_ONEDNN_OPTS=0 or not x86 Linux); TensorFlow uses it for some "

@@ -125,9 +125,15 @@ def gemm_seconds(gemm: Gemm, batch: int, math_name: str, device: DeviceRates,
         # transforms' own time
         efficiency *= max(1.0, gemm.winograd * calibration.winograd_efficiency)
     rate = device.rate(math_name, conv=conv) * TB * efficiency
-    if math_name == "float32" and device.shared_fp32_lanes:
-        rate *= (1 + calibration.shared_lane_use) / 2
+    if math_name == "float32":
+        rate *= _float32_lanes(device, calibration)
     return 2.0 * m * n * k * count / rate, moved / bandwidth
+
+
+def _float32_lanes(device: DeviceRates, calibration: Calibration) -> float:
+    """The share of the datasheet's float32 rate the CUDA cores give a product: all of it,
+    but on a card whose second float32 lanes also run integer work (GA10x, Ada)."""
+    return (1 + calibration.shared_lane_use) / 2 if device.shared_fp32_lanes else 1.0
 
 
 def _bandwidth(device: DeviceRates, calibration: Calibration, half: bool) -> float:
@@ -158,9 +164,8 @@ def layer_time(cost: LayerCost, batch: int, device: DeviceRates,
         if gemm.sequential:
             kernels += gemm.count - 1  # one after another
     if cost.depthwise_flops:  # CUDA cores (or a CPU's vector units), poorly used
-        rate = device.rate("float32") * TB * calibration.depthwise_efficiency
-        if device.shared_fp32_lanes:
-            rate *= (1 + calibration.shared_lane_use) / 2
+        rate = (device.rate("float32") * TB * calibration.depthwise_efficiency
+                * _float32_lanes(device, calibration))
         if cost.dtype == "float16":
             rate *= device.vector_half
         arithmetic = 3 * cost.depthwise_flops * batch / rate

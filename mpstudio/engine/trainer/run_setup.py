@@ -117,11 +117,6 @@ class PreparedRun:
         self.reporter = self.monitor.reporter = reporter
 
 
-# The CPU instructions that do a half type's math natively (hardware/verdict_rules.py)
-NATIVE_HALF_FLAGS = {"mixed_bfloat16": ("amx_bf16", "avx512_bf16", "bf16"),
-                     "mixed_float16": ("amx_fp16", "avx512_fp16", "asimdhp")}
-
-
 def device_warnings(spec: RunSpec, devices: RunDevices, cpu: CpuInfo | None = None
                     ) -> list[str]:
     """Warnings about the precision on the run's device (the advisor gives the full
@@ -134,8 +129,7 @@ def device_warnings(spec: RunSpec, devices: RunDevices, cpu: CpuInfo | None = No
         from mpstudio.engine.hardware.detect_cpu import detect_cpu
 
         cpu = detect_cpu()
-    native = NATIVE_HALF_FLAGS.get(spec.precision, ())
-    if not cpu.flags_known or any(cpu.has(flag) for flag in native):
+    if not cpu.flags_known or cpu.native_half(spec.precision):
         return []
     warnings = [_(
         "{precision} on a CPU: this processor has no fast half-precision math, so expect "
