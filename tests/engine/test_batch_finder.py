@@ -111,8 +111,8 @@ def test_an_unaligned_start_is_aligned_and_the_findings_say_what_bounded_them():
     assert "holds at least" in summary_line(BatchSearch(RunSpec(), partly, 16))
     one = search_largest("float32", Device(holds=5000), 64, max_tries=1)
     assert "1 try," in result_line(one)
-    # float16 through float32 copies (a CPU without its instructions: measured 1,248 vs
-    # 1,438 with oneDNN off here, 712 vs 1,438 on an AMD EPYC) holds the smaller batch
+    # float16 through float32 copies (a CPU without its instructions: measured on AMD
+    # EPYCs 712 vs 1,438, and 1,248 vs 1,438 with oneDNN off) holds the smaller batch
     base = search_largest("float32", Device(holds=1400), 1024, max_tries=8)
     for precision, explained in (("mixed_float16", True), ("mixed_bfloat16", False)):
         smaller = search_largest(precision, Device(holds=700), 1024, max_tries=8)

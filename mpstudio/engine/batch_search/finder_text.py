@@ -94,8 +94,9 @@ def summary_line(search: BatchSearch) -> str:
     line = _("{mixed} holds {ratio:.2f}x the batch of {base} ({mixed_batch:,} vs "
              "{base_batch:,}) {cap}").format(**values)
     if mixed.largest < base.largest and mixed.precision == "mixed_float16":
-        # measured: 1,248 vs 1,438 here with oneDNN off (Eigen's kernels), 712 vs 1,438 on
-        # a 2-core AMD EPYC; a GPU's Tensor Cores read float16 as it is
+        # measured on 2-core AMD EPYCs (F16C only) under a 16 MiB cap: 712 vs 1,438, and
+        # 1,248 vs 1,438 with oneDNN off (Eigen's kernels); a GPU's Tensor Cores read
+        # float16 as it is
         line += _(": where float16 has no native instructions (a CPU without AVX512-FP16 "
                   "or AMX), TensorFlow multiplies it through float32 copies of each "
                   "product's operands, so mixed_float16 can need more memory than float32")
